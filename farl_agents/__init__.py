@@ -1,0 +1,1 @@
+"""farl_agents: n-tuple FARL learners, reference opponents and evaluation."""

@@ -1,0 +1,74 @@
+"""farl_envs: board games as PettingZoo AEC environments with an afterstate extension.
+
+>>> import farl_envs
+>>> env = farl_envs.make("connect_four", cols=8)
+>>> farl_envs.list_games()[:2]
+['connect_four_v0', 'game2048_v0']
+"""
+from __future__ import annotations
+
+import importlib
+
+__version__ = "0.1.0"
+
+#: short name -> (module of the versioned env, Gymnasium id)
+_GAMES = {
+    "connect_four": ("farl_envs.connect_four_v0", "farl/ConnectFour-v0"),
+    "game2048": ("farl_envs.game2048_v0", "farl/2048-v0"),
+    "hex": ("farl_envs.hex_v0", "farl/Hex-v0"),
+    "nim": ("farl_envs.nim_v0", "farl/Nim-v0"),
+    "nim3p": ("farl_envs.nim3p_v0", "farl/Nim3P-v0"),
+    "othello": ("farl_envs.othello_v0", "farl/Othello-v0"),
+    "tictactoe": ("farl_envs.tictactoe_v0", "farl/TicTacToe-v0"),
+}
+_VERSION = "_v0"
+
+
+def list_games() -> list[str]:
+    """The versioned names of all games, e.g. ``"tictactoe_v0"``."""
+    return [name + _VERSION for name in sorted(_GAMES)]
+
+
+def _short_name(name: str) -> str:
+    key = name[: -len(_VERSION)] if name.endswith(_VERSION) else name
+    if key not in _GAMES:
+        raise ValueError(f"unknown game {name!r}; known games: {', '.join(list_games())}")
+    return key
+
+
+def env_module(name: str):
+    """The module of game ``name`` (with or without ``_v0``), holding ``env`` and ``raw_env``."""
+    return importlib.import_module(_GAMES[_short_name(name)][0])
+
+
+def make(name: str, **params):
+    """Create the AEC environment of game ``name``, e.g. ``make("connect_four", cols=8)``."""
+    return env_module(name).env(**params)
+
+
+def make_raw(name: str, **params):
+    """Create the unwrapped AEC environment (the afterstate extension's home)."""
+    return env_module(name).raw_env(**params)
+
+
+def game_spec(name: str, **params):
+    """The :class:`~farl_envs.core.spec.GameSpec` (kernels and sizes) of game ``name``."""
+    key = _short_name(name)
+    return make_raw(key, **params).game
+
+
+def gymnasium_id(name: str) -> str:
+    """The registered Gymnasium id of game ``name``, e.g. ``"farl/TicTacToe-v0"``."""
+    return _GAMES[_short_name(name)][1]
+
+
+def _register_gymnasium() -> None:
+    import gymnasium
+
+    for key, (_, gym_id) in _GAMES.items():
+        if gym_id not in gymnasium.registry:
+            gymnasium.register(id=gym_id, entry_point="farl_envs.gym_env:SingleAgentEnv",
+                               kwargs={"game": key}, disable_env_checker=True)
+
+
+_register_gymnasium()

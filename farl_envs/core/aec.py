@@ -1,0 +1,236 @@
+"""One PettingZoo AEC environment class for every farl game.
+
+:class:`FarlAECEnv` turns a :class:`~farl_envs.core.spec.GameSpec` into a
+standard turn-based PettingZoo environment (``agent_iter`` / ``last`` /
+``step``) and adds the **afterstate extension**:
+
+* ``afterstate(action)`` — the deterministic result and reward tuple of a
+  legal action, without stepping the environment;
+* ``afterstates()`` — the same for every legal action;
+* ``infos[agent]["afterstate"]`` after each step of ``agent`` (and, in 2048,
+  ``infos[agent]["chance"] = (cell, tile)``, the random tile that followed);
+* ``get_state()`` / ``set_state(state)`` to read or start from any position.
+
+Turn bookkeeping, illegal moves and the action mask are handled here once,
+so a game module holds nothing but its rules.
+"""
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from farl_envs.core.afterstate import Afterstate
+from farl_envs.core.render import render_rgb
+from farl_envs.core.rng import make_rng
+from farl_envs.core.spec import TERMINAL, TO_MOVE, GameSpec
+
+ILLEGAL_ACTION_MODES = ("raise", "penalize")
+
+
+class FarlAECEnv(AECEnv):
+    """A farl game as a PettingZoo AEC environment.
+
+    Args:
+        game: the game's spec (see each game module's ``make_spec``).
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns text),
+            ``"human"`` (prints the text after each step) or ``"rgb_array"``.
+        illegal_action: ``"raise"`` (default) raises ``ValueError`` naming the
+            legal actions and leaves the state untouched; ``"penalize"``
+            follows the PettingZoo classic convention: the mover gets -1,
+            everybody else 0, and the game ends.
+    """
+
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "farl", "is_parallelizable": False}
+
+    def __init__(self, game: GameSpec, render_mode: str | None = None, illegal_action: str = "raise"):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
+        self.game = game
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.possible_agents = game.agents()
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(0, game.obs_high, game.obs_shape, dtype=np.int8),
+            "action_mask": spaces.Box(0, 1, (game.n_actions,), dtype=np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(game.n_actions) for a in self.possible_agents}
+        self._mask = np.zeros(game.n_actions, dtype=np.int8)
+        self._no_mask = np.zeros(game.n_actions, dtype=np.int8)
+        self._reward_buf = np.zeros(game.n_players, dtype=np.float64)
+        self._rng = None
+        self._state = None
+
+    # ------------------------------------------------------------------ API
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        """Start a new game; ``options={"state": s}`` starts from position ``s``."""
+        if seed is not None or self._rng is None:
+            self._rng = make_rng(seed)
+        if options and "state" in options:
+            state = self._checked_state(options["state"])
+        else:
+            state = self.game.initial_state(self.game.p, self._rng)
+        self._start_from(state)
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        a = self._legal_or_none(action)
+        self._cumulative_rewards[agent] = 0
+        if a is None:
+            if self.illegal_action == "raise":
+                raise ValueError(
+                    f"illegal action {action!r} for {agent}; legal actions: {self.legal_actions()}")
+            self._penalize(agent)
+            return
+        game = self.game
+        nxt = np.empty_like(self._state)
+        game.afterstate(game.p, self._state, a, nxt, self._reward_buf)
+        self.rewards = {ag: float(r) for ag, r in zip(self.agents, self._reward_buf)}
+        info = {"afterstate": Afterstate(game, a, agent, nxt.copy(), dict(self.rewards))}
+        if game.has_chance and not nxt[TERMINAL]:
+            code = int(game.chance(game.p, nxt, self._rng))
+            if code >= 0:
+                info["chance"] = (code >> 1, 4 if code & 1 else 2)
+        self.infos[agent] = info
+        self._state = nxt
+        self._accumulate_rewards()
+        self._after_move()
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent):
+        seat = self._seat[agent]
+        obs = np.zeros(self.game.obs_shape, dtype=np.int8)
+        self.game.observe(self.game.p, self._state, seat, obs)
+        on_move = agent == self.agent_selection and not self._state[TERMINAL]
+        return {"observation": obs, "action_mask": (self._mask if on_move else self._no_mask).copy()}
+
+    def render(self):
+        if self.render_mode is None:
+            import gymnasium
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode=... to the constructor")
+            return None
+        if self.render_mode == "rgb_array":
+            return render_rgb(self.game, self._state)
+        text = self.game.render_text(self.game.p, self._state)
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+    def close(self):
+        pass
+
+    # ---------------------------------------------------- afterstate extension
+    def afterstate(self, action) -> Afterstate:
+        """The deterministic result of ``action`` for the agent to move, without stepping.
+
+        Raises ``ValueError`` if the action is illegal or the game is over.
+        """
+        a = self._legal_or_none(action)
+        if a is None:
+            raise ValueError(f"illegal action {action!r}; legal actions: {self.legal_actions()}")
+        return self._afterstate_of(a)
+
+    def afterstates(self) -> dict:
+        """``{action: Afterstate}`` for every legal action of the agent to move."""
+        return {int(a): self._afterstate_of(int(a)) for a in np.flatnonzero(self._mask)}
+
+    def legal_actions(self) -> list[int]:
+        """The legal actions of the agent to move (empty when the game is over)."""
+        return [int(a) for a in np.flatnonzero(self._mask)]
+
+    def action_mask(self) -> np.ndarray:
+        """``int8`` mask of the legal actions of the agent to move."""
+        return self._mask.copy()
+
+    def get_state(self) -> np.ndarray:
+        """A copy of the flat kernel state of the current position."""
+        return self._state.copy()
+
+    def set_state(self, state) -> None:
+        """Continue from ``state`` (a legal position of this game) with fresh rewards.
+
+        Raises ``ValueError`` with the reason when ``state`` is not a legal
+        position. The random generator is kept.
+        """
+        if self._rng is None:
+            self._rng = make_rng(None)
+        self._start_from(self._checked_state(state))
+
+    @property
+    def state_array(self) -> np.ndarray:
+        """The current kernel state (read-only view; do not modify)."""
+        v = self._state.view()
+        v.flags.writeable = False
+        return v
+
+    # -------------------------------------------------------------- helpers
+    def _afterstate_of(self, a: int) -> Afterstate:
+        game = self.game
+        out = np.empty_like(self._state)
+        rew = np.zeros(game.n_players, dtype=np.float64)
+        game.afterstate(game.p, self._state, a, out, rew)
+        agents = self.possible_agents
+        return Afterstate(game, a, self.agent_selection, out,
+                          {agents[i]: float(rew[i]) for i in range(game.n_players)})
+
+    def _checked_state(self, state) -> np.ndarray:
+        s = np.array(state, dtype=np.int32, copy=True)
+        if s.ndim != 1 or s.shape[0] != self.game.state_size:
+            raise ValueError(f"{self.game.id}: a state is a 1-D array of length {self.game.state_size}, got shape {s.shape}")
+        if not np.array_equal(s, np.asarray(state)):
+            raise ValueError(f"{self.game.id}: state entries must be integers")
+        reason = self.game.validate(self.game.p, s)
+        if reason:
+            raise ValueError(f"{self.game.id}: not a legal position: {reason}")
+        return s
+
+    def _start_from(self, state: np.ndarray) -> None:
+        self._state = state
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._after_move()
+
+    def _after_move(self) -> None:
+        s = self._state
+        self.agent_selection = self.possible_agents[int(s[TO_MOVE])]
+        self.game.legal_actions(self.game.p, s, self._mask)
+        if s[TERMINAL]:
+            self.terminations = {a: True for a in self.agents}
+
+    def _legal_or_none(self, action):
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            return None
+        if a != action or not 0 <= a < self.game.n_actions or not self._mask[a]:
+            return None
+        return a
+
+    def _penalize(self, agent: str) -> None:
+        self.rewards = {a: (-1.0 if a == agent else 0.0) for a in self.agents}
+        self.infos[agent] = {"illegal_move": True}
+        self._state = self._state.copy()
+        self._state[TERMINAL] = 1
+        self._mask[:] = 0
+        self.terminations = {a: True for a in self.agents}
+        self._accumulate_rewards()

@@ -1,0 +1,82 @@
+"""A tiny seeded random generator that compiled code and Python share.
+
+Why not ``numpy.random``? Inside numba, ``np.random`` draws from one hidden
+per-thread stream that Python cannot see or copy; that makes it impossible for
+the Python AEC environment and a compiled training loop to draw *the same*
+numbers from *the same* seed. farl therefore keeps its random state in a plain
+array that is passed around explicitly: ``rng = make_rng(seed)`` gives a
+``uint64[1]`` array, and the ``@njit`` functions below advance it in place.
+The same seed gives the same stream everywhere, it can be saved with a
+checkpoint (``rng.copy()``), and two streams never interfere.
+
+The generator is SplitMix64 (Steele, Lea & Flood 2014): one 64-bit word of
+state, period 2**64, passes BigCrush; ample for games and exploration.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_S30 = np.uint64(30)
+_S27 = np.uint64(27)
+_S31 = np.uint64(31)
+_S11 = np.uint64(11)
+_INV53 = 1.0 / 9007199254740992.0  # 2**-53
+
+
+def make_rng(seed: int | None = None) -> np.ndarray:
+    """Return a fresh generator state (``np.uint64[1]``) for ``seed``.
+
+    ``seed=None`` draws the seed from the operating system's entropy.
+    Negative or huge seeds are folded into 64 bits.
+    """
+    if seed is None:
+        seed = int(np.random.SeedSequence().generate_state(1, dtype=np.uint64)[0])
+    if not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
+    state = np.array([int(seed) & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64)
+    rng_next(state)  # decorrelate nearby seeds such as 0, 1, 2
+    return state
+
+
+@njit(cache=True)
+def rng_next(rng):
+    """Advance ``rng`` (uint64[1]) and return the next 64-bit word."""
+    rng[0] += _GOLDEN
+    z = rng[0]
+    z = (z ^ (z >> _S30)) * _MIX1
+    z = (z ^ (z >> _S27)) * _MIX2
+    return z ^ (z >> _S31)
+
+
+@njit(cache=True)
+def rng_uniform(rng):
+    """Uniform float in [0, 1) with 53 random bits."""
+    return float(rng_next(rng) >> _S11) * _INV53
+
+
+@njit(cache=True)
+def rng_below(rng, n):
+    """Uniform integer in ``0 .. n-1`` (``n >= 1``)."""
+    return int(rng_uniform(rng) * n)
+
+
+@njit(cache=True)
+def rng_choice_mask(rng, mask):
+    """Uniform index ``i`` among the entries with ``mask[i] != 0``; -1 if none."""
+    count = 0
+    for i in range(mask.shape[0]):
+        if mask[i] != 0:
+            count += 1
+    if count == 0:
+        return -1
+    k = rng_below(rng, count)
+    for i in range(mask.shape[0]):
+        if mask[i] != 0:
+            if k == 0:
+                return i
+            k -= 1
+    return -1

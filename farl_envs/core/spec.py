@@ -1,0 +1,137 @@
+"""The contract between a game's rules (its *kernel*) and everything else.
+
+Every game in :mod:`farl_envs.games` is one module of small ``@njit``
+functions over a flat ``int32`` state array plus one :class:`GameSpec` that
+bundles them with the game's sizes. The AEC environment, the Gymnasium
+wrappers, the compiled training loops and the opponents all call these same
+functions, so each rule is written exactly once.
+
+State layout (all games)::
+
+    state[0]  player to move (0-based seat)
+    state[1]  1 once the game is over, else 0
+    state[2]  plies played so far
+    state[3:] game-specific (board cells, heights, heaps ...)
+
+Kernel functions (``p`` is the game's ``int64`` parameter vector, ``s`` a
+state; none of them allocates except ``initial_state``):
+
+``initial_state(p, rng) -> int32[state_size]``
+    the start position; ``rng`` (see :mod:`farl_envs.core.rng`) is used only
+    by games whose start is random (2048's two tiles).
+``legal_actions(p, s, mask) -> int``
+    fills ``mask`` (``int8[n_actions]``) with 1 for legal actions, returns
+    their count (0 when the game is over).
+``afterstate(p, s, a, out, rewards)``
+    the deterministic result of the legal action ``a``: writes the next
+    state (before any chance event) into ``out`` and the reward *delta*
+    of every player into ``rewards`` (``float64[n_players]``). ``out`` may be
+    the same array as ``s`` (in-place play); ``s`` is otherwise untouched.
+``chance(p, s, rng) -> int``
+    applies the random part of a step in place and returns an outcome code
+    (-1 for games without chance). 2048: ``code = 2 * cell + (tile == 4)``.
+``board(p, s, out)``
+    the cells in n-tuple encoding into ``out`` (``int32[n_cells]``).
+``observe(p, s, seat, out)``
+    the observation planes as ``seat`` sees them, into ``out`` (``int8``,
+    shape ``obs_shape``).
+
+Python-level helpers (not compiled, called rarely): ``validate(p, s) -> str``
+(empty when ``s`` is a legal position, else the reason), ``render_text(p, s)``
+and ``symmetries(p)`` (an ``int32[n_sym, n_cells]`` array of cell
+permutations; ``board[perm]`` is the board seen in that symmetry, and row 0 is
+the identity).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+TO_MOVE = 0
+TERMINAL = 1
+PLY = 2
+HEADER = 3
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """An immutable description of one game with fixed parameters.
+
+    Built by each game module's ``make_spec(**params)``; holds the sizes the
+    rest of farl needs and the kernel functions (see the module docstring).
+    """
+
+    name: str
+    """Short name without version, e.g. ``"connect_four"``."""
+    version: int
+    params: dict
+    """The constructor parameters as given (after defaults), JSON-friendly."""
+    p: np.ndarray
+    """The same parameters as the ``int64`` vector the kernels take."""
+    n_players: int
+    n_actions: int
+    state_size: int
+    n_cells: int
+    """Length of the n-tuple board (``board`` kernel)."""
+    n_cell_values: int
+    """Number of distinct cell values P of the n-tuple encoding."""
+    obs_shape: tuple
+    obs_high: int
+    """Largest value an observation entry can take (lowest is 0)."""
+    max_plies: int
+    """An upper bound on the length of a game (for buffers)."""
+    has_chance: bool
+    reward_range: tuple
+    initial_state: Callable
+    legal_actions: Callable
+    afterstate: Callable
+    chance: Callable
+    board: Callable
+    observe: Callable
+    validate: Callable
+    render_text: Callable
+    symmetries: Callable
+    action_names: tuple = field(default=())
+    """Human-readable action names for CLIs (index = action)."""
+    cell_colors: tuple = field(default=())
+    """RGB colour per n-tuple cell value, used by ``rgb_array`` rendering."""
+    grid_shape: tuple = field(default=())
+    """(rows, cols) of the drawn board; empty for games without a grid."""
+    hex_grid: bool = False
+    """Draw rows shifted by half a cell each (Hex's rhombus)."""
+    paint: Callable | None = None
+    """Optional ``paint(p, s) -> int[rows, cols]`` of colour indices for
+    ``rgb_array`` rendering; by default the n-tuple board is drawn."""
+
+    @property
+    def id(self) -> str:
+        return f"{self.name}_v{self.version}"
+
+    def agents(self) -> list[str]:
+        return [f"player_{i}" for i in range(self.n_players)]
+
+
+def check_int_param(name: str, value, low: int, high: int) -> int:
+    """Return ``value`` as int, or raise ``ValueError`` naming the allowed range."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer in {low}..{high}, got {value!r}")
+    if not low <= int(value) <= high:
+        raise ValueError(f"{name} must be in {low}..{high}, got {value}")
+    return int(value)
+
+
+def check_header(s: np.ndarray, spec_n_players: int, state_size: int) -> str:
+    """Common checks of a state's shape and header; empty string when fine."""
+    if not isinstance(s, np.ndarray) or s.ndim != 1:
+        return "state must be a 1-D numpy array"
+    if s.shape[0] != state_size:
+        return f"state must have length {state_size}, got {s.shape[0]}"
+    if not 0 <= s[TO_MOVE] < spec_n_players:
+        return f"player to move must be in 0..{spec_n_players - 1}, got {s[TO_MOVE]}"
+    if s[TERMINAL] not in (0, 1):
+        return f"terminal flag must be 0 or 1, got {s[TERMINAL]}"
+    if s[PLY] < 0:
+        return f"ply count must be >= 0, got {s[PLY]}"
+    return ""
