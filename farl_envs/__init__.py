@@ -11,7 +11,7 @@ import importlib
 
 __version__ = "0.1.0"
 
-#: short name -> (module of the versioned env, Gymnasium id)
+#: short name -> (module of the versioned env, Gymnasium id), in listing order
 _GAMES = {
     "connect_four": ("farl_envs.connect_four_v0", "farl/ConnectFour-v0"),
     "game2048": ("farl_envs.game2048_v0", "farl/2048-v0"),
@@ -26,7 +26,7 @@ _VERSION = "_v0"
 
 def list_games() -> list[str]:
     """The versioned names of all games, e.g. ``"tictactoe_v0"``."""
-    return [name + _VERSION for name in sorted(_GAMES)]
+    return [name + _VERSION for name in _GAMES]
 
 
 def _short_name(name: str) -> str:
