@@ -49,7 +49,8 @@ Version history: v0, first release.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import intrinsic
 
 from farl_envs.core.spec import (
     HEADER, PLY, TERMINAL, TO_MOVE, GameSpec, check_header, check_int_param,
@@ -59,6 +60,26 @@ from farl_envs.games._grid import mirror_columns, text_grid
 MIN_SIZE = 4
 MAX_SIZE = 10
 COLUMN_LETTERS = "abcdefghij"
+
+@intrinsic
+def _same_buffer(typingctx, a, b):
+    """``_same_buffer(a, b)``: True when arrays ``a`` and ``b`` start at the same address.
+
+    Lets ``afterstate`` skip the copy in in-place play (``out is s``) for the
+    price of one comparison. The alternatives cost more than the move itself:
+    ``out is s`` and ``out.ctypes.data`` are not free in numba, and
+    ``out[:] = s`` on overlapping arrays allocates a temporary copy.
+    """
+    intp = types.intp
+
+    def codegen(context, builder, sig, args):
+        x = context.make_array(sig.args[0])(context, builder, args[0])
+        y = context.make_array(sig.args[1])(context, builder, args[1])
+        ll_intp = context.get_value_type(intp)
+        return builder.icmp_unsigned("==", builder.ptrtoint(x.data, ll_intp), builder.ptrtoint(y.data, ll_intp))
+
+    return types.boolean(a, b), codegen
+
 
 def state_size(rows: int, cols: int) -> int:
     """Length of a state: header + ``cols`` heights + ``rows * cols`` cells."""
@@ -90,19 +111,20 @@ def legal_actions(p, s, mask):
 
 
 @njit(cache=True)
-def _line(s, base, rows, cols, r, c, dr, dc, mark):
-    """Length of the run of ``mark`` discs through (r, c) along (dr, dc), counted up to 4."""
-    n = 1
-    rr, cc = r + dr, c + dc
-    while n < 4 and 0 <= rr < rows and 0 <= cc < cols and s[base + rr * cols + cc] == mark:
-        n += 1
-        rr += dr
-        cc += dc
-    rr, cc = r - dr, c - dc
-    while n < 4 and 0 <= rr < rows and 0 <= cc < cols and s[base + rr * cols + cc] == mark:
-        n += 1
-        rr -= dr
-        cc -= dc
+def _run(s, i, step, limit, mark):
+    """How many consecutive cells after index ``i`` (by ``step``, at most ``limit`` <= 3) hold ``mark``.
+
+    Written without data-dependent branches (cells past the edge read the
+    own cell and are masked out): random playouts make those branches
+    unpredictable, and mispredictions would dominate the cost of a move.
+    """
+    n = 0
+    ok = True
+    for k in range(1, 4):
+        inside = k <= limit
+        j = i + k * step if inside else i
+        ok = ok & inside & (s[j] == mark)
+        n += ok
     return n
 
 
@@ -111,19 +133,18 @@ def _four_through(s, rows, cols, r, c, mark):
     """True when the disc ``mark`` at (r, c) is part of four in a row.
 
     Only the four lines through (r, c) are looked at, which is all a move
-    can change. Vertically only the discs below can match (nothing lies
-    above the disc just played).
+    can change, and each is walked at most three cells either way, limited
+    by the board's edges. Vertically only the discs below can match
+    (nothing lies above the disc just played).
     """
-    base = HEADER + cols
-    if r + 3 < rows:
-        i = base + r * cols + c
-        if s[i + cols] == mark and s[i + 2 * cols] == mark and s[i + 3 * cols] == mark:
-            return True
-    if _line(s, base, rows, cols, r, c, 0, 1, mark) >= 4:
-        return True
-    if _line(s, base, rows, cols, r, c, 1, 1, mark) >= 4:
-        return True
-    return _line(s, base, rows, cols, r, c, 1, -1, mark) >= 4
+    i = HEADER + cols + r * cols + c
+    up, down = min(r, 3), min(rows - 1 - r, 3)
+    left, right = min(c, 3), min(cols - 1 - c, 3)
+    vertical = _run(s, i, cols, down, mark)
+    horizontal = _run(s, i, -1, left, mark) + _run(s, i, 1, right, mark)
+    diagonal = _run(s, i, -cols - 1, min(up, left), mark) + _run(s, i, cols + 1, min(down, right), mark)
+    anti = _run(s, i, -cols + 1, min(up, right), mark) + _run(s, i, cols - 1, min(down, left), mark)
+    return max(max(vertical, horizontal), max(diagonal, anti)) >= 3
 
 
 @njit(cache=True)
@@ -137,7 +158,7 @@ def afterstate(p, s, a, out, rewards):
     mover = s[TO_MOVE]
     h = s[HEADER + a]
     ply = s[PLY] + 1
-    if out.ctypes.data != s.ctypes.data:
+    if not _same_buffer(out, s):
         out[:] = s
     mark = mover + 1
     r = rows - 1 - h

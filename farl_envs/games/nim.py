@@ -31,6 +31,7 @@ from itertools import permutations
 import numpy as np
 from numba import njit
 
+from farl_envs.core.kernel_utils import copy_state
 from farl_envs.core.spec import HEADER, PLY, TERMINAL, TO_MOVE, GameSpec, check_header, check_int_param
 
 # indices into the parameter vector p
@@ -63,7 +64,7 @@ def legal_actions(p, s, mask):
 
 @njit(cache=True)
 def afterstate(p, s, a, out, rewards):
-    out[:] = s
+    copy_state(s, out)
     take = p[P_TAKE]
     heap, k = a // take, a % take + 1
     mover = s[TO_MOVE]

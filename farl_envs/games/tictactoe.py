@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from farl_envs.core.kernel_utils import copy_state
 from farl_envs.core.spec import HEADER, PLY, TERMINAL, TO_MOVE, GameSpec, check_header
 from farl_envs.games._grid import square_symmetries, text_grid
 
@@ -71,7 +72,7 @@ def _wins_through(s, cell, mark):
 
 @njit(cache=True)
 def afterstate(p, s, a, out, rewards):
-    out[:] = s
+    copy_state(s, out)
     mover = s[TO_MOVE]
     mark = mover + 1
     out[HEADER + a] = mark

@@ -1,0 +1,26 @@
+# The two commands of the README:  `make run`  (the main job)  and  `make test`.
+# Both create ./.venv on first use and install farl into it.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.farl-installed
+
+.PHONY: run test bench clean
+
+$(STAMP): pyproject.toml
+	python3 -m venv $(VENV)
+	# torch first, pinned to the CPU build, so the baselines extra does not pull a CUDA build
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e ".[dev,baselines]"
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(PY) examples/quickstart.py
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+bench: $(STAMP)
+	$(PY) benchmarks/env_speed.py
+
+clean:
+	rm -rf $(VENV) .numba_cache

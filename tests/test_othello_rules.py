@@ -1,0 +1,294 @@
+"""Othello rules against facts known independently of this code.
+
+Sources of the expected values: the published Othello perft counts
+(leaf nodes at depths 1..8 from the start), the four standard opening moves,
+positions worked out by hand on paper, and two games published by Warren D.
+Smith on the math-fun mailing list (an 11-move game that ends 14-1 with
+empty squares left, and a 64-0 wipeout by white in which black passes 23
+times).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numba import njit
+
+from farl_envs import othello_v0
+from farl_envs.core.rng import make_rng
+from farl_envs.games import othello as oth
+
+P = np.zeros(1, dtype=np.int64)
+PASS = 64
+
+
+def _cell(name: str) -> int:
+    """``"d3"`` -> 19 (file letter, rank number; rank 1 is row 0)."""
+    return 8 * (int(name[1]) - 1) + "abcdefgh".index(name[0].lower())
+
+
+def _position(diagram: str, ply: int, terminal: int = 0) -> np.ndarray:
+    """A state from 8 lines of ``.XO`` (rank 1 first); the mover is ``ply % 2``."""
+    rows = [line.strip() for line in diagram.strip().splitlines()]
+    assert len(rows) == 8 and all(len(r) == 8 for r in rows)
+    s = np.zeros(oth.STATE_SIZE, dtype=np.int32)
+    s[3:] = [".XO".index(ch) for ch in "".join(rows)]
+    s[0], s[1], s[2] = ply % 2, terminal, ply
+    assert oth.validate(P, s) == "", oth.validate(P, s)
+    return s
+
+
+def _legal(s) -> set:
+    mask = np.zeros(65, dtype=np.int8)
+    n = oth.legal_actions(P, s, mask)
+    assert n == int(mask.sum())
+    return set(int(a) for a in np.flatnonzero(mask))
+
+
+def _after(s, a):
+    out = np.empty_like(s)
+    rew = np.zeros(2)
+    oth.afterstate(P, s, a, out, rew)
+    return out, tuple(rew)
+
+
+def _discs(s) -> tuple:
+    return int(np.sum(s[3:] == 1)), int(np.sum(s[3:] == 2))
+
+
+@njit(cache=True)
+def _perft(p, s, depth, masks, states, rew):
+    """Leaf nodes at exactly ``depth`` plies below ``s`` (a pass is a ply)."""
+    n = oth.legal_actions(p, s, masks[depth])
+    if depth == 1:
+        return n
+    total = 0
+    for a in range(oth.N_ACTIONS):
+        if masks[depth, a]:
+            oth.afterstate(p, s, a, states[depth], rew)
+            total += _perft(p, states[depth], depth - 1, masks, states, rew)
+    return total
+
+
+def test_perft_from_the_start_depths_1_to_8():
+    s = oth.initial_state(P, make_rng(0))
+    masks = np.zeros((9, 65), dtype=np.int8)
+    states = np.zeros((9, oth.STATE_SIZE), dtype=np.int32)
+    rew = np.zeros(2)
+    counts = [_perft(P, s, d, masks, states, rew) for d in range(1, 9)]
+    assert counts == [4, 12, 56, 244, 1396, 8200, 55092, 390216]
+
+
+def test_start_position_and_first_moves():
+    s = oth.initial_state(P, make_rng(0))
+    assert oth.validate(P, s) == ""
+    assert list(s[:3]) == [0, 0, 0]
+    assert {int(c) for c in np.flatnonzero(s[3:] == 2)} == {_cell("d4"), _cell("e5")} == {27, 36}
+    assert {int(c) for c in np.flatnonzero(s[3:] == 1)} == {_cell("e4"), _cell("d5")} == {28, 35}
+    assert _legal(s) == {19, 26, 37, 44} == {_cell(m) for m in ("d3", "c4", "f5", "e6")}
+
+
+def test_a_move_flips_lines_in_several_directions_at_once():
+    s = _position("""
+        .....O..
+        ....O...
+        ....OOX.
+        ..OOO...
+        ...XOX..
+        ........
+        ........
+        ........""", ply=8)
+    assert 19 in _legal(s)
+    out, rew = _after(s, _cell("d3"))
+    # south d4 (closed by d5), south-east e4 (closed by f5), east e3 f3
+    # (closed by g3); south-west c4 is open (b5 empty) and north-east e2 f1
+    # runs into the edge, so they stay white
+    expected = _position("""
+        .....O..
+        ....O...
+        ...XXXX.
+        ..OXX...
+        ...XOX..
+        ........
+        ........
+        ........""", ply=9)
+    assert np.array_equal(out, expected)
+    assert rew == (0.0, 0.0) and _discs(out) == (8, 4)
+
+
+def test_forced_pass_is_the_only_legal_action():
+    s = _position("""
+        ........
+        ........
+        ........
+        OXXXXXXX
+        .X.XX...
+        ........
+        ........
+        ........""", ply=8)
+    assert _legal(s) == {PASS}
+    out, rew = _after(s, PASS)
+    assert rew == (0.0, 0.0) and not out[1]
+    assert list(out[:3]) == [1, 0, 9] and np.array_equal(out[3:], s[3:])
+    assert _legal(out) == {_cell("c6")}  # a4-b5 diagonal, the only line white can close
+    out2, _ = _after(out, _cell("c6"))
+    assert out2[3 + _cell("b5")] == 2 and PASS not in _legal(out2)
+
+
+def test_pass_is_illegal_when_a_move_exists():
+    s = oth.initial_state(P, make_rng(0))
+    assert PASS not in _legal(s)
+    env = othello_v0.env()
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="legal actions"):
+        env.step(PASS)
+
+
+def test_game_ends_before_the_board_is_full_when_one_colour_remains():
+    s = _position("""
+        ........
+        ........
+        ...X....
+        ...XO...
+        ...XX...
+        ........
+        ........
+        ........""", ply=2)
+    out, rew = _after(s, _cell("f4"))
+    assert out[1] == 1 and _discs(out) == (6, 0)
+    assert rew == (1.0, -1.0)
+    assert _legal(out) == set() and oth.validate(P, out) == ""
+
+
+@pytest.mark.parametrize("change,rewards", [
+    (None, (0.0, 0.0)),          # 32-32
+    ("a1X", (1.0, -1.0)),        # 33-31
+    ("a5O", (-1.0, 1.0)),        # 31-33
+])
+def test_last_move_fills_the_board_and_scores_by_disc_count(change, rewards):
+    rows = ["OOOOOOOO"] * 4 + ["XXXXXXXX"] * 3 + ["XXXXXXO."]
+    s = _position("\n".join(rows), ply=60)
+    if change:
+        s[3 + _cell(change[:2])] = ".XO".index(change[2])
+    assert _legal(s) == {_cell("h8")}
+    out, rew = _after(s, _cell("h8"))
+    assert out[1] == 1 and out[3 + _cell("g8")] == 1 and not np.any(out[3:] == 0)
+    assert rew == rewards
+    assert oth.validate(P, out) == ""
+
+
+def _replay(moves, mover_by_case=False):
+    """Play ``moves`` (e.g. ``"f5"``); with ``mover_by_case`` an upper-case
+    move is black's and a missing turn is filled by a (forced) pass.
+    Returns the final state, the reward of every ply and the passes played."""
+    s = oth.initial_state(P, make_rng(0))
+    rewards, passes = [], 0
+    for m in moves:
+        if mover_by_case and s[0] != (0 if m[0].isupper() else 1):
+            assert _legal(s) == {PASS}
+            s, rew = _after(s, PASS)
+            rewards.append(rew)
+            passes += 1
+        assert _cell(m) in _legal(s), (m, oth.render_text(P, s))
+        s, rew = _after(s, _cell(m))
+        rewards.append(rew)
+    return s, rewards, passes
+
+
+def test_published_11_move_game_ends_14_to_1():
+    s, rewards, _ = _replay("f5 f4 c3 e6 f7 g6 g4 e8 g8 g5 h5".split())
+    final = """
+        ........
+        ........
+        ..X.....
+        ...XXXX.
+        ...XXXXX
+        ....X.X.
+        .....X..
+        ....O.X."""
+    assert np.array_equal(s, _position(final, ply=11, terminal=1))
+    assert _discs(s) == (14, 1)
+    assert rewards[:-1] == [(0.0, 0.0)] * 10 and rewards[-1] == (1.0, -1.0)
+
+
+def test_published_wipeout_with_23_passes():
+    g = "F5d6C4g5D7c7H5d8B8b7B6a7b5A6a5b4B3c6E8f8C8a8e7a4b2A2c2D2d1e2F2c5c3a1a3e6d3f6F7f1g2H2e3F4b1g1c1e1g8g7f3h1h3h4h6"
+    s, rewards, passes = _replay([g[i:i + 2] for i in range(0, len(g), 2)], mover_by_case=True)
+    assert passes == 23 and s[2] == 55 + 23
+    assert s[1] == 1 and _discs(s)[0] == 0 and _discs(s)[1] + int(np.sum(s[3:] == 0)) == 64
+    assert rewards[-1] == (-1.0, 1.0) and set(rewards[:-1]) == {(0.0, 0.0)}
+    assert oth.validate(P, s) == ""
+
+
+def test_in_place_afterstate_matches_copy():
+    rng = np.random.default_rng(1)
+    s = oth.initial_state(P, make_rng(0))
+    while not s[1]:
+        a = int(rng.choice(sorted(_legal(s))))
+        out, rew = _after(s, a)
+        inplace = s.copy()
+        rew2 = np.zeros(2)
+        oth.afterstate(P, inplace, a, inplace, rew2)
+        assert np.array_equal(inplace, out) and tuple(rew2) == rew
+        assert oth.validate(P, out) == ""
+        s = out
+    assert s[2] <= oth.MAX_PLIES
+
+
+def test_observation_planes_are_relative_to_the_seat():
+    s = oth.initial_state(P, make_rng(0))
+    obs = np.zeros((8, 8, 2), dtype=np.int8)
+    oth.observe(P, s, 0, obs)
+    assert {(r, c) for r, c in zip(*np.nonzero(obs[:, :, 0]))} == {(3, 4), (4, 3)}  # e4, d5
+    assert {(r, c) for r, c in zip(*np.nonzero(obs[:, :, 1]))} == {(3, 3), (4, 4)}  # d4, e5
+    mine = obs[:, :, 0].copy()
+    oth.observe(P, s, 1, obs)
+    assert np.array_equal(obs[:, :, 1], mine)
+
+
+def test_symmetries_preserve_the_legal_moves():
+    perms = oth.symmetries(P)
+    assert perms.shape == (8, 64) and np.array_equal(perms[0], np.arange(64))
+    assert len({p.tobytes() for p in perms}) == 8
+    rng = np.random.default_rng(4)
+    s = oth.initial_state(P, make_rng(0))
+    for _ in range(20):
+        legal = _legal(s)
+        for perm in perms:
+            t = s.copy()
+            t[3:] = s[3:][perm]
+            moved = {a for a in _legal(t) if a != PASS}
+            assert {int(perm[a]) for a in moved} == legal - {PASS}
+        s, _ = _after(s, int(rng.choice(sorted(legal))))
+
+
+@pytest.mark.parametrize("edit,reason", [
+    (lambda s: s.__setitem__(3 + 27, 0), "centre"),
+    (lambda s: s.__setitem__(3 + 0, 1), "connected"),
+    (lambda s: s.__setitem__(3 + 5, 3), "cells"),
+    (lambda s: s.__setitem__(2, 5), "ply"),
+    (lambda s: s.__setitem__(0, 0), "ply % 2"),
+    (lambda s: s.__setitem__(1, 1), "terminal"),
+])
+def test_validate_refuses_impossible_positions(edit, reason):
+    s, _ = _after(oth.initial_state(P, make_rng(0)), 19)
+    assert oth.validate(P, s) == ""
+    edit(s)
+    assert reason in oth.validate(P, s)
+
+
+def test_validate_requires_the_terminal_flag_when_nobody_can_move():
+    s, _, _ = _replay("f5 f4 c3 e6 f7 g6 g4 e8 g8 g5 h5".split())
+    s[1] = 0
+    assert "terminal" in oth.validate(P, s)
+
+
+def test_render_text():
+    text = oth.render_text(P, oth.initial_state(P, make_rng(0)))
+    assert text.splitlines()[4] == "4 . . . O X . . ."
+    assert text.splitlines()[5] == "5 . . . X O . . ."
+
+
+def test_api_test():
+    from pettingzoo.test import api_test
+
+    api_test(othello_v0.env(), num_cycles=200)
