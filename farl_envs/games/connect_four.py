@@ -61,6 +61,7 @@ MIN_SIZE = 4
 MAX_SIZE = 10
 COLUMN_LETTERS = "abcdefghij"
 
+
 @intrinsic
 def _same_buffer(typingctx, a, b):
     """``_same_buffer(a, b)``: True when arrays ``a`` and ``b`` start at the same address.
