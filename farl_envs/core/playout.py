@@ -27,7 +27,8 @@ def random_playout(legal_actions, afterstate, chance, p, s, mask, rewards, total
         legal_actions(p, s, mask)
         a = rng_choice_mask(rng, mask)
         afterstate(p, s, a, s, rewards)
-        chance(p, s, rng)
+        if s[TERMINAL] == 0:
+            chance(p, s, rng)
         for i in range(total.shape[0]):
             total[i] += rewards[i]
         plies += 1

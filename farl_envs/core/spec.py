@@ -30,6 +30,9 @@ state; none of them allocates except ``initial_state``):
 ``chance(p, s, rng) -> int``
     applies the random part of a step in place and returns an outcome code
     (-1 for games without chance). 2048: ``code = 2 * cell + (tile == 4)``.
+    It is called only on non-terminal afterstates and may itself end the game
+    (2048 is lost only once the new tile leaves no move, so a 2048
+    afterstate is never terminal).
 ``board(p, s, out)``
     the cells in n-tuple encoding into ``out`` (``int32[n_cells]``).
 ``observe(p, s, seat, out)``

@@ -72,6 +72,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from farl_envs.core.kernel_utils import copy_state
 from farl_envs.core.rng import rng_below, rng_uniform
 from farl_envs.core.spec import HEADER, PLY, TERMINAL, TO_MOVE, GameSpec, check_header
 from farl_envs.games._grid import square_symmetries
@@ -192,7 +193,7 @@ def legal_actions(p, s, mask):
 @njit(cache=True)
 def afterstate(p, s, a, out, rewards):
     ply = s[PLY]
-    out[:] = s
+    copy_state(s, out)
     score = 0
     for i in range(SIZE):
         # compact line i towards its wall: ``write`` is the next free slot,

@@ -69,6 +69,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from farl_envs.core.kernel_utils import copy_state
 from farl_envs.core.spec import HEADER, PLY, TERMINAL, TO_MOVE, GameSpec, check_header
 from farl_envs.games._grid import square_symmetries
 
@@ -166,7 +167,7 @@ def legal_actions(p, s, mask):
 def afterstate(p, s, a, out, rewards):
     mover = s[TO_MOVE]
     ply = s[PLY]
-    out[:] = s
+    copy_state(s, out)
     me = mover + 1
     opp = 2 - mover
     if a != PASS:
@@ -244,6 +245,7 @@ def _connected(cells: np.ndarray) -> bool:
 
 
 def validate(p, s) -> str:
+    """Empty when ``s`` passes the checks listed in the module docstring, else the reason."""
     msg = check_header(s, 2, STATE_SIZE)
     if msg:
         return msg
@@ -268,6 +270,7 @@ def validate(p, s) -> str:
 
 
 def render_text(p, s) -> str:
+    """The board as text, rank 1 on top: ``.`` empty, ``X`` black, ``O`` white."""
     lines = ["  a b c d e f g h"]
     for r in range(SIZE):
         row = " ".join(".XO"[int(s[HEADER + SIZE * r + c])] for c in range(SIZE))
@@ -276,6 +279,7 @@ def render_text(p, s) -> str:
 
 
 def symmetries(p) -> np.ndarray:
+    """``int32[8, 64]``: the rotations and reflections of the square."""
     return square_symmetries(SIZE)
 
 
