@@ -41,9 +41,9 @@ state; none of them allocates except ``initial_state``):
 
 Python-level helpers (not compiled, called rarely): ``validate(p, s) -> str``
 (empty when ``s`` is a legal position, else the reason), ``render_text(p, s)``
-and ``symmetries(p)`` (an ``int32[n_sym, n_cells]`` array of cell
+``symmetries(p)`` (an ``int32[n_sym, n_cells]`` array of cell
 permutations; ``board[perm]`` is the board seen in that symmetry, and row 0 is
-the identity).
+the identity) and ``action_symmetries(p)`` (the matching action maps).
 """
 from __future__ import annotations
 
@@ -96,6 +96,11 @@ class GameSpec:
     validate: Callable
     render_text: Callable
     symmetries: Callable
+    action_symmetries: Callable | None = None
+    """``action_symmetries(p) -> int32[n_sym, n_actions]``: row k maps each
+    action to the equivalent action on the board seen in symmetry k (rows in
+    the order of ``symmetries``). Needed by learners with one output per
+    action (SARSA, Q)."""
     action_names: tuple = field(default=())
     """Human-readable action names for CLIs (index = action)."""
     cell_colors: tuple = field(default=())

@@ -23,6 +23,21 @@ def square_symmetries(n: int) -> np.ndarray:
     return np.array(out, dtype=np.int32)
 
 
+def cell_action_symmetries(perms: np.ndarray, n_actions: int) -> np.ndarray:
+    """Action maps for games whose actions ``0..n_cells-1`` are cells.
+
+    If ``board_k = board[perm]``, the cell ``c`` of the original board sits at
+    position ``i`` with ``perm[i] == c`` of board k, so the action maps are the
+    inverse permutations. Actions beyond the cells (Othello's pass) map to
+    themselves.
+    """
+    n_sym, n_cells = perms.shape
+    out = np.tile(np.arange(n_actions, dtype=np.int32), (n_sym, 1))
+    for k in range(n_sym):
+        out[k, perms[k]] = np.arange(n_cells, dtype=np.int32)
+    return out
+
+
 def mirror_columns(rows: int, cols: int) -> np.ndarray:
     """Identity and left-right mirror of a ``rows x cols`` board (cell = cols*row + col)."""
     grid = np.arange(rows * cols, dtype=np.int32).reshape(rows, cols)

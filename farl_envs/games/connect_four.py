@@ -49,9 +49,9 @@ Version history: v0, first release.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
-from numba.extending import intrinsic
+from numba import njit
 
+from farl_envs.core.kernel_utils import copy_state
 from farl_envs.core.spec import (
     HEADER, PLY, TERMINAL, TO_MOVE, GameSpec, check_header, check_int_param,
 )
@@ -60,26 +60,6 @@ from farl_envs.games._grid import mirror_columns, text_grid
 MIN_SIZE = 4
 MAX_SIZE = 10
 COLUMN_LETTERS = "abcdefghij"
-
-
-@intrinsic
-def _same_buffer(typingctx, a, b):
-    """``_same_buffer(a, b)``: True when arrays ``a`` and ``b`` start at the same address.
-
-    Lets ``afterstate`` skip the copy in in-place play (``out is s``) for the
-    price of one comparison. The alternatives cost more than the move itself:
-    ``out is s`` and ``out.ctypes.data`` are not free in numba, and
-    ``out[:] = s`` on overlapping arrays allocates a temporary copy.
-    """
-    intp = types.intp
-
-    def codegen(context, builder, sig, args):
-        x = context.make_array(sig.args[0])(context, builder, args[0])
-        y = context.make_array(sig.args[1])(context, builder, args[1])
-        ll_intp = context.get_value_type(intp)
-        return builder.icmp_unsigned("==", builder.ptrtoint(x.data, ll_intp), builder.ptrtoint(y.data, ll_intp))
-
-    return types.boolean(a, b), codegen
 
 
 def state_size(rows: int, cols: int) -> int:
@@ -159,8 +139,7 @@ def afterstate(p, s, a, out, rewards):
     mover = s[TO_MOVE]
     h = s[HEADER + a]
     ply = s[PLY] + 1
-    if not _same_buffer(out, s):
-        out[:] = s
+    copy_state(s, out)
     mark = mover + 1
     r = rows - 1 - h
     out[HEADER + cols + r * cols + a] = mark

@@ -275,6 +275,36 @@ def symmetries(p) -> np.ndarray:
     return square_symmetries(SIZE)
 
 
+def action_symmetries(p) -> np.ndarray:
+    """``int32[8, 4]``: the direction that symmetry k turns each move into.
+
+    Found by playing each move on a board whose four moves all differ and
+    checking which move of the transformed board gives the transformed result
+    (rows in the order of :func:`symmetries`).
+    """
+    perms = symmetries(p)
+    s = np.zeros(HEADER + N_CELLS, dtype=np.int32)
+    s[HEADER:] = [1, 0, 0, 2, 0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0]
+    rew = np.zeros(1)
+    out = np.empty((perms.shape[0], 4), dtype=np.int32)
+    for k, perm in enumerate(perms):
+        sym = s.copy()
+        sym[HEADER:] = s[HEADER:][perm]
+        for a in range(4):
+            moved = np.empty_like(s)
+            afterstate(p, s, a, moved, rew)
+            want = moved[HEADER:][perm]
+            hits = []
+            for d in range(4):
+                cand = np.empty_like(s)
+                afterstate(p, sym, d, cand, rew)
+                if np.array_equal(cand[HEADER:], want):
+                    hits.append(d)
+            assert len(hits) == 1, "the probe board must tell the four moves apart"
+            out[k, a] = hits[0]
+    return out
+
+
 #: RGB per n-tuple value (empty, 2, 4, ..., 32768+), the usual 2048 palette
 _CELL_COLORS = (
     (205, 193, 180), (238, 228, 218), (237, 224, 200), (242, 177, 121), (245, 149, 99),
@@ -293,7 +323,7 @@ def make_spec() -> GameSpec:
         max_plies=MAX_PLIES, has_chance=True, reward_range=(0.0, float(2**18)),
         initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate,
         chance=chance, board=board, observe=observe, validate=validate,
-        render_text=render_text, symmetries=symmetries,
+        render_text=render_text, symmetries=symmetries, action_symmetries=action_symmetries,
         action_names=ACTION_NAMES,
         cell_colors=_CELL_COLORS, grid_shape=(SIZE, SIZE),
     )

@@ -130,6 +130,19 @@ def symmetries(p) -> np.ndarray:
     return np.array(list(permutations(range(int(p[P_HEAPS])))), dtype=np.int32)
 
 
+def action_symmetries(p) -> np.ndarray:
+    """Taking k from heap h maps to taking k from the heap where h lands."""
+    perms = symmetries(p)
+    take = int(p[P_TAKE])
+    out = np.empty((perms.shape[0], perms.shape[1] * take), dtype=np.int32)
+    for s, perm in enumerate(perms):
+        where = np.argsort(perm)  # heap h sits at position where[h] of the permuted board
+        for h in range(perms.shape[1]):
+            for k in range(take):
+                out[s, h * take + k] = where[h] * take + k
+    return out
+
+
 def _paint(p, s) -> np.ndarray:
     """Heaps as rows of filled cells for ``rgb_array`` rendering."""
     size = int(p[P_SIZE])
@@ -159,7 +172,8 @@ def make_spec(heaps: int = 3, heap_size: int = 5, max_take: int = 3,
         reward_range=(0.0, 1.0) if three else (-1.0, 1.0),
         initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate,
         chance=chance, board=board, observe=observe, validate=validate,
-        render_text=render_text, symmetries=symmetries, action_names=names,
+        render_text=render_text, symmetries=symmetries, action_symmetries=action_symmetries,
+        action_names=names,
         cell_colors=((60, 60, 60), (220, 180, 60)), grid_shape=(heaps, heap_size), paint=_paint,
     )
 

@@ -71,7 +71,7 @@ from numba import njit
 
 from farl_envs.core.kernel_utils import copy_state
 from farl_envs.core.spec import HEADER, PLY, TERMINAL, TO_MOVE, GameSpec, check_header
-from farl_envs.games._grid import square_symmetries
+from farl_envs.games._grid import cell_action_symmetries, square_symmetries
 
 SIZE = 8
 N_CELLS = SIZE * SIZE
@@ -283,6 +283,11 @@ def symmetries(p) -> np.ndarray:
     return square_symmetries(SIZE)
 
 
+def action_symmetries(p) -> np.ndarray:
+    """Actions are cells, so each symmetry maps them like the cells (pass stays pass)."""
+    return cell_action_symmetries(symmetries(p), 65)
+
+
 def make_spec() -> GameSpec:
     """The Othello spec (the game has no parameters)."""
     names = tuple(f"{'abcdefgh'[c % SIZE]}{c // SIZE + 1}" for c in range(N_CELLS)) + ("pass",)
@@ -293,7 +298,7 @@ def make_spec() -> GameSpec:
         reward_range=(-1.0, 1.0),
         initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate,
         chance=chance, board=board, observe=observe, validate=validate,
-        render_text=render_text, symmetries=symmetries,
+        render_text=render_text, symmetries=symmetries, action_symmetries=action_symmetries,
         action_names=names,
         cell_colors=((30, 120, 60), (20, 20, 20), (240, 240, 240)), grid_shape=(SIZE, SIZE),
     )

@@ -30,7 +30,7 @@ from numba import njit
 
 from farl_envs.core.kernel_utils import copy_state
 from farl_envs.core.spec import HEADER, PLY, TERMINAL, TO_MOVE, GameSpec, check_header
-from farl_envs.games._grid import square_symmetries, text_grid
+from farl_envs.games._grid import cell_action_symmetries, square_symmetries, text_grid
 
 N_CELLS = 9
 STATE_SIZE = HEADER + N_CELLS
@@ -151,6 +151,11 @@ def symmetries(p) -> np.ndarray:
     return square_symmetries(3)
 
 
+def action_symmetries(p) -> np.ndarray:
+    """Actions are cells, so each symmetry maps them like the cells."""
+    return cell_action_symmetries(symmetries(p), 9)
+
+
 def make_spec() -> GameSpec:
     """The TicTacToe spec (the game has no parameters)."""
     return GameSpec(
@@ -159,7 +164,7 @@ def make_spec() -> GameSpec:
         obs_shape=(3, 3, 2), obs_high=1, max_plies=9, has_chance=False, reward_range=(-1.0, 1.0),
         initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate,
         chance=chance, board=board, observe=observe, validate=validate,
-        render_text=render_text, symmetries=symmetries,
+        render_text=render_text, symmetries=symmetries, action_symmetries=action_symmetries,
         action_names=tuple(f"{'abc'[c % 3]}{c // 3 + 1}" for c in range(9)),
         cell_colors=((230, 230, 230), (200, 40, 40), (40, 80, 200)), grid_shape=(3, 3),
     )

@@ -1,0 +1,1 @@
+"""The FARL learners (TD, SARSA, Q) on n-tuple networks."""

@@ -1,0 +1,138 @@
+"""``NTupleAgent``: an n-tuple FARL learner you can train, play, save and load.
+
+>>> from farl_agents.learners import NTupleAgent, LearnerConfig
+>>> agent = NTupleAgent("tictactoe", LearnerConfig.paper("tictactoe"))   # doctest: +SKIP
+>>> agent.train(5_000)                      # compiled self-play          # doctest: +SKIP
+>>> agent.save("ttt.farl.npz")                                          # doctest: +SKIP
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import farl_envs
+from farl_agents.learners.config import LearnerConfig
+from farl_agents.learners import td_farl
+from farl_agents.ntuple.network import Net, board_indices, build_net, value
+from farl_agents.ntuple.sets import make_set
+from farl_agents.ntuple.traces import TRACE_MODES, horizon_entries, make_traces
+from farl_envs.core.rng import make_rng
+from farl_envs.core.spec import GameSpec, TO_MOVE
+
+ENV_SEED_OFFSET = 0x5EED
+
+
+class NTupleAgent:
+    """A player-centred n-tuple learner (TD-FARL, SARSA-FARL or Q-FARL) for one game.
+
+    Args:
+        game: a game name (``"connect_four"``) or a :class:`GameSpec`.
+        config: the learner settings; ``LearnerConfig.paper(game)`` gives seed 000's.
+        **game_params: the game's parameters when ``game`` is a name.
+    """
+
+    def __init__(self, game: str | GameSpec, config: LearnerConfig | None = None, **game_params):
+        self.game = farl_envs.game_spec(game, **game_params) if isinstance(game, str) else game
+        self.config = config or LearnerConfig()
+        cfg, g = self.config, self.game
+        self.tuples = make_set(g, cfg.ntuples, cfg.ntuple_count, cfg.ntuple_length, cfg.seed, cfg.ntuple_cells)
+        cell_syms = g.symmetries(g.p)
+        if g.action_symmetries is not None:
+            action_syms = g.action_symmetries(g.p)
+        elif cfg.algo == "td" or not cfg.use_symmetry:
+            action_syms = np.tile(np.arange(g.n_actions, dtype=np.int32), (cell_syms.shape[0], 1))
+        else:
+            raise ValueError(f"{g.id} defines no action symmetries: SARSA/Q need them (or use_symmetry=False)")
+        n_outputs = 1 if cfg.algo == "td" else g.n_actions
+        self.net: Net = build_net(self.tuples, g.n_cell_values, g.n_players, n_outputs, cell_syms, action_syms,
+                                  cfg.use_symmetry, cfg.tcl != "none", cfg.tcl_init)
+        n_sym, m = self.net.sym_cells.shape[:2]
+        self.traces = make_traces(g.n_players, horizon_entries(cfg.lam, cfg.horizon_cut), n_sym, m)
+        self.memory = td_farl.make_memory(g.n_players, g.n_actions, n_sym, m)
+        self.params = td_farl.TDParams(
+            gamma=float(cfg.gamma), lam=float(cfg.lam), trace_mode=TRACE_MODES[cfg.trace_mode],
+            learn_from_random=bool(cfg.learn_from_random_moves), tanh_output=bool(cfg.tanh_output),
+            tcl_exp=cfg.tcl == "exp", tcl_beta=float(cfg.tcl_beta), farl=bool(cfg.farl),
+            farl_terminal=bool(cfg.farl_terminal), reward_scale=float(cfg.reward_scale))
+        self.agent_rng = make_rng(cfg.seed)
+        self.env_rng = make_rng(self.env_seed)
+        self.episodes_done = 0
+        self._board = np.zeros(g.n_cells, dtype=np.int32)
+
+    # ------------------------------------------------------------ training
+    @property
+    def env_seed(self) -> int:
+        """The seed of the game's chance stream (the AEC env must be reset with it to match the fast path)."""
+        return self.config.seed + ENV_SEED_OFFSET
+
+    def schedules(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """α and ε for the next ``n`` episodes."""
+        ks = range(self.episodes_done, self.episodes_done + n)
+        return (np.array([self.config.alpha_at(k) for k in ks]), np.array([self.config.epsilon_at(k) for k in ks]))
+
+    def train(self, episodes: int) -> np.ndarray:
+        """Self-play ``episodes`` episodes in the compiled loop.
+
+        Returns ``float64[episodes, n_players + 1]``: each episode's final
+        reward per player and its length in plies.
+        """
+        if episodes < 0:
+            raise ValueError("episodes must be >= 0")
+        self._check_algo()
+        g, cfg = self.game, self.config
+        alphas, epsilons = self.schedules(episodes)
+        results = np.zeros((episodes, g.n_players + 1))
+        td_farl.self_play(g.initial_state, g.legal_actions, g.afterstate, g.chance, g.board, g.p, g.n_cells,
+                          self.net, self.params, self.memory, self.traces, alphas, epsilons,
+                          float(cfg.random_start_prob), int(cfg.random_start_plies), bool(cfg.carry_traces),
+                          self.agent_rng, self.env_rng, results)
+        self.episodes_done += episodes
+        return results
+
+    def train_aec(self, env, episodes: int) -> list[dict]:
+        """Self-play ``episodes`` episodes through a PettingZoo AEC ``env`` (the generic path).
+
+        The first call resets ``env`` with :attr:`env_seed`, so a fresh agent
+        trained here ends with the same weights as one trained with
+        :meth:`train`.
+        """
+        self._check_algo()
+        cfg = self.config
+        alphas, epsilons = self.schedules(episodes)
+        out = []
+        for e in range(episodes):
+            env.reset(seed=self.env_seed if self.episodes_done == 0 else None)
+            out.append(td_farl.play_episode_aec(
+                env, self.net, self.params, self.memory, self.traces, float(alphas[e]), float(epsilons[e]),
+                self.agent_rng, cfg.random_start_prob, cfg.random_start_plies, cfg.carry_traces))
+            self.episodes_done += 1
+        return out
+
+    def _check_algo(self):
+        if self.config.algo != "td":
+            raise NotImplementedError(f"algo {self.config.algo!r} is not implemented yet")
+
+    # ------------------------------------------------------------- playing
+    def afterstate_value(self, state: np.ndarray, player: int) -> float:
+        """V_player of an afterstate given as a kernel state."""
+        idx = np.empty(self.net.sym_cells.shape[:2], dtype=np.int64)
+        self.game.board(self.game.p, state, self._board)
+        board_indices(self.net, self._board, idx)
+        return float(value(self.net, player, 0, idx, self.params.tanh_output))
+
+    def act(self, game: GameSpec, state: np.ndarray, rng: np.ndarray) -> int:
+        """Greedy move in ``state`` (the evaluation-harness player protocol); ties broken with ``rng``."""
+        g = self.game
+        mem = self.memory
+        mask = np.zeros(g.n_actions, dtype=np.int8)
+        scratch = np.empty_like(state)
+        rewards = np.zeros(g.n_players)
+        n = td_farl.fill_candidates(g.legal_actions, g.afterstate, g.board, g.p, state, self.net, self.params,
+                                    mem, mask, scratch, self._board, rewards)
+        if n == 0:
+            raise ValueError("no legal move: the game is over")
+        k, _ = td_farl.choose_move(self.net, self.params, mem, int(state[TO_MOVE]), n, 0.0, rng)
+        return int(mem.cand_action[k])
+
+    @property
+    def name(self) -> str:
+        return f"{self.config.algo}{'-farl' if self.config.farl else ''}"

@@ -1,0 +1,151 @@
+"""Learner settings: one frozen dataclass, saved as JSON beside the weights.
+
+Field names are plain words; the paper's symbols are in the docstrings.
+``LearnerConfig.paper(game)`` returns the settings of seed 000, Appendix A.6.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field, fields
+
+ALGOS = ("td", "sarsa", "q")
+SCHEDULES = ("linear", "exponential")
+TRACE_MODES = ("et", "res", "rep", "rr")
+TCL_MODES = ("none", "id", "exp")
+NTUPLE_KINDS = ("fixed", "random-walk", "random-points", "explicit")
+
+
+@dataclass(frozen=True)
+class LearnerConfig:
+    """Everything that defines an n-tuple FARL learner and its training run."""
+
+    algo: str = "td"
+    """``td`` (afterstate values, Alg. 2), ``sarsa`` (Alg. 5) or ``q`` (Alg. 3): the last two learn Q(s, a)."""
+    farl: bool = True
+    """Final adaptation, part 1: at the end, every other player's last state is adapted towards its final reward."""
+    farl_terminal: bool = True
+    """Final adaptation, part 2 (TD only): the mover's terminal afterstate is adapted towards 0 (footnote 7 switches this alone)."""
+    alpha: float = 0.2
+    """α at the first episode: the step size (each update is scaled by α/(m·N_S))."""
+    alpha_final: float | None = None
+    """α at the last episode (``None``: constant)."""
+    alpha_schedule: str = "exponential"
+    """How α moves from ``alpha`` to ``alpha_final``: ``exponential`` (GBG's geometric decay) or ``linear``."""
+    epsilon: float = 0.1
+    """ε at the first episode: probability of a uniformly random (explorative) move in training."""
+    epsilon_final: float | None = None
+    """ε at the last episode (``None``: constant)."""
+    epsilon_schedule: str = "linear"
+    """How ε moves from ``epsilon`` to ``epsilon_final`` (GBG: linear)."""
+    gamma: float = 1.0
+    """γ, the discount factor."""
+    lam: float = 0.0
+    """λ, the trace decay of TD(λ) with horizon."""
+    horizon_cut: float = 0.01
+    """Older states are updated while λ^age ≥ horizon_cut: h = floor(log_λ(horizon_cut)) (Alg. 7)."""
+    trace_mode: str = "et"
+    """``et`` standard, ``res`` reset on random move, ``rep`` replacing, ``rr`` reset + replacing (seed 002)."""
+    learn_from_random_moves: bool = False
+    """T_lrnRM: also learn from transitions that random moves produced (else those updates are skipped)."""
+    tanh_output: bool = True
+    """σ = tanh on the output ("output sigmoid"), else identity."""
+    use_symmetry: bool = True
+    """Sum the value over the game's symmetric boards (N_S > 1)."""
+    tcl: str = "none"
+    """Temporal coherence learning: ``none``, ``id`` (α_i = |N|/A) or ``exp`` (α_i = e^{β(|N|/A − 1)})."""
+    tcl_beta: float = 2.7
+    """β of TC-EXP."""
+    tcl_init: float = 1e-4
+    """Initial value of the TCL accumulators N and A."""
+    reward_scale: float = 1.0
+    """Rewards are multiplied by this before learning (GBG's 2048 uses 1/3,932,156)."""
+    random_start_prob: float = 0.0
+    """choose-start-01: probability that an episode starts after ``random_start_plies`` random plies."""
+    random_start_plies: int = 1
+    """Random opening plies of choose-start-01 (Othello: 4)."""
+    ntuples: str = "random-walk"
+    """How the n-tuples are made: ``fixed`` (the paper's set for the game), ``random-walk``, ``random-points`` or ``explicit``."""
+    ntuple_count: int = 10
+    """m, the number of n-tuples (random kinds)."""
+    ntuple_length: int = 6
+    """n, the cells per n-tuple (random kinds)."""
+    ntuple_cells: tuple = ()
+    """The tuples themselves for ``explicit`` (a tuple of tuples of cells)."""
+    episodes: int = 10_000
+    """Training episodes (the schedules run over this many)."""
+    seed: int = 0
+    """Seeds the n-tuple draw, exploration, start states and the game's chance."""
+    carry_traces: bool = False
+    """Keep eligibility lists across episodes (GBG does; the paper starts each episode fresh)."""
+    sarsa_reselect: bool = True
+    """SARSA: choose the next action again after the update (the paper); False plays the one chosen before (GBG)."""
+
+    def __post_init__(self):
+        def need(cond, msg):
+            if not cond:
+                raise ValueError(msg)
+
+        need(self.algo in ALGOS, f"algo must be one of {ALGOS}, got {self.algo!r}")
+        need(self.alpha_schedule in SCHEDULES and self.epsilon_schedule in SCHEDULES,
+             f"schedules must be one of {SCHEDULES}")
+        need(self.trace_mode in TRACE_MODES, f"trace_mode must be one of {TRACE_MODES}, got {self.trace_mode!r}")
+        need(self.tcl in TCL_MODES, f"tcl must be one of {TCL_MODES}, got {self.tcl!r}")
+        need(self.ntuples in NTUPLE_KINDS, f"ntuples must be one of {NTUPLE_KINDS}, got {self.ntuples!r}")
+        need(self.alpha > 0, "alpha must be > 0")
+        need(self.alpha_final is None or self.alpha_final > 0, "alpha_final must be > 0")
+        need(0 <= self.epsilon <= 1 and (self.epsilon_final is None or 0 <= self.epsilon_final <= 1),
+             "epsilon values must be in [0, 1]")
+        need(self.alpha_schedule != "exponential" or self.alpha_final is None or self.alpha_final > 0,
+             "an exponential schedule needs a positive final value")
+        need(self.epsilon_schedule != "exponential" or self.epsilon_final is None
+             or (self.epsilon_final > 0 and self.epsilon > 0),
+             "an exponential epsilon schedule needs positive start and final values")
+        need(0 <= self.gamma <= 1, "gamma must be in [0, 1]")
+        need(0 <= self.lam < 1, "lam (λ) must be in [0, 1)")
+        need(0 < self.horizon_cut < 1, "horizon_cut must be in (0, 1)")
+        need(0 <= self.random_start_prob <= 1, "random_start_prob must be in [0, 1]")
+        need(self.random_start_plies >= 0, "random_start_plies must be >= 0")
+        need(self.ntuple_count >= 1 and self.ntuple_length >= 1, "ntuple_count and ntuple_length must be >= 1")
+        need(self.episodes >= 1, "episodes must be >= 1")
+        need(self.ntuples != "explicit" or len(self.ntuple_cells) > 0, "explicit n-tuples need ntuple_cells")
+        need(self.reward_scale > 0, "reward_scale must be > 0")
+        object.__setattr__(self, "ntuple_cells", tuple(tuple(int(c) for c in t) for t in self.ntuple_cells))
+
+    # ----------------------------------------------------------- schedules
+    def alpha_at(self, episode: int) -> float:
+        """α used in 0-based ``episode`` (reaches ``alpha_final`` after ``episodes`` episodes)."""
+        return _schedule(self.alpha, self.alpha_final, self.alpha_schedule, episode, self.episodes)
+
+    def epsilon_at(self, episode: int) -> float:
+        """ε used in 0-based ``episode``."""
+        return _schedule(self.epsilon, self.epsilon_final, self.epsilon_schedule, episode, self.episodes)
+
+    # --------------------------------------------------------------- JSON
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["ntuple_cells"] = [list(t) for t in self.ntuple_cells]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "LearnerConfig":
+        known = {f.name for f in fields(cls)}
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"unknown learner options: {', '.join(sorted(unknown))}")
+        return cls(**d)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    def replace(self, **changes) -> "LearnerConfig":
+        return dataclasses.replace(self, **changes)
+
+
+def _schedule(start: float, final: float | None, kind: str, episode: int, episodes: int) -> float:
+    if final is None or final == start:
+        return start
+    x = min(max(episode, 0), episodes) / episodes
+    if kind == "linear":
+        return start + (final - start) * x
+    return start * (final / start) ** x

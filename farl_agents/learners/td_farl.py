@@ -1,0 +1,272 @@
+"""TD-FARL (seed 000, Alg. 2): player-centred TD learning on afterstates with final adaptation.
+
+Each player p learns V_p on the afterstates *it* produced. At p's move the
+last afterstate ``s_last[p]`` is adapted towards r + γ·V_p(s'), where s' is
+p's new afterstate and r the reward p collected since ``s_last[p]``. When the
+game ends, final adaptation (FARL) adapts
+
+1. every other player's ``s_last`` towards its final reward (part 1), and
+2. the mover's terminal afterstate towards 0 (part 2, footnote 7).
+
+The algorithm is written once, as the ``@njit`` steps below (``choose_move``,
+``after_move``, ``final_adaptation``). Two drivers feed them:
+
+* :func:`self_play` — the whole episode loop compiled with numba, on the game
+  kernels (millions of episodes);
+* :func:`play_episode_aec` — a plain PettingZoo AEC loop that uses only the
+  public afterstate extension (``afterstates()``, ``rewards``,
+  ``terminations``), so it works with any env that offers it.
+
+Both draw the same random numbers in the same order, so the same seed gives
+the same weights (``tests/test_equivalence.py``).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from farl_agents.ntuple.network import board_indices, value
+from farl_agents.ntuple.traces import adapt, clear_traces
+from farl_envs.core.rng import rng_below, rng_choice_mask, rng_uniform
+from farl_envs.core.spec import TERMINAL, TO_MOVE
+
+
+class TDParams(NamedTuple):
+    """The scalar settings the compiled steps need (from :class:`LearnerConfig`)."""
+
+    gamma: float
+    lam: float
+    trace_mode: int          # 0 et, 1 res, 2 rep, 3 rr
+    learn_from_random: bool  # T_lrnRM
+    tanh_output: bool
+    tcl_exp: bool
+    tcl_beta: float
+    farl: bool               # final adaptation part 1
+    farl_terminal: bool      # final adaptation part 2
+    reward_scale: float
+
+
+class Memory(NamedTuple):
+    """Per-episode bookkeeping of every player, plus scratch for the move candidates."""
+
+    last_idx: np.ndarray      # int64[N, n_sym, m]  s_last[p] as table indices
+    has_last: np.ndarray      # bool[N]
+    last_cum: np.ndarray      # float64[N]  cumulative reward of p when s_last[p] was made
+    cum: np.ndarray           # float64[N]  cumulative (scaled) reward so far
+    cand_idx: np.ndarray      # int64[n_actions, n_sym, m]
+    cand_reward: np.ndarray   # float64[n_actions]  the mover's reward for each candidate
+    cand_terminal: np.ndarray  # bool[n_actions]
+    cand_action: np.ndarray   # int64[n_actions]
+    scores: np.ndarray        # float64[n_actions]
+
+
+def make_memory(n_players: int, n_actions: int, n_sym: int, m: int) -> Memory:
+    return Memory(np.zeros((n_players, n_sym, m), np.int64), np.zeros(n_players, np.bool_),
+                  np.zeros(n_players), np.zeros(n_players), np.zeros((n_actions, n_sym, m), np.int64),
+                  np.zeros(n_actions), np.zeros(n_actions, np.bool_), np.zeros(n_actions, np.int64),
+                  np.zeros(n_actions))
+
+
+# ----------------------------------------------------------------------------
+# The algorithm (shared by both drivers)
+# ----------------------------------------------------------------------------
+@njit(cache=True)
+def start_episode(mem, traces, carry_traces):
+    """Forget every s_last[p] and the rewards; empty the eligibility lists unless carried over."""
+    mem.has_last[:] = False
+    mem.cum[:] = 0.0
+    mem.last_cum[:] = 0.0
+    if not carry_traces:
+        clear_traces(traces)
+
+
+@njit(cache=True)
+def choose_move(net, prm, mem, player, n_cand, epsilon, rng):
+    """ε-greedy choice among the ``n_cand`` candidates in ``mem`` (Alg. 6).
+
+    Greedy score of a candidate afterstate x: r + γ·V_p(x), with V = 0 when x
+    ends the game. Ties are broken uniformly at random. Returns
+    ``(candidate, was_random)``.
+    """
+    if epsilon > 0.0 and rng_uniform(rng) < epsilon:
+        return rng_below(rng, n_cand), True
+    best = -np.inf
+    ties = 0
+    for k in range(n_cand):
+        v = 0.0 if mem.cand_terminal[k] else value(net, player, 0, mem.cand_idx[k], prm.tanh_output)
+        sc = mem.cand_reward[k] + prm.gamma * v
+        mem.scores[k] = sc
+        if sc > best:
+            best = sc
+            ties = 1
+        elif sc == best:
+            ties += 1
+    pick = rng_below(rng, ties) if ties > 1 else 0
+    for k in range(n_cand):
+        if mem.scores[k] == best:
+            if pick == 0:
+                return k, False
+            pick -= 1
+    return 0, False
+
+
+@njit(cache=True)
+def adapt_towards(net, traces, prm, player, idx, target, alpha):
+    """One TD(λ)-with-horizon update of V_player(idx) towards ``target``."""
+    v = value(net, player, 0, idx, prm.tanh_output)
+    grad = 1.0 - v * v if prm.tanh_output else 1.0
+    adapt(net, traces, player, 0, idx, target - v, grad, alpha, prm.lam, prm.trace_mode,
+          prm.tcl_exp, prm.tcl_beta)
+
+
+@njit(cache=True)
+def after_move(net, traces, prm, mem, player, after_idx, step_rewards, next_terminal, was_random, alpha, train):
+    """Everything that follows ``player``'s move (Alg. 2, AdaptAgentV and FinalAdaptAgents).
+
+    ``after_idx``: the move's afterstate s'; ``step_rewards``: the reward delta
+    of every player for this step; ``next_terminal``: whether the next state
+    s'' (after any chance event) ends the game.
+    """
+    for i in range(mem.cum.shape[0]):
+        mem.cum[i] += step_rewards[i] * prm.reward_scale
+    if train and mem.has_last[player]:
+        r = mem.cum[player] - mem.last_cum[player]
+        v_next = 0.0 if next_terminal else value(net, player, 0, after_idx, prm.tanh_output)
+        if was_random and not prm.learn_from_random:
+            if prm.trace_mode == 1 or prm.trace_mode == 3:  # res / rr: a random move cuts the traces
+                clear_traces(traces)
+        else:
+            adapt_towards(net, traces, prm, player, mem.last_idx[player], r + prm.gamma * v_next, alpha)
+    mem.last_idx[player] = after_idx
+    mem.has_last[player] = True
+    mem.last_cum[player] = mem.cum[player]
+    if train and next_terminal:
+        final_adaptation(net, traces, prm, mem, player, after_idx, alpha)
+
+
+@njit(cache=True)
+def final_adaptation(net, traces, prm, mem, mover, after_idx, alpha):
+    """FARL: part 1 adapts the others' s_last towards their final reward, part 2 the terminal afterstate towards 0."""
+    if prm.farl:
+        for n in range(mem.cum.shape[0]):
+            if n != mover and mem.has_last[n]:
+                adapt_towards(net, traces, prm, n, mem.last_idx[n], mem.cum[n] - mem.last_cum[n], alpha)
+    if prm.farl_terminal:
+        adapt_towards(net, traces, prm, mover, after_idx, 0.0, alpha)
+
+
+# ----------------------------------------------------------------------------
+# Driver 1: the compiled self-play loop on the game kernels
+# ----------------------------------------------------------------------------
+@njit(cache=True)
+def random_opening(legal_actions, afterstate, chance, p, s, plies, mask, rewards, agent_rng, env_rng):
+    """choose-start-01: play ``plies`` uniformly random plies (no learning on them)."""
+    for _ in range(plies):
+        if s[TERMINAL]:
+            return
+        legal_actions(p, s, mask)
+        afterstate(p, s, rng_choice_mask(agent_rng, mask), s, rewards)
+        if s[TERMINAL] == 0:
+            chance(p, s, env_rng)
+
+
+@njit(cache=True)
+def fill_candidates(legal_actions, afterstate, board_fn, p, s, net, prm, mem, mask, scratch, board, rewards):
+    """Afterstate indices, mover's reward and terminal flag of every legal action; returns their count."""
+    player = s[TO_MOVE]
+    legal_actions(p, s, mask)
+    n = 0
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            afterstate(p, s, a, scratch, rewards)
+            board_fn(p, scratch, board)
+            board_indices(net, board, mem.cand_idx[n])
+            mem.cand_reward[n] = rewards[player] * prm.reward_scale
+            mem.cand_terminal[n] = scratch[TERMINAL] != 0
+            mem.cand_action[n] = a
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def self_play(initial_state, legal_actions, afterstate, chance, board_fn, p, n_cells, net, prm, mem, traces,
+              alphas, epsilons, start_prob, start_plies, carry_traces, agent_rng, env_rng, results):
+    """Train by self-play for ``len(alphas)`` episodes (episode k uses ``alphas[k]``, ``epsilons[k]``).
+
+    ``results[k]`` receives episode k's final cumulative (unscaled) reward of
+    every player followed by its number of plies.
+    """
+    n_players = mem.cum.shape[0]
+    mask = np.zeros(mem.cand_action.shape[0], np.int8)
+    rewards = np.zeros(n_players)
+    board = np.zeros(n_cells, np.int32)
+    for e in range(alphas.shape[0]):
+        s = initial_state(p, env_rng)
+        scratch = np.empty_like(s)
+        if start_prob > 0.0 and rng_uniform(agent_rng) < start_prob:
+            random_opening(legal_actions, afterstate, chance, p, s, start_plies, mask, rewards, agent_rng, env_rng)
+        start_episode(mem, traces, carry_traces)
+        plies = 0
+        while s[TERMINAL] == 0:
+            n = fill_candidates(legal_actions, afterstate, board_fn, p, s, net, prm, mem, mask, scratch, board,
+                                rewards)
+            player = s[TO_MOVE]
+            k, was_random = choose_move(net, prm, mem, player, n, epsilons[e], agent_rng)
+            afterstate(p, s, mem.cand_action[k], s, rewards)
+            if s[TERMINAL] == 0:
+                chance(p, s, env_rng)
+            after_move(net, traces, prm, mem, player, mem.cand_idx[k], rewards, s[TERMINAL] != 0, was_random,
+                       alphas[e], True)
+            plies += 1
+        for i in range(n_players):
+            results[e, i] = mem.cum[i] / prm.reward_scale
+        results[e, n_players] = plies
+
+
+# ----------------------------------------------------------------------------
+# Driver 2: the plain AEC loop, public afterstate extension only
+# ----------------------------------------------------------------------------
+def play_episode_aec(env, net, prm, mem, traces, alpha: float, epsilon: float, agent_rng,
+                     start_prob: float = 0.0, start_plies: int = 0, carry_traces: bool = False,
+                     train: bool = True) -> dict:
+    """Play one self-play episode through ``env``'s AEC loop, learning as :func:`self_play` does.
+
+    ``env`` is reset by the caller. Uses only ``env.unwrapped.afterstates()``,
+    the observations' action masks, ``rewards`` and ``terminations``.
+    Returns the final cumulative reward of every agent.
+    """
+    raw = env.unwrapped
+    agents = list(raw.possible_agents)
+    if start_prob > 0.0 and rng_uniform(agent_rng) < start_prob:
+        for _ in range(start_plies):
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                break
+            env.step(int(rng_choice_mask(agent_rng, np.asarray(obs["action_mask"], dtype=np.int8))))
+    start_episode(mem, traces, carry_traces)
+    step_rewards = np.zeros(len(agents))
+    totals = dict.fromkeys(agents, 0.0)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        player = agents.index(agent)
+        options = raw.afterstates()
+        n = 0
+        for a, after in options.items():
+            board_indices(net, np.asarray(after.board, dtype=np.int32), mem.cand_idx[n])
+            mem.cand_reward[n] = after.rewards[agent] * prm.reward_scale
+            mem.cand_terminal[n] = after.terminal
+            mem.cand_action[n] = a
+            n += 1
+        k, was_random = choose_move(net, prm, mem, player, n, epsilon, agent_rng)
+        env.step(int(mem.cand_action[k]))
+        for i, ag in enumerate(agents):
+            step_rewards[i] = raw.rewards.get(ag, 0.0)
+            totals[ag] += step_rewards[i]
+        after_move(net, traces, prm, mem, player, mem.cand_idx[k], step_rewards,
+                   bool(raw.terminations.get(agent, False)), was_random, alpha, train)
+    return totals

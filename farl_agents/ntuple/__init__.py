@@ -1,0 +1,1 @@
+"""n-tuple networks: tables, symmetry, eligibility with horizon, TCL, and the tuple sets."""

@@ -1,0 +1,174 @@
+"""The n-tuple network: look-up tables over board cells, summed over symmetries.
+
+Paper symbols (seed 000, Eq. 2-3 and Alg. 7) and their names here:
+
+============  =====================  ==========================================
+paper         here                   meaning
+============  =====================  ==========================================
+m             ``n_tuples``           number of n-tuples
+P             ``n_values``           values a cell can take; a tuple of length
+                                     n indexes a table of P**n weights
+N_S           ``n_sym``              symmetric boards summed (1 = no symmetry)
+σ             ``tanh_output``        output tanh ("output sigmoid") or identity
+α             ``alpha``              step size; each update is scaled by
+                                     α / (m · N_S)
+α_i           TCL factor             per-weight step factor (TC-id / TC-EXP)
+============  =====================  ==========================================
+
+The weights are one ``float32`` array ``weights[output, player, index]``:
+one table set per *player* (V(s'|p) is the value for the player p who
+produced the afterstate, "player-centred") and per *output* (1 for TD; one
+per action for SARSA/Q). ``index`` is ``offset[i] + Σ_k cell[t_i[k]] · P**k``
+for tuple ``i`` (first listed cell = least significant digit).
+
+Everything that touches the weights is an ``@njit`` function over plain
+arrays bundled in the :class:`Net` named tuple, so the compiled self-play
+loops and the Python AEC path call exactly the same code and produce the same
+floats.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+
+class Net(NamedTuple):
+    """All arrays of one n-tuple network (see the module docstring)."""
+
+    weights: np.ndarray
+    """float32[n_outputs, n_players, lut_size]"""
+    tcl_n: np.ndarray
+    """float32 like ``weights``: TCL sum of recommended changes N_i (empty without TCL)"""
+    tcl_a: np.ndarray
+    """float32 like ``weights``: TCL sum of their absolute values A_i (empty without TCL)"""
+    sym_cells: np.ndarray
+    """int32[n_sym, m, n]: board cell read by digit k of tuple i on symmetric board j"""
+    powers: np.ndarray
+    """int64[n]: P**k"""
+    offsets: np.ndarray
+    """int64[m]: start of tuple i's table inside ``lut_size``"""
+    action_sym: np.ndarray
+    """int32[n_sym, n_actions]: action on symmetric board j equivalent to action a"""
+
+
+def build_net(tuples: np.ndarray, n_values: int, n_players: int, n_outputs: int,
+              cell_symmetries: np.ndarray, action_symmetries: np.ndarray, use_symmetry: bool,
+              tcl: bool, tcl_init: float) -> Net:
+    """Allocate a zero-initialised network (GBG and the paper start all weights at 0).
+
+    Args:
+        tuples: ``int[m, n]`` cell lists (all tuples have the same length n).
+        n_values: P, the number of values a cell can take.
+        cell_symmetries: ``int[n_sym, n_cells]`` permutations, row 0 the identity.
+        action_symmetries: ``int[n_sym, n_actions]``, matching ``cell_symmetries``.
+        use_symmetry: False keeps only the identity (N_S = 1).
+        tcl: allocate the TCL accumulators, both starting at ``tcl_init``.
+    """
+    tuples = np.asarray(tuples, dtype=np.int64)
+    if tuples.ndim != 2 or tuples.shape[0] == 0 or tuples.shape[1] == 0:
+        raise ValueError("tuples must be a non-empty 2-D array [n_tuples, length]")
+    m, n = tuples.shape
+    if float(n_values) ** n > 2**31:
+        raise ValueError(f"a {n}-tuple over {n_values} values needs {n_values}**{n} weights: too many")
+    perms = np.asarray(cell_symmetries, dtype=np.int64)
+    acts = np.asarray(action_symmetries, dtype=np.int64)
+    if tuples.min() < 0 or tuples.max() >= perms.shape[1]:
+        raise ValueError(f"tuple cells must be in 0..{perms.shape[1] - 1}")
+    if not use_symmetry:
+        perms, acts = perms[:1], acts[:1]
+    sym_cells = perms[:, tuples].astype(np.int32)  # [n_sym, m, n]
+    powers = n_values ** np.arange(n, dtype=np.int64)
+    offsets = np.arange(m, dtype=np.int64) * int(n_values) ** n
+    lut = m * int(n_values) ** n
+    weights = np.zeros((n_outputs, n_players, lut), dtype=np.float32)
+    if tcl:
+        tcl_n = np.full_like(weights, tcl_init)
+        tcl_a = np.full_like(weights, tcl_init)
+    else:
+        tcl_n = np.zeros((0, 0, 0), dtype=np.float32)
+        tcl_a = np.zeros((0, 0, 0), dtype=np.float32)
+    return Net(weights, tcl_n, tcl_a, sym_cells, powers, offsets, acts.astype(np.int32))
+
+
+@njit(cache=True)
+def board_indices(net, board, out):
+    """Fill ``out`` (``int64[n_sym, m]``) with the table index of every tuple on every symmetric board."""
+    sc = net.sym_cells
+    for j in range(sc.shape[0]):
+        for i in range(sc.shape[1]):
+            k = net.offsets[i]
+            for d in range(sc.shape[2]):
+                k += board[sc[j, i, d]] * net.powers[d]
+            out[j, i] = k
+
+
+@njit(cache=True)
+def raw_value(net, player, output, idx):
+    """ν: the weight sum over tuples and symmetric boards (TD: ``output`` 0).
+
+    For SARSA/Q pass ``output = action``: symmetric board j reads the table of
+    the equivalent action ``action_sym[j, action]``.
+    """
+    total = 0.0
+    q = net.weights.shape[0] > 1
+    for j in range(idx.shape[0]):
+        o = net.action_sym[j, output] if q else 0
+        w = net.weights[o, player]
+        for i in range(idx.shape[1]):
+            total += w[idx[j, i]]
+    return total
+
+
+@njit(cache=True)
+def squash(nu, tanh_output):
+    """σ(ν): tanh or identity."""
+    return np.tanh(nu) if tanh_output else nu
+
+
+@njit(cache=True)
+def value(net, player, output, idx, tanh_output):
+    """V (or Q) = σ(ν) of a board given by its indices."""
+    return squash(raw_value(net, player, output, idx), tanh_output)
+
+
+@njit(cache=True)
+def apply_change(net, player, output, idx, step, change, tcl_exp, tcl_beta):
+    """Move the weights of one board by ``change`` ("recommended weight change").
+
+    ``step`` = α / (m · N_S). Each table entry changes at most once even when
+    several symmetric boards hit it (index inhibition, Alg. 7). With TCL (the
+    accumulators are non-empty) each visit first reads the entry's factor
+    α_i = |N|/A (TC-id) or exp(β(|N|/A − 1)) (TC-EXP) and then accumulates
+    N += change, A += |change|; like GBG, a duplicate visit accumulates too.
+    """
+    tcl = net.tcl_n.shape[0] > 0
+    q = net.weights.shape[0] > 1
+    n_sym = idx.shape[0]
+    for i in range(idx.shape[1]):
+        for j in range(n_sym):
+            k = idx[j, i]
+            o = net.action_sym[j, output] if q else 0
+            duplicate = False
+            for jj in range(j):
+                oo = net.action_sym[jj, output] if q else 0
+                if idx[jj, i] == k and oo == o:
+                    duplicate = True
+                    break
+            factor = 1.0
+            if tcl:
+                ratio = abs(net.tcl_n[o, player, k]) / net.tcl_a[o, player, k]
+                factor = np.exp(tcl_beta * (ratio - 1.0)) if tcl_exp else ratio
+                net.tcl_n[o, player, k] += change
+                net.tcl_a[o, player, k] += abs(change)
+            if not duplicate:
+                net.weights[o, player, k] += step * change * factor
+
+
+def n_sym(net: Net) -> int:
+    return int(net.sym_cells.shape[0])
+
+
+def n_tuples(net: Net) -> int:
+    return int(net.sym_cells.shape[1])

@@ -1,0 +1,116 @@
+"""n-tuple sets: the paper's fixed sets, random walks and random points.
+
+A set is an ``int[m, n]`` array of board cells (in the game's n-tuple cell
+numbering, see each game module). Random sets are drawn from a seed, so the
+same config always gives the same set; the set is also saved with the agent.
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+
+import numpy as np
+
+from farl_envs.core.spec import GameSpec
+
+#: games whose paper set (seed 000, A.6) is fixed; needs these exact parameters
+FIXED_SET_PARAMS = {
+    "connect_four": {"rows": 6, "cols": 7},
+    "game2048": {},
+    "othello": {},
+    "nim": {"heaps": 3},
+    "nim3p": {"heaps": 3},
+    "tictactoe": {},
+}
+
+
+@lru_cache(maxsize=None)
+def _fixed_table() -> dict:
+    text = resources.files("farl_agents.ntuple").joinpath("data/fixed_ntuples.json").read_text()
+    return json.loads(text)
+
+
+def fixed_set(game: GameSpec) -> np.ndarray:
+    """The paper's fixed n-tuple set for ``game`` (Connect Four 70×8, Othello 50×6, 2048 4×6, Nim 1×3, Nim3P 2×3, TicTacToe 1×9)."""
+    need = FIXED_SET_PARAMS.get(game.name)
+    if need is None:
+        raise ValueError(f"{game.name} has no fixed n-tuple set; use random-walk or random-points")
+    for key, val in need.items():
+        if game.params.get(key) != val:
+            raise ValueError(f"the fixed {game.name} n-tuple set needs {key}={val}, this game has {game.params.get(key)}")
+    return np.array(_fixed_table()[game.name], dtype=np.int32)
+
+
+def adjacency(game: GameSpec) -> list[list[int]]:
+    """Neighbour lists of the n-tuple cells used by random walks.
+
+    Grid games: the 8 surrounding cells (king moves; GBG's Connect Four set
+    is 8-connected). Hex: the 6 neighbours of the rhombus. Games without a
+    grid (Nim): every cell is a neighbour of every other.
+    """
+    n = game.n_cells
+    if not game.grid_shape or game.name in ("nim", "nim3p"):
+        return [[j for j in range(n) if j != i] for i in range(n)]
+    rows, cols = game.grid_shape
+    if game.hex_grid:
+        steps = [(0, -1), (0, 1), (-1, 0), (1, 0), (-1, 1), (1, -1)]
+    else:
+        steps = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if (dr, dc) != (0, 0)]
+    out = []
+    for i in range(n):
+        r, c = divmod(i, cols)
+        out.append([rr * cols + cc for dr, dc in steps
+                    for rr, cc in [(r + dr, c + dc)] if 0 <= rr < rows and 0 <= cc < cols])
+    return out
+
+
+def random_walk_set(game: GameSpec, count: int, length: int, seed: int) -> np.ndarray:
+    """``count`` tuples of ``length`` connected cells, each grown by a random walk.
+
+    Start at a uniformly random cell; then repeatedly pick a random cell of the
+    tuple and add one of its neighbours not yet in it, until ``length`` cells
+    are in. Cells are listed in ascending order.
+    """
+    _check_size(game, length)
+    rng = np.random.default_rng(seed)
+    nbrs = adjacency(game)
+    tuples = []
+    for _ in range(count):
+        cells = [int(rng.integers(game.n_cells))]
+        while len(cells) < length:
+            frontier = sorted({j for c in cells for j in nbrs[c]} - set(cells))
+            cells.append(int(frontier[rng.integers(len(frontier))]))
+        tuples.append(sorted(cells))
+    return np.array(tuples, dtype=np.int32)
+
+
+def random_points_set(game: GameSpec, count: int, length: int, seed: int) -> np.ndarray:
+    """``count`` tuples of ``length`` distinct cells drawn uniformly (not necessarily connected)."""
+    _check_size(game, length)
+    rng = np.random.default_rng(seed)
+    return np.array([sorted(rng.choice(game.n_cells, size=length, replace=False)) for _ in range(count)],
+                    dtype=np.int32)
+
+
+def _check_size(game: GameSpec, length: int) -> None:
+    if not 1 <= length <= game.n_cells:
+        raise ValueError(f"n-tuple length must be in 1..{game.n_cells} for {game.id}, got {length}")
+
+
+def make_set(game: GameSpec, kind: str, count: int, length: int, seed: int, cells=()) -> np.ndarray:
+    """The n-tuple set a :class:`~farl_agents.learners.config.LearnerConfig` asks for."""
+    if kind == "fixed":
+        return fixed_set(game)
+    if kind == "random-walk":
+        return random_walk_set(game, count, length, seed)
+    if kind == "random-points":
+        return random_points_set(game, count, length, seed)
+    if kind == "explicit":
+        arr = np.array(cells, dtype=np.int32)
+        if arr.ndim != 2 or arr.size == 0:
+            raise ValueError("explicit n-tuples must be a non-empty list of equally long cell lists")
+        if arr.min() < 0 or arr.max() >= game.n_cells:
+            raise ValueError(f"n-tuple cells must be in 0..{game.n_cells - 1}")
+        return arr
+    raise ValueError(f"unknown n-tuple kind {kind!r}")

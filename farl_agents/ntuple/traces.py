@@ -1,0 +1,146 @@
+"""Eligibility with a horizon (seed 000, Alg. 7), one list per player.
+
+Instead of a trace vector over millions of weights, each player keeps the
+last H states it adapted (their table indices, the action for SARSA/Q, and
+σ'(ν) at that time). An update with error δ changes the newest entry with
+factor 1, the one before with λ, then λ², ... up to H = h + 1 entries, where
+h = floor(log_λ(horizon_cut)) (Jaśkowski's horizon; GBG keeps the same h + 1).
+
+Trace variants (seed 002's names):
+
+===========  ==  ============================================================
+``et``       0   standard: a state hit by several entries gets all of them
+``res``      1   reset: a skipped update after a random move empties the lists
+``rep``      2   replacing: a weight hit by several entries changes only once,
+                 with the newest entry's factor
+``rr``       3   reset + replacing
+===========  ==  ============================================================
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from farl_agents.ntuple.network import apply_change
+
+TRACE_MODES = {"et": 0, "res": 1, "rep": 2, "rr": 3}
+
+
+def horizon_entries(lam: float, horizon_cut: float) -> int:
+    """H = 1 + floor(log_λ(horizon_cut)) entries; 1 when λ = 0."""
+    if not 0.0 <= lam < 1.0:
+        raise ValueError(f"lambda must be in [0, 1), got {lam}")
+    if lam == 0.0:
+        return 1
+    if not 0.0 < horizon_cut < 1.0:
+        raise ValueError(f"horizon_cut must be in (0, 1), got {horizon_cut}")
+    return 1 + int(math.floor(math.log(horizon_cut) / math.log(lam) + 1e-12))
+
+
+class Traces(NamedTuple):
+    """Per-player ring buffers of the last H adapted states."""
+
+    idx: np.ndarray      # int64[N, H, n_sym, m]
+    output: np.ndarray   # int64[N, H]   action (SARSA/Q) or 0 (TD)
+    grad: np.ndarray     # float64[N, H] σ'(ν) when the entry was adapted
+    length: np.ndarray   # int64[N]
+    head: np.ndarray     # int64[N]      slot of the newest entry
+    skip: np.ndarray     # bool[n_sym, m] scratch for replacing traces
+
+
+def make_traces(n_players: int, entries: int, n_sym: int, m: int) -> Traces:
+    return Traces(np.zeros((n_players, entries, n_sym, m), np.int64), np.zeros((n_players, entries), np.int64),
+                  np.zeros((n_players, entries)), np.zeros(n_players, np.int64), np.zeros(n_players, np.int64),
+                  np.zeros((n_sym, m), np.bool_))
+
+
+@njit(cache=True)
+def clear_traces(traces):
+    traces.length[:] = 0
+
+
+@njit(cache=True)
+def _mark_replaced(traces, player, slot, newer_slots, n_newer, output, q):
+    """skip[j, i] = the index of entry ``slot`` at (j, i) was already changed by a newer entry."""
+    idx = traces.idx[player, slot]
+    traces.skip[:, :] = False
+    for j in range(idx.shape[0]):
+        for i in range(idx.shape[1]):
+            k = idx[j, i]
+            for s in range(n_newer):
+                ns = newer_slots[s]
+                for jj in range(idx.shape[0]):
+                    if traces.idx[player, ns, jj, i] == k and (not q or traces.output[player, ns] == output):
+                        traces.skip[j, i] = True
+                        break
+                if traces.skip[j, i]:
+                    break
+
+
+@njit(cache=True)
+def adapt(net, traces, player, output, idx, delta, grad, alpha, lam, trace_mode, tcl_exp, tcl_beta):
+    """One TD(λ) update with horizon for ``player`` (Alg. 7).
+
+    Pushes (``idx``, ``output``, ``grad`` = σ'(ν)) as the player's newest entry
+    and moves every entry's weights by α/(m·N_S) · δ · λ^age · σ'_entry.
+    """
+    entries = traces.idx.shape[1]
+    head = (traces.head[player] + 1) % entries
+    traces.head[player] = head
+    traces.idx[player, head] = idx
+    traces.output[player, head] = output
+    traces.grad[player, head] = grad
+    if traces.length[player] < entries:
+        traces.length[player] += 1
+    n_sym, m = idx.shape[0], idx.shape[1]
+    step = alpha / (m * n_sym)
+    replacing = trace_mode >= 2
+    q = net.weights.shape[0] > 1
+    newer = np.empty(entries, np.int64)
+    factor = 1.0
+    for age in range(traces.length[player]):
+        slot = (head - age) % entries
+        out = traces.output[player, slot]
+        change = delta * factor * traces.grad[player, slot]
+        if replacing and age > 0:
+            _mark_replaced(traces, player, slot, newer, age, out, q)
+            _apply_unmarked(net, player, out, traces.idx[player, slot], step, change, tcl_exp, tcl_beta, traces.skip)
+        else:
+            apply_change(net, player, out, traces.idx[player, slot], step, change, tcl_exp, tcl_beta)
+        newer[age] = slot
+        factor *= lam
+
+
+@njit(cache=True)
+def _apply_unmarked(net, player, output, idx, step, change, tcl_exp, tcl_beta, skip):
+    """``apply_change`` restricted to the (j, i) not marked in ``skip`` (replacing traces)."""
+    sub = idx.copy()
+    for j in range(idx.shape[0]):
+        for i in range(idx.shape[1]):
+            if skip[j, i]:
+                sub[j, i] = -1
+    tcl = net.tcl_n.shape[0] > 0
+    q = net.weights.shape[0] > 1
+    for i in range(idx.shape[1]):
+        for j in range(idx.shape[0]):
+            k = sub[j, i]
+            if k < 0:
+                continue
+            o = net.action_sym[j, output] if q else 0
+            duplicate = False
+            for jj in range(j):
+                oo = net.action_sym[jj, output] if q else 0
+                if sub[jj, i] == k and oo == o:
+                    duplicate = True
+                    break
+            factor = 1.0
+            if tcl:
+                ratio = abs(net.tcl_n[o, player, k]) / net.tcl_a[o, player, k]
+                factor = np.exp(tcl_beta * (ratio - 1.0)) if tcl_exp else ratio
+                net.tcl_n[o, player, k] += change
+                net.tcl_a[o, player, k] += abs(change)
+            if not duplicate:
+                net.weights[o, player, k] += step * change * factor

@@ -1,0 +1,165 @@
+"""Adapter to the external Othello engine Edax (Delorme, v4.4): Table 1's "Edax d1".
+
+Edax runs as a child process and is driven through its interactive text
+interface, the way GBG's ``games/Othello/Edax/Edax2.java`` drives it:
+``mode 3`` (Edax never moves on its own), ``level <depth>``, then for every
+move ``setboard <64 cells + side to move>`` and ``go``, answered by a line
+``Edax plays <move>``. Cells are sent row by row from a1 (farl's cell 0) to
+h8, ``X`` for black (``player_0``), ``O`` for white, ``-`` for empty; the
+last character is the side to move. A forced pass is answered without
+asking Edax.
+
+Edax is not a Python package. Without the binary, :class:`EdaxPlayer`
+raises a ``RuntimeError`` that says how to install it (:data:`INSTALL_HINT`).
+"""
+from __future__ import annotations
+
+import os
+import queue
+import re
+import shutil
+import subprocess
+import threading
+
+import numpy as np
+
+from farl_envs.core.spec import HEADER, TERMINAL, TO_MOVE, GameSpec
+
+INSTALL_HINT = (
+    "Edax is not installed. Build it from https://github.com/abulmo/edax-reversi "
+    "(e.g. `cd src && make build ARCH=x64 COMP=gcc OS=linux`), unpack its evaluation "
+    "weights (the release's eval.7z) so that data/eval.dat sits next to the binary or in "
+    "the working directory, and put the binary on PATH as `edax` or point the environment "
+    "variable FARL_EDAX (or EdaxPlayer(binary=...)) at it."
+)
+_PLAYS = re.compile(r"[eE]dax plays ([A-Ha-h][1-8]|[Pp][Ss])")
+PASS = 64
+
+
+def find_edax(binary: str | None = None) -> str | None:
+    """Path of the Edax binary: ``binary``, ``$FARL_EDAX`` or ``edax`` on PATH; None if absent."""
+    for cand in (binary, os.environ.get("FARL_EDAX"), "edax"):
+        if cand:
+            path = shutil.which(cand) or (cand if os.path.isfile(cand) and os.access(cand, os.X_OK) else None)
+            if path:
+                return path
+    return None
+
+
+def edax_board_string(state: np.ndarray) -> str:
+    """The ``setboard`` argument of an Othello kernel state (64 cells a1..h8, then the side to move)."""
+    cells = "".join("-XO"[int(v)] for v in state[HEADER:HEADER + 64])
+    return cells + ("X" if int(state[TO_MOVE]) == 0 else "O")
+
+
+def edax_move_to_action(move: str) -> int:
+    """``"D3"`` -> ``8 * 2 + 3 = 19``; ``"PS"`` -> 64 (pass)."""
+    move = move.strip().upper()
+    if move == "PS":
+        return PASS
+    col, row = ord(move[0]) - ord("A"), int(move[1]) - 1
+    if not (0 <= col < 8 and 0 <= row < 8):
+        raise ValueError(f"not an Othello square: {move!r}")
+    return 8 * row + col
+
+
+class EdaxPlayer:
+    """Edax at a fixed search depth (default 1, the paper's "Edax d1").
+
+    Args:
+        depth: Edax ``level`` (>= 0).
+        binary: path or name of the Edax executable (else ``$FARL_EDAX`` or ``edax``).
+        cwd: working directory for Edax (where it looks for ``data/eval.dat``;
+            default the binary's directory).
+        timeout: seconds to wait for a move before giving up.
+    """
+
+    def __init__(self, depth: int = 1, binary: str | None = None, cwd: str | None = None,
+                 timeout: float = 30.0, name: str | None = None):
+        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 0:
+            raise ValueError(f"depth must be an integer >= 0, got {depth!r}")
+        path = find_edax(binary)
+        if path is None:
+            raise RuntimeError(INSTALL_HINT)
+        self.depth = int(depth)
+        self.binary = path
+        self.cwd = cwd if cwd is not None else os.path.dirname(os.path.abspath(path))
+        self.timeout = float(timeout)
+        self.name = name if name is not None else f"Edax-d{self.depth}"
+        self._proc = None
+
+    def __repr__(self) -> str:
+        return f"EdaxPlayer(depth={self.depth}, binary={self.binary!r})"
+
+    def __getstate__(self):
+        d = dict(self.__dict__)
+        d["_proc"] = None
+        d.pop("_lines", None)
+        return d
+
+    def _start(self) -> None:
+        self._proc = subprocess.Popen([self.binary], cwd=self.cwd, stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                      text=True, bufsize=1)
+        self._lines = queue.Queue()
+        threading.Thread(target=self._pump, args=(self._proc.stdout, self._lines), daemon=True).start()
+        self._send("mode 3")
+        self._send(f"level {self.depth}")
+
+    @staticmethod
+    def _pump(stream, lines) -> None:
+        for line in stream:
+            lines.put(line)
+        lines.put(None)
+
+    def _send(self, command: str) -> None:
+        self._proc.stdin.write(command + "\n")
+        self._proc.stdin.flush()
+
+    def act(self, game: GameSpec, state: np.ndarray, rng: np.ndarray) -> int:
+        if game.name != "othello":
+            raise ValueError(f"EdaxPlayer plays Othello only, got {game.id}")
+        if state[TERMINAL]:
+            raise ValueError(f"{game.id}: no move in a terminal position")
+        mask = np.zeros(game.n_actions, dtype=np.int8)
+        game.legal_actions(game.p, state, mask)
+        if mask[PASS]:
+            return PASS
+        if self._proc is None or self._proc.poll() is not None:
+            self._start()
+        self._send("setboard " + edax_board_string(state))
+        self._send("go")
+        while True:
+            try:
+                line = self._lines.get(timeout=self.timeout)
+            except queue.Empty:
+                self.close()
+                raise RuntimeError(f"Edax gave no move within {self.timeout} s") from None
+            if line is None:
+                self.close()
+                raise RuntimeError("Edax exited unexpectedly (is data/eval.dat in its working directory?)")
+            m = _PLAYS.search(line)
+            if m:
+                a = edax_move_to_action(m.group(1))
+                if not mask[a]:
+                    raise RuntimeError(f"Edax played the illegal move {m.group(1)}")
+                return a
+
+    def close(self) -> None:
+        """Stop the Edax process (started again on the next move)."""
+        if self._proc is not None:
+            try:
+                self._send("quit")
+            except OSError:
+                pass
+            try:
+                self._proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+            self._proc = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass

@@ -1,0 +1,275 @@
+"""Max-N search (Luckhardt & Irani 1986; Korf 1991): the "Max-N d" opponents of Table 1.
+
+Max-N is minimax for N players. Every node carries a value *vector* with one
+entry per player; the player to move picks the child whose vector is best in
+his own entry. Here a vector is the sum of the reward deltas (the kernels'
+``afterstate`` rewards) collected from the searched position onwards, so it
+needs no evaluation function: a terminal node is worth the zero vector and an
+inner node ``max_a [r(s, a) + V(s_a)]`` in the mover's component.
+
+Choices that make the search well defined and fast:
+
+* **Depth limit** ``depth`` (paper: Max-N10 for TicTacToe, Max-N15 for Nim
+  and Nim3P). A node ``depth`` plies below the root that is not terminal is
+  worth the zero vector ("no reward known yet"). TicTacToe (9 plies) and
+  Nim 3x5 (at most 15 plies) are searched to the end, so there Max-N plays
+  perfectly.
+* **Ties.** Inside the tree the *first* best action (lowest index) is kept,
+  so the value of every position is a deterministic function of the position
+  (this matters for N > 2, where equal moves for the mover can differ for
+  the others). At the root the player draws uniformly among all actions
+  whose value is within ``1e-9`` of the best, from the harness's ``rng``.
+* **Transposition table.** A fixed-size, always-replace hash table of
+  ``cache_size`` slots keyed by a 64-bit hash of the *whole* state; each
+  slot stores the state itself, so a hit is verified exactly (no
+  false hits). An entry remembers either the height of a fully searched
+  subtree (valid at any remaining depth at least that high) or, if the depth
+  limit cut it, the remaining depth it was searched with (valid only at
+  exactly that depth). Hence a search with the table returns exactly what a
+  search without it would, and the table can be kept across moves and games
+  of the same game (it is rebuilt when the player meets another game).
+* Iterative depth-first search over preallocated per-level buffers in one
+  ``@njit`` function that takes the game's kernels as arguments (one
+  compiled specialisation per game, as in :mod:`farl_envs.core.playout`).
+
+Games with chance events (2048) are rejected: Max-N has no chance nodes.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from farl_envs.core.rng import rng_below
+from farl_envs.core.spec import TERMINAL, TO_MOVE, GameSpec
+
+TIE_EPS = 1e-9
+_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+_FNV_PRIME = np.uint64(0x100000001B3)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_S30 = np.uint64(30)
+_S27 = np.uint64(27)
+_S31 = np.uint64(31)
+_LOW32 = np.int64(0xFFFFFFFF)
+
+
+@njit(cache=True)
+def state_hash(s):
+    """64-bit hash of an ``int32`` state (FNV-1a over the entries, then a SplitMix finaliser)."""
+    h = _FNV_OFFSET
+    for i in range(s.shape[0]):
+        h = (h ^ np.uint64(np.int64(s[i]) & _LOW32)) * _FNV_PRIME
+    h = (h ^ (h >> _S30)) * _MIX1
+    h = (h ^ (h >> _S27)) * _MIX2
+    return h ^ (h >> _S31)
+
+
+@njit(cache=True)
+def _lookup(s, rem, keys, tstates, theight, trem):
+    """Slot of a usable table entry for ``s`` searched ``rem`` plies deep, else -1."""
+    h = state_hash(s)
+    slot = np.int64(h & np.uint64(keys.shape[0] - 1))
+    if keys[slot] != h or theight[slot] == -2:
+        return -1
+    for i in range(s.shape[0]):
+        if tstates[slot, i] != s[i]:
+            return -1
+    hgt = theight[slot]
+    if hgt >= 0:
+        return slot if rem >= hgt else -1
+    return slot if trem[slot] == rem else -1
+
+
+@njit(cache=True)
+def _store(s, value, height, rem, keys, tstates, tvals, theight, trem):
+    h = state_hash(s)
+    slot = np.int64(h & np.uint64(keys.shape[0] - 1))
+    keys[slot] = h
+    for i in range(s.shape[0]):
+        tstates[slot, i] = s[i]
+    for i in range(value.shape[0]):
+        tvals[slot, i] = value[i]
+    theight[slot] = height
+    trem[slot] = rem
+
+
+@njit(cache=True)
+def _combine(k, a, vec, child_height, S, best, bestset, height, root_vals):
+    """Fold the value ``vec`` of action ``a`` into level ``k`` (first best wins ties)."""
+    mover = S[k, TO_MOVE]
+    if k == 0:
+        for i in range(vec.shape[0]):
+            root_vals[a, i] = vec[i]
+    if not bestset[k] or vec[mover] > best[k, mover] + TIE_EPS:
+        for i in range(vec.shape[0]):
+            best[k, i] = vec[i]
+        bestset[k] = True
+    if height[k] >= 0:
+        if child_height < 0:
+            height[k] = -1
+        elif child_height + 1 > height[k]:
+            height[k] = child_height + 1
+
+
+@njit(cache=True)
+def maxn_search(legal_actions, afterstate, p, root, depth,
+                keys, tstates, tvals, theight, trem,
+                S, M, nxt, act, best, bestset, height, rew, vec, root_vals):
+    """Max-N values of every legal root action, ``depth`` plies deep.
+
+    ``root_vals[a]`` receives the value vector of legal action ``a`` (other
+    rows are left alone); ``best[0]`` the root's value. The buffers have
+    ``depth + 1`` rows (levels); ``keys``/``tstates``/``tvals``/``theight``/
+    ``trem`` are the transposition table (``theight == -2`` marks an empty
+    slot). Returns the number of nodes generated.
+    """
+    n_actions = M.shape[1]
+    for i in range(root.shape[0]):
+        S[0, i] = root[i]
+    legal_actions(p, S[0], M[0])
+    nxt[0] = 0
+    bestset[0] = False
+    height[0] = 0
+    best[0, :] = 0.0
+    nodes = 1
+    k = 0
+    while True:
+        a = nxt[k]
+        while a < n_actions and M[k, a] == 0:
+            a += 1
+        if a < n_actions:
+            nxt[k] = a + 1
+            act[k] = a
+            afterstate(p, S[k], a, S[k + 1], rew[k])
+            nodes += 1
+            rem = depth - (k + 1)
+            if S[k + 1, TERMINAL] != 0:
+                _combine(k, a, rew[k], 0, S, best, bestset, height, root_vals)
+            elif rem <= 0:
+                _combine(k, a, rew[k], -1, S, best, bestset, height, root_vals)
+            else:
+                slot = _lookup(S[k + 1], rem, keys, tstates, theight, trem)
+                if slot >= 0:
+                    for i in range(vec.shape[0]):
+                        vec[i] = rew[k, i] + tvals[slot, i]
+                    _combine(k, a, vec, theight[slot], S, best, bestset, height, root_vals)
+                else:
+                    k += 1
+                    legal_actions(p, S[k], M[k])
+                    nxt[k] = 0
+                    bestset[k] = False
+                    height[k] = 0
+                    best[k, :] = 0.0
+        else:
+            if k == 0:
+                break
+            _store(S[k], best[k], height[k], depth - k, keys, tstates, tvals, theight, trem)
+            k -= 1
+            for i in range(vec.shape[0]):
+                vec[i] = rew[k, i] + best[k + 1, i]
+            _combine(k, act[k], vec, height[k + 1], S, best, bestset, height, root_vals)
+    return nodes
+
+
+@njit(cache=True)
+def _pick_best(root_vals, mask, mover, rng):
+    """Uniform choice among the legal actions within ``TIE_EPS`` of the best for ``mover``."""
+    top = -np.inf
+    for a in range(mask.shape[0]):
+        if mask[a] and root_vals[a, mover] > top:
+            top = root_vals[a, mover]
+    count = 0
+    for a in range(mask.shape[0]):
+        if mask[a] and root_vals[a, mover] >= top - TIE_EPS:
+            count += 1
+    k = rng_below(rng, count)
+    for a in range(mask.shape[0]):
+        if mask[a] and root_vals[a, mover] >= top - TIE_EPS:
+            if k == 0:
+                return a
+            k -= 1
+    return -1
+
+
+class MaxN:
+    """Max-N player: ``MaxN(10)`` is the paper's "Max-N10", ``MaxN(15)`` "Max-N15".
+
+    Args:
+        depth: search depth in plies (>= 1); non-terminal leaves at the limit
+            are worth 0 to everybody.
+        cache_size: transposition-table slots, a power of two (>= 2). The
+            table takes ``cache_size * (4 * state_size + 8 * n_players + 16)``
+            bytes.
+        name: display name, default ``"Max-N<depth>"``.
+    """
+
+    def __init__(self, depth: int = 15, cache_size: int = 1 << 16, name: str | None = None):
+        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
+            raise ValueError(f"depth must be an integer >= 1, got {depth!r}")
+        if (isinstance(cache_size, bool) or not isinstance(cache_size, (int, np.integer))
+                or cache_size < 2 or cache_size & (cache_size - 1)):
+            raise ValueError(f"cache_size must be a power of two >= 2, got {cache_size!r}")
+        self.depth = int(depth)
+        self.cache_size = int(cache_size)
+        self.name = name if name is not None else f"Max-N{self.depth}"
+        self.last_nodes = 0
+        self._key = None
+
+    def __repr__(self) -> str:
+        return f"MaxN(depth={self.depth}, cache_size={self.cache_size}, name={self.name!r})"
+
+    # numba arrays are rebuilt lazily after unpickling (worker processes)
+    def __getstate__(self):
+        d = dict(self.__dict__)
+        d["_key"] = None
+        for k in ("_table", "_bufs"):
+            d.pop(k, None)
+        return d
+
+    def reset(self) -> None:
+        """Nothing to do: table entries stay valid across games of the same game."""
+
+    def clear_cache(self) -> None:
+        self._key = None
+
+    def _prepare(self, game: GameSpec) -> None:
+        key = (game.id, tuple(int(x) for x in game.p))
+        if self._key == key:
+            return
+        if game.has_chance:
+            raise ValueError(f"Max-N cannot search {game.id}: it has chance events (use MCTS)")
+        cap, ss, n_pl, n_act, L = self.cache_size, game.state_size, game.n_players, game.n_actions, self.depth + 1
+        self._table = (np.zeros(cap, dtype=np.uint64), np.zeros((cap, ss), dtype=np.int32),
+                       np.zeros((cap, n_pl)), np.full(cap, -2, dtype=np.int32), np.zeros(cap, dtype=np.int32))
+        self._bufs = (np.zeros((L + 1, ss), dtype=np.int32), np.zeros((L, n_act), dtype=np.int8),
+                      np.zeros(L, dtype=np.int64), np.zeros(L, dtype=np.int64), np.zeros((L, n_pl)),
+                      np.zeros(L, dtype=np.bool_), np.zeros(L, dtype=np.int32), np.zeros((L, n_pl)),
+                      np.zeros(n_pl))
+        self._root_vals = np.zeros((n_act, n_pl))
+        self._key = key
+
+    def _search(self, game: GameSpec, state: np.ndarray) -> np.ndarray:
+        if state.shape != (game.state_size,):
+            raise ValueError(f"{game.id}: state must have shape ({game.state_size},), got {state.shape}")
+        if state[TERMINAL]:
+            raise ValueError(f"{game.id}: no move in a terminal position")
+        self._prepare(game)
+        self._root_vals[:] = np.nan
+        self.last_nodes = int(maxn_search(game.legal_actions, game.afterstate, game.p,
+                                          np.ascontiguousarray(state, dtype=np.int32), self.depth,
+                                          *self._table, *self._bufs, self._root_vals))
+        return self._bufs[1][0]
+
+    def action_values(self, game: GameSpec, state: np.ndarray) -> np.ndarray:
+        """``float64[n_actions, n_players]``: the Max-N value vector of each action (NaN if illegal)."""
+        self._search(game, state)
+        return self._root_vals.copy()
+
+    def value(self, game: GameSpec, state: np.ndarray) -> np.ndarray:
+        """The Max-N value vector of ``state`` (first best action on ties)."""
+        self._search(game, state)
+        return self._bufs[4][0].copy()
+
+    def act(self, game: GameSpec, state: np.ndarray, rng: np.ndarray) -> int:
+        mask = self._search(game, state)
+        return int(_pick_best(self._root_vals, mask, int(state[TO_MOVE]), rng))
