@@ -57,7 +57,7 @@ def _text(*rows):
 
 
 # ----------------------------------------------------- position counting
-@njit
+@njit(cache=True)
 def _key(p, s):
     """A unique int64 per board: per column, a bit per player_0 disc and a marker bit above the top disc."""
     rows, cols = p[0], p[1]
@@ -77,7 +77,7 @@ def _key(p, s):
     return key
 
 
-@njit
+@njit(cache=True)
 def _expand(p, states, keys, parent, action):
     """All children of the non-terminal ``states``: their keys, parent rows and actions; returns the count."""
     mask = np.zeros(p[1], dtype=np.int8)
@@ -98,6 +98,16 @@ def _expand(p, states, keys, parent, action):
     return n
 
 
+@njit(cache=True)
+def _rebuild(p, states, parent, action):
+    """The children ``afterstate(states[parent[j]], action[j])`` as rows of a new array."""
+    out = np.empty((parent.shape[0], states.shape[1]), dtype=np.int32)
+    rew = np.zeros(2)
+    for j in range(parent.shape[0]):
+        cf.afterstate(p, states[parent[j]], action[j], out[j], rew)
+    return out
+
+
 def test_distinct_positions_after_0_to_8_plies():
     """1, 7, 49, 238, 1120, 4263, 16422, 54859, 184275 (won positions counted, not extended)."""
     p = P76
@@ -109,11 +119,7 @@ def test_distinct_positions_after_0_to_8_plies():
         n = _expand(p, states, keys, parent, action)
         _, first = np.unique(keys[:n], return_index=True)
         counts.append(len(first))
-        nxt = np.empty((len(first), states.shape[1]), dtype=np.int32)
-        rew = np.zeros(2)
-        for j, k in enumerate(first):
-            cf.afterstate(p, states[parent[k]], int(action[k]), nxt[j], rew)
-        states = nxt
+        states = _rebuild(p, states, parent[first], action[first])
     assert counts == [1, 7, 49, 238, 1120, 4263, 16422, 54859, 184275]
     # won positions after 8 plies are player_1's fours (checked by the independent scan)
     won = states[states[:, 1] == 1]
@@ -365,9 +371,11 @@ def test_observation_planes_are_own_then_opponent_with_row_0_on_top():
 def test_mirror_symmetry_maps_games_onto_mirrored_games():
     perms = cf.symmetries(P76)
     assert perms.shape == (2, 42) and list(perms[0]) == list(range(42))
+    amap = cf.action_symmetries(P76)
+    assert amap.shape == (2, 7) and list(amap[0]) == list(range(7)) and list(amap[1]) == [6, 5, 4, 3, 2, 1, 0]
     moves = [0, 1, 1, 2, 2, 3, 3, 3, 2, 6, 5]
     s, _ = _play(moves)
-    m, _ = _play([6 - a for a in moves])
+    m, _ = _play([int(amap[1][a]) for a in moves])
     b, bm = np.empty(42, np.int32), np.empty(42, np.int32)
     cf.board(P76, s, b)
     cf.board(P76, m, bm)

@@ -303,6 +303,16 @@ def test_rotation_keeps_each_players_connections():
         assert _bfs_connected(g, 2) == _bfs_connected(r, 2)
 
 
+def test_action_symmetries_map_games_onto_rotated_games():
+    p = _p(5)
+    perms, amap = hx.symmetries(p), hx.action_symmetries(p)
+    assert amap.shape == (2, 25) and list(amap[1]) == list(range(24, -1, -1))
+    moves = [0, 7, 12, 3, 20, 21]
+    s, _ = _play(5, moves)
+    r, _ = _play(5, [int(amap[1][a]) for a in moves])
+    assert np.array_equal(s[3:][perms[1]], r[3:])
+
+
 def test_rgb_render_and_text_indent():
     env = hex_v0.env(size=4, render_mode="rgb_array")
     env.reset(seed=0)

@@ -11,7 +11,7 @@ import numpy as np
 
 import farl_envs
 from farl_agents.learners.config import LearnerConfig
-from farl_agents.learners import td_farl
+from farl_agents.learners import sarsa_farl, td_farl
 from farl_agents.ntuple.network import Net, board_indices, build_net, value
 from farl_agents.ntuple.sets import make_set
 from farl_agents.ntuple.traces import TRACE_MODES, horizon_entries, make_traces
@@ -47,7 +47,10 @@ class NTupleAgent:
                                   cfg.use_symmetry, cfg.tcl != "none", cfg.tcl_init)
         n_sym, m = self.net.sym_cells.shape[:2]
         self.traces = make_traces(g.n_players, horizon_entries(cfg.lam, cfg.horizon_cut), n_sym, m)
-        self.memory = td_farl.make_memory(g.n_players, g.n_actions, n_sym, m)
+        if cfg.algo == "td":
+            self.memory = td_farl.make_memory(g.n_players, g.n_actions, n_sym, m)
+        else:
+            self.memory = sarsa_farl.make_memory(g.n_players, g.n_actions, n_sym, m)
         self.params = td_farl.TDParams(
             gamma=float(cfg.gamma), lam=float(cfg.lam), trace_mode=TRACE_MODES[cfg.trace_mode],
             learn_from_random=bool(cfg.learn_from_random_moves), tanh_output=bool(cfg.tanh_output),
@@ -77,14 +80,17 @@ class NTupleAgent:
         """
         if episodes < 0:
             raise ValueError("episodes must be >= 0")
-        self._check_algo()
         g, cfg = self.game, self.config
         alphas, epsilons = self.schedules(episodes)
         results = np.zeros((episodes, g.n_players + 1))
-        td_farl.self_play(g.initial_state, g.legal_actions, g.afterstate, g.chance, g.board, g.p, g.n_cells,
-                          self.net, self.params, self.memory, self.traces, alphas, epsilons,
-                          float(cfg.random_start_prob), int(cfg.random_start_plies), bool(cfg.carry_traces),
-                          self.agent_rng, self.env_rng, results)
+        common = (g.initial_state, g.legal_actions, g.afterstate, g.chance, g.board, g.p, g.n_cells,
+                  self.net, self.params, self.memory, self.traces, alphas, epsilons,
+                  float(cfg.random_start_prob), int(cfg.random_start_plies), bool(cfg.carry_traces))
+        if cfg.algo == "td":
+            td_farl.self_play(*common, self.agent_rng, self.env_rng, results)
+        else:
+            sarsa_farl.self_play(*common, cfg.algo == "sarsa", bool(cfg.sarsa_reselect), self.agent_rng,
+                                 self.env_rng, results)
         self.episodes_done += episodes
         return results
 
@@ -95,21 +101,20 @@ class NTupleAgent:
         trained here ends with the same weights as one trained with
         :meth:`train`.
         """
-        self._check_algo()
         cfg = self.config
         alphas, epsilons = self.schedules(episodes)
         out = []
         for e in range(episodes):
             env.reset(seed=self.env_seed if self.episodes_done == 0 else None)
-            out.append(td_farl.play_episode_aec(
-                env, self.net, self.params, self.memory, self.traces, float(alphas[e]), float(epsilons[e]),
-                self.agent_rng, cfg.random_start_prob, cfg.random_start_plies, cfg.carry_traces))
+            args = (env, self.net, self.params, self.memory, self.traces, float(alphas[e]), float(epsilons[e]),
+                    self.agent_rng)
+            opening = (cfg.random_start_prob, cfg.random_start_plies, cfg.carry_traces)
+            if cfg.algo == "td":
+                out.append(td_farl.play_episode_aec(*args, *opening))
+            else:
+                out.append(sarsa_farl.play_episode_aec(*args, cfg.algo == "sarsa", cfg.sarsa_reselect, *opening))
             self.episodes_done += 1
         return out
-
-    def _check_algo(self):
-        if self.config.algo != "td":
-            raise NotImplementedError(f"algo {self.config.algo!r} is not implemented yet")
 
     # ------------------------------------------------------------- playing
     def afterstate_value(self, state: np.ndarray, player: int) -> float:
@@ -124,6 +129,12 @@ class NTupleAgent:
         g = self.game
         mem = self.memory
         mask = np.zeros(g.n_actions, dtype=np.int8)
+        if self.config.algo != "td":
+            n = sarsa_farl._load_state(g.legal_actions, g.board, g.p, state, self.net, mem, mask, self._board)
+            if n == 0:
+                raise ValueError("no legal move: the game is over")
+            a, _ = sarsa_farl.select(self.net, self.params, mem, int(state[TO_MOVE]), n, 0.0, rng)
+            return int(a)
         scratch = np.empty_like(state)
         rewards = np.zeros(g.n_players)
         n = td_farl.fill_candidates(g.legal_actions, g.afterstate, g.board, g.p, state, self.net, self.params,

@@ -9,7 +9,8 @@ standard turn-based PettingZoo environment (``agent_iter`` / ``last`` /
 * ``afterstates()`` — the same for every legal action;
 * ``infos[agent]["afterstate"]`` after each step of ``agent`` (and, in 2048,
   ``infos[agent]["chance"] = (cell, tile)``, the random tile that followed);
-* ``get_state()`` / ``set_state(state)`` to read or start from any position.
+* ``get_state()`` / ``set_state(state)`` to read or start from any position;
+* ``board()`` — the current position in n-tuple cells (for Q(s, a) learners).
 
 Turn bookkeeping, illegal moves and the action mask are handled here once,
 so a game module holds nothing but its rules.
@@ -149,6 +150,12 @@ class FarlAECEnv(AECEnv):
     def afterstates(self) -> dict:
         """``{action: Afterstate}`` for every legal action of the agent to move."""
         return {int(a): self._afterstate_of(int(a)) for a in np.flatnonzero(self._mask)}
+
+    def board(self) -> np.ndarray:
+        """The current position in n-tuple cell encoding (``int32[n_cells]``); learners of Q(s, a) read it."""
+        out = np.empty(self.game.n_cells, dtype=np.int32)
+        self.game.board(self.game.p, self._state, out)
+        return out
 
     def legal_actions(self) -> list[int]:
         """The legal actions of the agent to move (empty when the game is over)."""

@@ -14,7 +14,9 @@ State layout (all games)::
     state[3:] game-specific (board cells, heights, heaps ...)
 
 Kernel functions (``p`` is the game's ``int64`` parameter vector, ``s`` a
-state; none of them allocates except ``initial_state``):
+state; none of them allocates except ``initial_state``; copy a state with
+:func:`farl_envs.core.kernel_utils.copy_state`, never ``out[:] = s``, which
+makes numba allocate when ``out`` is ``s``):
 
 ``initial_state(p, rng) -> int32[state_size]``
     the start position; ``rng`` (see :mod:`farl_envs.core.rng`) is used only

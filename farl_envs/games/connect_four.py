@@ -17,7 +17,8 @@ n-tuple board       ``rows * cols`` cells, values 0 empty and not yet
                     reachable / 1 ``player_0`` / 2 ``player_1`` /
                     3 empty and reachable, i.e. the lowest empty cell
                     of a column that is not full (P = 4)
-symmetries          2 (identity and the left-right mirror)
+symmetries          2 (identity and the left-right mirror, which
+                    maps column ``c`` to ``cols - 1 - c``)
 ==================  ===========================================
 
 Cell numbering (``cell = cols * row + col``, row 0 at the **top**, so a disc
@@ -273,6 +274,13 @@ def symmetries(p) -> np.ndarray:
     return mirror_columns(int(p[0]), int(p[1]))
 
 
+def action_symmetries(p) -> np.ndarray:
+    """``int32[2, cols]``: column ``c`` stays ``c`` and becomes ``cols-1-c`` in the mirror."""
+    cols = int(p[1])
+    ident = np.arange(cols, dtype=np.int32)
+    return np.stack([ident, ident[::-1]])
+
+
 def make_spec(rows: int = 6, cols: int = 7) -> GameSpec:
     """The Connect Four spec for a ``rows x cols`` board (each 4..10; ``ValueError`` otherwise)."""
     rows = check_int_param("rows", rows, MIN_SIZE, MAX_SIZE)
@@ -285,7 +293,7 @@ def make_spec(rows: int = 6, cols: int = 7) -> GameSpec:
         obs_shape=(rows, cols, 2), obs_high=1, max_plies=n, has_chance=False, reward_range=(-1.0, 1.0),
         initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate,
         chance=chance, board=board, observe=observe, validate=validate,
-        render_text=render_text, symmetries=symmetries,
+        render_text=render_text, symmetries=symmetries, action_symmetries=action_symmetries,
         action_names=tuple(COLUMN_LETTERS[:cols]),
         cell_colors=((225, 225, 225), (200, 40, 40), (230, 190, 30), (245, 245, 245)),
         grid_shape=(rows, cols),

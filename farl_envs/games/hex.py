@@ -54,7 +54,7 @@ from farl_envs.core.kernel_utils import copy_state
 from farl_envs.core.spec import (
     HEADER, PLY, TERMINAL, TO_MOVE, GameSpec, check_header, check_int_param,
 )
-from farl_envs.games._grid import text_grid
+from farl_envs.games._grid import cell_action_symmetries, text_grid
 
 MIN_SIZE = 2
 MAX_SIZE = 13
@@ -272,6 +272,12 @@ def symmetries(p) -> np.ndarray:
     return np.stack([ident, ident[::-1]])
 
 
+def action_symmetries(p) -> np.ndarray:
+    """``int32[2, size*size]``: actions are cells, so they map like the cells."""
+    n = int(p[0])
+    return cell_action_symmetries(symmetries(p), n * n)
+
+
 def make_spec(size: int = 6) -> GameSpec:
     """The Hex spec for a ``size x size`` rhombus (2..13; ``ValueError`` otherwise)."""
     size = check_int_param("size", size, MIN_SIZE, MAX_SIZE)
@@ -282,7 +288,7 @@ def make_spec(size: int = 6) -> GameSpec:
         obs_shape=(size, size, 2), obs_high=1, max_plies=n, has_chance=False, reward_range=(-1.0, 1.0),
         initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate,
         chance=chance, board=board, observe=observe, validate=validate,
-        render_text=render_text, symmetries=symmetries,
+        render_text=render_text, symmetries=symmetries, action_symmetries=action_symmetries,
         action_names=tuple(f"{COLUMN_LETTERS[c % size]}{c // size + 1}" for c in range(n)),
         cell_colors=((225, 225, 225), (200, 40, 40), (40, 80, 200)),
         grid_shape=(size, size), hex_grid=True,

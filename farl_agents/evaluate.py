@@ -1,0 +1,571 @@
+"""One evaluation harness for every game: players against opponents in all seats.
+
+``evaluate(game, players, opponents, ...)`` plays each evaluated player
+against each opponent and returns an :class:`EvalResult`. It follows the
+protocol of the paper's Table 1 (seed 000, see ``docs/notes/learner_spec.md``
+section 14): **every seat** is played, i.e. for two players the evaluated
+player moves first in half of the games and second in the other half; for
+Nim3P it sits in each of the three seats (all cyclic seatings) with the
+opponent filling the other two; for 2048 it plays alone.
+
+Start positions (``start_states``):
+
+* ``"initial"`` -- the game's start (2048: a fresh random start per game);
+* ``"all-1ply"`` -- every distinct position after one move (GBG's
+  "different starts" draw from the start and these);
+* ``"othello-4ply"`` -- the paper's Othello protocol: all 244 four-ply
+  openings, found by enumeration (244 move sequences; only 236 of the
+  positions differ, see :func:`othello_4ply_starts`);
+  ``"othello-4ply-distinct"`` the 236 different positions;
+* ``("random", k)`` -- a fresh uniformly random ``k``-ply opening per game;
+* a list of kernel states.
+
+``n_games`` is the number of games *per seat* of each matchup; the start
+positions of a list are used in turn (game ``g`` of a seat starts from
+position ``g mod len(list)``), so the default (one game per listed
+position, 100 for ``"initial"`` and random openings) plays each position
+once in every seat.
+
+Reported: for two-player games the **win rate** (win 1, draw 1/2, loss 0)
+and the mean score (mean final reward of the evaluated player, +1/0/-1);
+for Nim3P and 2048 the **mean score**; each with its standard error
+``std / sqrt(n)`` and a per-seat breakdown.
+
+Reproducibility. Game ``g`` of seat ``seat`` against opponent ``j`` gets two
+generators seeded from ``(seed, j, seat, g)``: one for the environment
+(chance events, random starts) and one handed to the players' ``act``. The
+games are therefore independent of the order in which they run, and
+``jobs > 1`` (games spread over local worker processes) gives exactly the
+results of ``jobs = 1`` as long as the players draw their randomness from
+that generator. All evaluated players meet the same random numbers (common
+random numbers make their comparison sharper).
+
+``protocol="c4-seed002"`` is the Connect Four test of seed 002 (Thill et
+al.): the evaluated player always moves first against the perfect player,
+200 games, the perfect player choosing at random among its equally good
+moves in its first 12 plies (``farl_agents.opponents.connect_four``'s
+``make_player("ab", game, random_plies=12)``; this module is imported only
+for the protocol).
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+import multiprocessing
+
+import numpy as np
+
+from farl_agents.players import check_player, reset_player
+from farl_envs.core.rng import make_rng, rng_choice_mask
+from farl_envs.core.spec import TERMINAL, TO_MOVE, GameSpec
+
+OTHELLO_4PLY_COUNT = 244
+"""4-ply Othello move sequences (the paper's start set)."""
+OTHELLO_4PLY_DISTINCT = 236
+"""Different positions among them."""
+PROTOCOLS = ("c4-seed002",)
+_ENV_STREAM, _PLAYER_STREAM, _OPENING_STREAM = 0, 1, 2
+
+
+# --------------------------------------------------------------- results
+@dataclass
+class SeatStats:
+    """Results of one matchup with the evaluated player in one seat."""
+
+    seat: int
+    n_games: int
+    wins: int
+    draws: int
+    losses: int
+    mean_score: float
+    score_se: float
+    win_rate: float | None = None
+    """None for games that are not two-player."""
+    win_rate_se: float | None = None
+
+
+@dataclass
+class Matchup:
+    """One evaluated player against one opponent (or one set of seat-fillers)."""
+
+    player: str
+    opponent: str
+    n_games: int
+    wins: int
+    draws: int
+    losses: int
+    mean_score: float
+    score_se: float
+    win_rate: float | None
+    win_rate_se: float | None
+    per_seat: list = field(default_factory=list)
+    """:class:`SeatStats` per seat the evaluated player took."""
+    games: list = field(default_factory=list)
+    """One dict per game: ``seat``, ``start`` (index, -1 for a fresh start),
+    ``score`` (the evaluated player's final reward), ``rewards`` (everybody's),
+    ``plies``."""
+
+    @property
+    def score(self) -> float:
+        """The headline number: win rate for two players, else the mean score."""
+        return self.win_rate if self.win_rate is not None else self.mean_score
+
+
+@dataclass
+class EvalResult:
+    """Everything :func:`evaluate` measured, JSON-serialisable via :meth:`to_dict`."""
+
+    game: str
+    params: dict
+    n_players: int
+    metric: str
+    """``"win_rate"`` (two players) or ``"mean_score"``."""
+    start_states: str
+    n_starts: int
+    seats: list
+    seed: int
+    protocol: str | None
+    matchups: list
+    seconds: float = 0.0
+
+    # single-matchup conveniences
+    def _only(self) -> Matchup:
+        if len(self.matchups) != 1:
+            raise ValueError(f"{len(self.matchups)} matchups: index result.matchups instead")
+        return self.matchups[0]
+
+    @property
+    def score(self) -> float:
+        return self._only().score
+
+    @property
+    def win_rate(self):
+        return self._only().win_rate
+
+    @property
+    def mean_score(self) -> float:
+        return self._only().mean_score
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "EvalResult":
+        d = dict(d)
+        ms = []
+        for m in d.pop("matchups"):
+            m = dict(m)
+            m["per_seat"] = [SeatStats(**s) for s in m["per_seat"]]
+            ms.append(Matchup(**m))
+        return cls(matchups=ms, **d)
+
+    def to_json(self, path) -> None:
+        """Write :meth:`to_dict` as JSON to ``path`` atomically (temp file + rename)."""
+        path = os.fspath(path)
+        folder = os.path.dirname(os.path.abspath(path))
+        os.makedirs(folder, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".eval-", suffix=".json", dir=folder)
+        try:
+            with os.fdopen(fd, "w") as f:
+                json.dump(self.to_dict(), f, indent=1)
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+
+    @classmethod
+    def from_json(cls, path) -> "EvalResult":
+        with open(path) as f:
+            return cls.from_dict(json.load(f))
+
+    def table(self) -> str:
+        """A plain-text summary: one line per matchup and seat."""
+        two = self.metric == "win_rate"
+        head = f"{self.game} {self.params} starts={self.start_states} ({self.n_starts}) seed={self.seed}"
+        lines = [head]
+        for m in self.matchups:
+            lines.append(f"{m.player} vs {m.opponent}: " + _fmt(m, two))
+            for s in m.per_seat:
+                lines.append(f"    seat {s.seat}: " + _fmt(s, two))
+        return "\n".join(lines)
+
+
+def _fmt(x, two: bool) -> str:
+    if two:
+        return (f"win rate {100 * x.win_rate:.1f}% +- {100 * x.win_rate_se:.1f}%  "
+                f"(W/D/L {x.wins}/{x.draws}/{x.losses} of {x.n_games}), score {x.mean_score:+.3f}")
+    return f"mean score {x.mean_score:.4g} +- {x.score_se:.2g} over {x.n_games} games"
+
+
+def _stats(values) -> tuple[float, float]:
+    v = np.asarray(values, dtype=np.float64)
+    if v.size == 0:
+        return float("nan"), float("nan")
+    se = float(v.std(ddof=1) / math.sqrt(v.size)) if v.size > 1 else 0.0
+    return float(v.mean()), se
+
+
+def _summarise(records: list, two: bool, seat: int | None = None) -> dict:
+    scores = [r["score"] for r in records]
+    wins = sum(1 for s in scores if s > 0)
+    losses = sum(1 for s in scores if s < 0)
+    mean, se = _stats(scores)
+    out = {"n_games": len(records), "wins": wins, "draws": len(scores) - wins - losses,
+           "losses": losses, "mean_score": mean, "score_se": se, "win_rate": None, "win_rate_se": None}
+    if two:
+        out["win_rate"], out["win_rate_se"] = _stats([1.0 if s > 0 else (0.0 if s < 0 else 0.5) for s in scores])
+    if seat is not None:
+        out["seat"] = seat
+    return out
+
+
+# --------------------------------------------------------- start states
+def _seeded_rng(*words) -> np.ndarray:
+    """A farl generator seeded from a tuple of non-negative ints."""
+    word = np.random.SeedSequence([int(w) for w in words]).generate_state(1, dtype=np.uint64)[0]
+    return make_rng(int(word))
+
+
+def _children(game: GameSpec, s: np.ndarray) -> list:
+    mask = np.zeros(game.n_actions, dtype=np.int8)
+    game.legal_actions(game.p, s, mask)
+    rew = np.zeros(game.n_players)
+    out = []
+    for a in np.flatnonzero(mask):
+        nxt = np.empty_like(s)
+        game.afterstate(game.p, s, int(a), nxt, rew)
+        out.append(nxt)
+    return out
+
+
+def positions_after(game: GameSpec, plies: int, distinct: bool = True) -> list:
+    """The non-terminal positions ``plies`` moves after the start (deterministic games).
+
+    ``distinct=True`` keeps each position once (first found); ``distinct=False``
+    keeps one entry per move sequence, in depth-first order of the actions.
+    """
+    if game.has_chance:
+        raise ValueError(f"{game.id} has chance events: its k-ply positions cannot be enumerated")
+    level = [game.initial_state(game.p, make_rng(0))]
+    for _ in range(plies):
+        seen, nxt = set(), []
+        for s in level:
+            for c in _children(game, s):
+                if c[TERMINAL]:
+                    continue
+                if distinct:
+                    key = c.tobytes()
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                nxt.append(c)
+        level = nxt
+    return level
+
+
+def othello_4ply_starts(game: GameSpec | None = None, distinct: bool = False) -> list:
+    """The paper's Othello start set: every 4-ply opening, 244 of them.
+
+    Seed 000 (appendix A.6) evaluates "from all 244 4-ply start states". 244
+    is the number of 4-move *sequences* (GBG ``EvaluatorOthello.diffStartList``
+    collects the leaves of the 4-ply move tree); only 236 of the positions are
+    different (GBG's comment, after van der Ree & Wiering), because some
+    openings transpose. ``distinct=False`` (default) returns the 244 leaves
+    as GBG does, in action order, so transposed positions are played twice;
+    ``distinct=True`` the 236 different positions. Both counts are asserted.
+    """
+    if game is None:
+        import farl_envs
+        game = farl_envs.game_spec("othello")
+    if game.name != "othello":
+        raise ValueError(f"the 4-ply start set is for Othello, not {game.id}")
+    starts = positions_after(game, 4, distinct=distinct)
+    want = OTHELLO_4PLY_DISTINCT if distinct else OTHELLO_4PLY_COUNT
+    if len(starts) != want:
+        raise RuntimeError(f"expected {want} {'distinct ' if distinct else ''}4-ply Othello "
+                           f"positions, found {len(starts)}")
+    return starts
+
+
+def random_opening(game: GameSpec, plies: int, rng: np.ndarray, tries: int = 100) -> np.ndarray:
+    """A uniformly random ``plies``-move opening (chance events drawn from ``rng``), not yet over."""
+    mask = np.zeros(game.n_actions, dtype=np.int8)
+    rew = np.zeros(game.n_players)
+    for _ in range(tries):
+        s = game.initial_state(game.p, rng)
+        for _ in range(plies):
+            if s[TERMINAL]:
+                break
+            game.legal_actions(game.p, s, mask)
+            game.afterstate(game.p, s, int(rng_choice_mask(rng, mask)), s, rew)
+            if game.has_chance and not s[TERMINAL]:
+                game.chance(game.p, s, rng)
+        if not s[TERMINAL]:
+            return s
+    raise ValueError(f"{game.id}: no random {plies}-ply opening that is not over in {tries} tries")
+
+
+def _resolve_starts(game: GameSpec, start_states):
+    """``(description, starts)``; ``starts`` is a list of states or a tag ``"fresh"``/``("random", k)``."""
+    if isinstance(start_states, str):
+        if start_states == "initial":
+            if game.has_chance:
+                return "initial", "fresh"
+            return "initial", [game.initial_state(game.p, make_rng(0))]
+        if start_states == "all-1ply":
+            return "all-1ply", positions_after(game, 1)
+        if start_states in ("othello-4ply", "othello-4ply-distinct"):
+            if game.name != "othello":
+                raise ValueError(f"start_states={start_states!r} is for Othello, not {game.id}")
+            return start_states, othello_4ply_starts(game, distinct=start_states.endswith("distinct"))
+        raise ValueError(f"unknown start_states {start_states!r}: use 'initial', 'all-1ply', "
+                         f"'othello-4ply', 'othello-4ply-distinct', ('random', k) or a list of states")
+    if isinstance(start_states, tuple) and len(start_states) == 2 and start_states[0] == "random":
+        k = start_states[1]
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
+            raise ValueError(f"('random', k) needs an integer k >= 0, got {k!r}")
+        return f"random-{int(k)}ply", ("random", int(k))
+    if isinstance(start_states, (list, np.ndarray)):
+        starts = []
+        for i, s in enumerate(start_states):
+            a = np.asarray(s)
+            if a.shape != (game.state_size,) or not np.array_equal(a, a.astype(np.int32)):
+                raise ValueError(f"start state {i} must be {game.state_size} integers, got shape {a.shape}")
+            a = a.astype(np.int32)
+            reason = game.validate(game.p, a)
+            if reason:
+                raise ValueError(f"start state {i} is not a legal {game.id} position: {reason}")
+            if a[TERMINAL]:
+                raise ValueError(f"start state {i} is a finished game")
+            starts.append(a)
+        if not starts:
+            raise ValueError("start_states is an empty list")
+        return "list", starts
+    raise ValueError(f"start_states must be a string, ('random', k) or a list of states, got {start_states!r}")
+
+
+# ------------------------------------------------------------ playing
+def play_game(game: GameSpec, seat_players, state: np.ndarray, env_rng, player_rng) -> tuple:
+    """Play one game from ``state`` (copied) with ``seat_players[i]`` in seat ``i``.
+
+    Returns ``(rewards, plies)``: the summed reward of every seat and the
+    number of moves. Raises ``ValueError`` when a player returns an illegal action.
+    """
+    s = np.array(state, dtype=np.int32, copy=True)
+    n = game.n_players
+    total = np.zeros(n)
+    rew = np.zeros(n)
+    mask = np.zeros(game.n_actions, dtype=np.int8)
+    seen = set()
+    for pl in seat_players:
+        if id(pl) not in seen:
+            seen.add(id(pl))
+            reset_player(pl)
+    plies = 0
+    limit = int(game.max_plies) + 1
+    while not s[TERMINAL]:
+        mover = int(s[TO_MOVE])
+        player = seat_players[mover]
+        a = player.act(game, s.copy(), player_rng)
+        game.legal_actions(game.p, s, mask)
+        try:
+            ok = int(a) == a and 0 <= int(a) < game.n_actions and mask[int(a)]
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise ValueError(f"{player.name} (seat {mover}) chose illegal action {a!r} in {game.id}; "
+                             f"legal: {np.flatnonzero(mask).tolist()}")
+        game.afterstate(game.p, s, int(a), s, rew)
+        if game.has_chance and not s[TERMINAL]:
+            game.chance(game.p, s, env_rng)
+        total += rew
+        plies += 1
+        if plies > limit:
+            raise RuntimeError(f"{game.id}: game longer than max_plies={game.max_plies}")
+    return total, plies
+
+
+def _run_tasks(game: GameSpec, matchups: list, starts, seed: int, tasks: list) -> list:
+    """Play ``tasks`` = ``[(matchup, opp_index, seat, g), ...]``; one record per task."""
+    out = []
+    for mi, oj, seat, g in tasks:
+        seat_players = matchups[mi]["seats"][seat]
+        env_rng = _seeded_rng(seed, oj, seat, g, _ENV_STREAM)
+        player_rng = _seeded_rng(seed, oj, seat, g, _PLAYER_STREAM)
+        if isinstance(starts, tuple):  # ("random", k): one fresh opening per game index
+            start_index = -1
+            s = random_opening(game, starts[1], _seeded_rng(seed, g, _OPENING_STREAM))
+        elif isinstance(starts, str):  # fresh random start (2048)
+            start_index = -1
+            s = game.initial_state(game.p, env_rng)
+        else:
+            start_index = g % len(starts)
+            s = starts[start_index]
+        rewards, plies = play_game(game, seat_players, s, env_rng, player_rng)
+        out.append({"seat": seat, "start": start_index, "score": float(rewards[seat]),
+                    "rewards": [float(r) for r in rewards], "plies": int(plies)})
+    return out
+
+
+def _worker(game_ref, matchups, starts, seed, tasks):
+    game = _rebuild_game(game_ref)
+    return _run_tasks(game, matchups, starts, seed, tasks)
+
+
+def _game_ref(game: GameSpec):
+    """What a worker process needs to rebuild ``game`` (registry name and params)."""
+    return (game.name, dict(game.params), game.p.tolist())
+
+
+def _rebuild_game(ref) -> GameSpec:
+    import farl_envs
+    name, params, p = ref
+    game = farl_envs.game_spec(name, **params)
+    if game.p.tolist() != p:
+        raise RuntimeError(f"worker rebuilt {name} with different parameters")
+    return game
+
+
+# ------------------------------------------------------------ the API
+def _as_player(x, game, what):
+    if isinstance(x, str):
+        from farl_agents.opponents import make_opponent
+        return make_opponent(x, game)
+    check_player(x, what)
+    return x
+
+
+def _as_list(x):
+    if x is None:
+        return []
+    if isinstance(x, list):
+        return x
+    return [x]
+
+
+def evaluate(game, players, opponents=None, n_games: int | None = None, start_states="initial",
+             seed: int = 0, jobs: int = 1, seats=None, protocol: str | None = None,
+             keep_games: bool = True) -> EvalResult:
+    """Play every evaluated player against every opponent in every seat.
+
+    Args:
+        game: a game name (``"othello"``) or a :class:`GameSpec`.
+        players: the evaluated player, or a list of them (objects following
+            :class:`~farl_agents.players.Player`, or opponent names such as
+            ``"mcts100"``).
+        opponents: an opponent or a list of them (players or names, see
+            :func:`farl_agents.opponents.make_opponent`); one matchup each. In
+            games with three players one opponent fills both other seats; a
+            *tuple* of ``n_players - 1`` players fills them in seat order.
+            Ignored (may be None) for one-player games (2048).
+        n_games: games per seat and matchup (default: one per listed start
+            position, 100 for ``"initial"`` and random openings; 200 for the
+            c4-seed002 protocol).
+        start_states: ``"initial"``, ``"all-1ply"``, ``"othello-4ply"``,
+            ``("random", k)`` or a list of states (see the module docstring).
+        seed: makes the whole evaluation reproducible.
+        jobs: worker processes (games are independent; same results as 1).
+        seats: the seats the evaluated player takes (default all).
+        protocol: None or ``"c4-seed002"``.
+        keep_games: store the per-game records in the result.
+    """
+    if isinstance(game, str):
+        import farl_envs
+        game = farl_envs.game_spec(game)
+    elif not isinstance(game, GameSpec):
+        raise ValueError(f"game must be a game name or a GameSpec, got {game!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs < 1:
+        raise ValueError(f"jobs must be an integer >= 1, got {jobs!r}")
+    if protocol is not None:
+        if protocol not in PROTOCOLS:
+            raise ValueError(f"unknown protocol {protocol!r}; known: {PROTOCOLS}")
+        if game.name != "connect_four" or game.params.get("rows", 6) != 6 or game.params.get("cols", 7) != 7:
+            raise ValueError(f"protocol 'c4-seed002' is for Connect Four 6x7, not {game.id} {game.params}")
+        if seats is not None and list(seats) != [0]:
+            raise ValueError("protocol 'c4-seed002' fixes seats=[0] (the evaluated player moves first)")
+        seats = [0]
+        n_games = 200 if n_games is None else n_games
+        if start_states != "initial":
+            raise ValueError("protocol 'c4-seed002' starts from the initial position")
+        if opponents is None:
+            from farl_agents.opponents import connect_four_player
+            opponents = connect_four_player("ab", game, random_plies=12)
+
+    n = game.n_players
+    seats = list(range(n)) if seats is None else [int(x) for x in seats]
+    if not seats or any(not 0 <= x < n for x in seats) or len(set(seats)) != len(seats):
+        raise ValueError(f"seats must be distinct seats in 0..{n - 1}, got {seats}")
+    evaluated = [_as_player(x, game, "player") for x in _as_list(players)]
+    if not evaluated:
+        raise ValueError("players is empty: give at least one player to evaluate")
+    opp_entries = _as_list(opponents)
+    if n == 1:
+        opp_entries = [()]
+    elif not opp_entries:
+        raise ValueError(f"{game.id} has {n} players: give at least one opponent")
+    opp_fills = []
+    for o in opp_entries:
+        if n == 1:
+            opp_fills.append(())
+        elif isinstance(o, tuple):
+            if len(o) != n - 1:
+                raise ValueError(f"a tuple of opponents must have {n - 1} players, got {len(o)}")
+            opp_fills.append(tuple(_as_player(x, game, "opponent") for x in o))
+        else:
+            opp = _as_player(o, game, "opponent")
+            opp_fills.append((opp,) * (n - 1))
+
+    desc, starts = _resolve_starts(game, start_states)
+    n_starts = len(starts) if isinstance(starts, list) else 0
+    if n_games is None:
+        n_games = n_starts if isinstance(starts, list) and desc != "initial" else 100
+    if isinstance(n_games, bool) or not isinstance(n_games, (int, np.integer)) or n_games < 1:
+        raise ValueError(f"n_games must be an integer >= 1, got {n_games!r}")
+
+    matchups, tasks = [], []
+    for pi, pl in enumerate(evaluated):
+        for oj, fill in enumerate(opp_fills):
+            seat_lists = {}
+            for seat in seats:
+                others = iter(fill)
+                seat_lists[seat] = [pl if i == seat else next(others) for i in range(n)]
+            mi = len(matchups)
+            opp_name = "+".join(dict.fromkeys(o.name for o in fill)) if fill else "-"
+            matchups.append({"player": pl.name, "opponent": opp_name, "seats": seat_lists})
+            for seat in seats:
+                for g in range(int(n_games)):
+                    tasks.append((mi, oj, seat, g))
+
+    t0 = time.perf_counter()
+    if jobs == 1 or len(tasks) < 2:
+        records = _run_tasks(game, matchups, starts, int(seed), tasks)
+    else:
+        n_chunks = min(len(tasks), 4 * int(jobs))
+        bounds = np.linspace(0, len(tasks), n_chunks + 1).astype(int)
+        chunks = [tasks[bounds[i]:bounds[i + 1]] for i in range(n_chunks)]
+        ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+        ref = _game_ref(game)
+        with ProcessPoolExecutor(max_workers=int(jobs), mp_context=ctx) as pool:
+            parts = list(pool.map(_worker, [ref] * n_chunks, [matchups] * n_chunks,
+                                  [starts] * n_chunks, [int(seed)] * n_chunks, chunks))
+        records = [r for part in parts for r in part]
+    seconds = time.perf_counter() - t0
+
+    two = n == 2
+    results = []
+    for mi, m in enumerate(matchups):
+        recs = [r for r, t in zip(records, tasks) if t[0] == mi]
+        per_seat = [SeatStats(**_summarise([r for r in recs if r["seat"] == seat], two, seat)) for seat in seats]
+        results.append(Matchup(player=m["player"], opponent=m["opponent"], per_seat=per_seat,
+                               games=recs if keep_games else [], **_summarise(recs, two)))
+    return EvalResult(game=game.id, params=dict(game.params), n_players=n,
+                      metric="win_rate" if two else "mean_score", start_states=desc, n_starts=n_starts,
+                      seats=seats, seed=int(seed), protocol=protocol, matchups=results, seconds=seconds)
