@@ -357,8 +357,10 @@ def play_game(game: GameSpec, seat_players, state: np.ndarray, env_rng, player_r
     Returns ``(rewards, plies)``: the summed reward of every seat and the
     number of moves. Raises ``ValueError`` when a player returns an illegal action.
     """
-    s = np.array(state, dtype=np.int32, copy=True)
     n = game.n_players
+    if len(seat_players) != n:
+        raise ValueError(f"{game.id} needs {n} players, got {len(seat_players)}")
+    s = np.array(state, dtype=np.int32, copy=True)
     total = np.zeros(n)
     rew = np.zeros(n)
     mask = np.zeros(game.n_actions, dtype=np.int8)

@@ -27,14 +27,19 @@ class NTupleAgent:
     Args:
         game: a game name (``"connect_four"``) or a :class:`GameSpec`.
         config: the learner settings; ``LearnerConfig.paper(game)`` gives seed 000's.
+        tuples: use this n-tuple set instead of making one from ``config``
+            (loading a saved agent does this).
         **game_params: the game's parameters when ``game`` is a name.
     """
 
-    def __init__(self, game: str | GameSpec, config: LearnerConfig | None = None, **game_params):
+    def __init__(self, game: str | GameSpec, config: LearnerConfig | None = None, tuples=None, **game_params):
         self.game = farl_envs.game_spec(game, **game_params) if isinstance(game, str) else game
         self.config = config or LearnerConfig()
         cfg, g = self.config, self.game
-        self.tuples = make_set(g, cfg.ntuples, cfg.ntuple_count, cfg.ntuple_length, cfg.seed, cfg.ntuple_cells)
+        if tuples is None:
+            self.tuples = make_set(g, cfg.ntuples, cfg.ntuple_count, cfg.ntuple_length, cfg.seed, cfg.ntuple_cells)
+        else:
+            self.tuples = make_set(g, "explicit", 0, 0, 0, np.asarray(tuples))
         cell_syms = g.symmetries(g.p)
         if g.action_symmetries is not None:
             action_syms = g.action_symmetries(g.p)
@@ -143,6 +148,20 @@ class NTupleAgent:
             raise ValueError("no legal move: the game is over")
         k, _ = td_farl.choose_move(self.net, self.params, mem, int(state[TO_MOVE]), n, 0.0, rng)
         return int(mem.cand_action[k])
+
+    # ----------------------------------------------------------- files
+    def save(self, path):
+        """Write the agent to ``path`` (``.npz``) atomically; see :mod:`farl_agents.learners.agent_io`."""
+        from farl_agents.learners.agent_io import save_agent
+
+        return save_agent(self, path)
+
+    @staticmethod
+    def load(path, game: str | None = None) -> "NTupleAgent":
+        """Read an agent file; raises ``ValueError`` (``AgentFileError``) for anything that is not one."""
+        from farl_agents.learners.agent_io import load_agent
+
+        return load_agent(path, game)
 
     @property
     def name(self) -> str:

@@ -112,6 +112,13 @@ class LearnerConfig:
         need(self.reward_scale > 0, "reward_scale must be > 0")
         object.__setattr__(self, "ntuple_cells", tuple(tuple(int(c) for c in t) for t in self.ntuple_cells))
 
+    @classmethod
+    def paper(cls, game: str, algo: str = "td", farl: bool = True, **overrides) -> "LearnerConfig":
+        """Seed 000's Appendix A.6 settings (see :mod:`farl_agents.learners.presets`)."""
+        from farl_agents.learners.presets import paper_config
+
+        return paper_config(game, algo=algo, farl=farl, **overrides)
+
     # ----------------------------------------------------------- schedules
     def alpha_at(self, episode: int) -> float:
         """α used in 0-based ``episode`` (reaches ``alpha_final`` after ``episodes`` episodes)."""

@@ -1,0 +1,163 @@
+"""How fast are the reference opponents?  Run:  python benchmarks/opponents_speed.py [--games N]
+
+Measures on one core, after compilation (one warm-up move per player):
+
+1. Max-N moves/s on TicTacToe (Max-N10) and Nim3P 3x5 (Max-N15), over whole
+   self-play games; "cold" builds a new player (empty transposition table)
+   for every game, "warm" keeps one player for all games;
+2. MCTS iterations/s on Hex 6x6 (MCTS10000, the Table 1 opponent), over the
+   moves of whole games against a random player;
+3. Bench moves/s on Othello (Bench against Bench from the 244 4-ply starts);
+4. the Connect Four solver's ms/move over whole games against a random
+   player, when ``farl_agents.opponents.connect_four`` exists.
+
+Prints a table and writes ``docs/results/opponents_speed.md``.
+"""
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+import farl_envs
+from farl_agents.evaluate import othello_4ply_starts, play_game
+from farl_agents.opponents import BenchPlayer, MaxN, MCTS
+from farl_agents.players import RandomPlayer
+from farl_envs.core.rng import make_rng
+from farl_envs.core.spec import TERMINAL, TO_MOVE
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class Timed:
+    """Wrap a player and add up the time spent in ``act`` and the moves made."""
+
+    def __init__(self, player):
+        self.player, self.name = player, player.name
+        self.seconds, self.moves = 0.0, 0
+
+    def reset(self):
+        r = getattr(self.player, "reset", None)
+        if r:
+            r()
+
+    def act(self, game, state, rng):
+        t = time.perf_counter()
+        a = self.player.act(game, state, rng)
+        self.seconds += time.perf_counter() - t
+        self.moves += 1
+        return a
+
+
+def warm_up(game, player):
+    rng = make_rng(0)
+    s = game.initial_state(game.p, rng)
+    player.act(game, s, rng)
+
+
+def maxn_speed(name, depth, games):
+    game = farl_envs.game_spec(name)
+    warm_up(game, MaxN(depth))
+    rows = []
+    for mode in ("cold", "warm"):
+        shared = Timed(MaxN(depth))
+        moves, seconds = 0, 0.0
+        for g in range(games):
+            p = shared if mode == "warm" else Timed(MaxN(depth))
+            play_game(game, [p] * game.n_players, game.initial_state(game.p, make_rng(g)), make_rng(g), make_rng(g + 1))
+            if mode == "cold":
+                moves, seconds = moves + p.moves, seconds + p.seconds
+        if mode == "warm":
+            moves, seconds = shared.moves, shared.seconds
+        rows.append((f"Max-N{depth} {name} ({mode} table)", moves / seconds, "moves/s",
+                     f"{1000 * seconds / moves:.3f} ms/move over {games} self-play games"))
+    return rows
+
+
+def mcts_speed(games):
+    game = farl_envs.game_spec("hex", size=6)
+    mcts = MCTS(10000)
+    warm_up(game, mcts)
+    timed = Timed(mcts)
+    for g in range(games):
+        play_game(game, [timed, RandomPlayer()] if g % 2 == 0 else [RandomPlayer(), timed],
+                  game.initial_state(game.p, make_rng(g)), make_rng(g), make_rng(g + 100))
+    its = timed.moves * mcts.iterations
+    return [("MCTS10000 Hex 6x6", its / timed.seconds, "iterations/s",
+             f"{1000 * timed.seconds / timed.moves:.1f} ms/move, {timed.moves} moves in {games} games vs random")]
+
+
+def bench_speed(games):
+    game = farl_envs.game_spec("othello")
+    starts = othello_4ply_starts(game)
+    bench = Timed(BenchPlayer())
+    warm_up(game, bench.player)
+    for g in range(games):
+        play_game(game, [bench, bench], starts[g % len(starts)], make_rng(g), make_rng(g + 1))
+    return [("Bench Othello", bench.moves / bench.seconds, "moves/s",
+             f"{1e6 * bench.seconds / bench.moves:.1f} us/move over {games} self-play games")]
+
+
+def connect_four_speed(games):
+    try:
+        from farl_agents.opponents import connect_four_player
+        import farl_agents.opponents.connect_four  # noqa: F401
+    except ImportError as exc:
+        return [("Connect Four solver", float("nan"), "-", f"not measured: {exc}")]
+    game = farl_envs.game_spec("connect_four")
+    rows = []
+    for kind in ("ab", "ab-dl"):
+        try:
+            solver = Timed(connect_four_player(kind, game))
+        except (ValueError, TypeError) as exc:
+            rows.append((f"Connect Four {kind}", float("nan"), "-", f"not measured: {exc}"))
+            continue
+        warm_up(game, solver.player)
+        solver.seconds, solver.moves = 0.0, 0
+        worst = 0.0
+        for g in range(games):
+            before = solver.seconds
+            seats = [solver, RandomPlayer()] if g % 2 == 0 else [RandomPlayer(), solver]
+            play_game(game, seats, game.initial_state(game.p, make_rng(g)), make_rng(g), make_rng(g + 1))
+            worst = max(worst, solver.seconds - before)
+        rows.append((f"Connect Four {kind}", 1000 * solver.seconds / solver.moves, "ms/move",
+                     f"{solver.moves} moves in {games} games vs random (slowest game {worst:.2f} s)"))
+    return rows
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=20, help="games per measurement (default 20)")
+    ap.add_argument("--out", default=str(ROOT / "docs" / "results" / "opponents_speed.md"))
+    args = ap.parse_args(argv)
+    if args.games < 1:
+        raise SystemExit("--games must be >= 1")
+    rows = []
+    rows += maxn_speed("tictactoe", 10, args.games)
+    rows += maxn_speed("nim3p", 15, args.games)
+    rows += mcts_speed(max(2, args.games // 5))
+    rows += bench_speed(args.games)
+    rows += connect_four_speed(max(2, args.games // 2))
+    lines = ["| opponent | speed | unit | notes |", "|---|---:|---|---|"]
+    for name, value, unit, note in rows:
+        val = "-" if value != value else f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
+        lines.append(f"| {name} | {val} | {unit} | {note} |")
+    table = "\n".join(lines)
+    print(table)
+    cmd = "python benchmarks/opponents_speed.py" + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:]))
+    text = (f"# Reference opponents: speed\n\nMade by `{cmd}` on {platform.processor() or platform.machine()}, "
+            f"Python {platform.python_version()}, one core, after compilation.\n\n{table}\n")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text(text)
+    tmp.replace(out)
+    print(f"\nwrote {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+"""Named learner settings: seed 000's Appendix A.6 per game, and seed 002's Table I rows for Connect Four.
+
+Where the paper is silent, the values follow the runs stored with GBG (the
+authors' Java code); ``docs/notes/learner_spec.md`` §13 gives the evidence
+for each choice.
+"""
+from __future__ import annotations
+
+from farl_agents.learners.config import LearnerConfig
+
+#: game parameters of the Table 1 rows (Nim: "take any number from one heap")
+PAPER_GAME_PARAMS = {
+    "game2048": {},
+    "tictactoe": {},
+    "connect_four": {"rows": 6, "cols": 7},
+    "hex": {"size": 6},
+    "othello": {},
+    "nim": {"heaps": 3, "heap_size": 5, "max_take": 5},
+    "nim3p": {"heaps": 3, "heap_size": 5, "max_take": 5, "extra_rule": True},
+}
+
+_PAPER = {
+    # 2048: ε=0, α=1, λ=0, no output sigmoid, symmetry, afterstates, fixed 4 6-tuples, TC-id; GBG scales scores by 1/3,932,156
+    "game2048": dict(epsilon=0.0, alpha=1.0, tanh_output=False, ntuples="fixed", tcl="id",
+                     reward_scale=1 / 3_932_156, episodes=200_000),
+    # TicTacToe: ε 0.1→0, α 1.0→0.5, λ=0, one 9-tuple, no TCL; GBG's runs learn from random moves
+    "tictactoe": dict(epsilon=0.1, epsilon_final=0.0, alpha=1.0, alpha_final=0.5, ntuples="fixed",
+                      learn_from_random_moves=True, episodes=30_000),
+    # Connect Four: ε 0.1→0, α=3.7, λ=0, fixed 70 8-tuples, TC-EXP β=2.7; GBG's runs learn from random moves
+    "connect_four": dict(epsilon=0.1, epsilon_final=0.0, alpha=3.7, ntuples="fixed", tcl="exp",
+                         learn_from_random_moves=True, episodes=5_000_000),
+    # Hex 6x6: ε=0.2, α 1.0→0.5, λ=0, 25 random 6-tuples, TC-id, choose-start-01, learn from random moves
+    "hex": dict(epsilon=0.2, alpha=1.0, alpha_final=0.5, ntuples="random-walk", ntuple_count=25, ntuple_length=6,
+                tcl="id", random_start_prob=0.5, random_start_plies=1, learn_from_random_moves=True,
+                episodes=300_000),
+    # Othello: ε=0.2, α=0.2, λ=0.5, horizon cut 0.01, ET, fixed 50 6-tuples, TC-EXP β=2.7, choose-start-01 (4 plies, 70 %)
+    "othello": dict(epsilon=0.2, alpha=0.2, lam=0.5, horizon_cut=0.01, trace_mode="et", ntuples="fixed", tcl="exp",
+                    random_start_prob=0.7, random_start_plies=4, episodes=250_000),
+    # Nim 3x5: ε=0.1 (GBG: →0), α=0.5, λ=0.5, horizon cut 0.1, ET, one 3-tuple, TC-id, learn from random moves
+    "nim": dict(epsilon=0.1, epsilon_final=0.0, alpha=0.5, lam=0.5, horizon_cut=0.1, trace_mode="et",
+                ntuples="fixed", tcl="id", use_symmetry=False, learn_from_random_moves=True, episodes=20_000),
+    # Nim3P 3x5: ε=0.15, α=0.2, λ=0.5, horizon cut 0.01, RESET, two 3-tuples, TC-id, choose-start-01
+    "nim3p": dict(epsilon=0.15, alpha=0.2, lam=0.5, horizon_cut=0.01, trace_mode="res", ntuples="fixed", tcl="id",
+                  use_symmetry=False, random_start_prob=0.5, random_start_plies=1, episodes=300_000),
+}
+
+#: seed 002, Table I (Connect Four). Its α is per weight; farl scales every update by 1/(m·N_S),
+#: so α here = α_002 · m · 2 (70 or 150 tuples, mirror symmetry). Seed 002's traces are not
+#: truncated; a horizon cut of 0.001 keeps every term above 0.1 % (λ ≤ 0.8).
+_SEED002 = {
+    "tdl-et": dict(alpha=0.004 * 140, alpha_final=0.002 * 140, lam=0.5, trace_mode="et", tcl="none"),
+    "tdl-rr": dict(alpha=0.004 * 140, alpha_final=0.002 * 140, lam=0.8, trace_mode="rr", tcl="none"),
+    "tcl-std": dict(alpha=0.05 * 140, lam=0.0, tcl="exp"),
+    "tcl-et": dict(alpha=0.05 * 140, lam=0.5, trace_mode="et", tcl="exp"),
+    "tcl-res": dict(alpha=0.05 * 140, lam=0.6, trace_mode="res", tcl="exp"),
+    "tcl-rep": dict(alpha=0.05 * 140, lam=0.6, trace_mode="rep", tcl="exp"),
+    "tcl-rr": dict(alpha=0.05 * 140, lam=0.8, trace_mode="rr", tcl="exp"),
+    "tcl-m-et": dict(alpha=0.02 * 300, lam=0.5, trace_mode="et", tcl="exp", ntuples="random-walk", ntuple_count=150,
+                     ntuple_length=8),
+    "tcl-m-rr": dict(alpha=0.02 * 300, lam=0.8, trace_mode="rr", tcl="exp", ntuples="random-walk", ntuple_count=150,
+                     ntuple_length=8),
+}
+
+
+def paper_config(game: str, algo: str = "td", farl: bool = True, **overrides) -> LearnerConfig:
+    """Seed 000's Appendix A.6 settings for ``game`` (``farl=False`` gives Table 1's no-FARL column).
+
+    ``game`` is a farl game name, or a seed-002 Table I row name such as
+    ``"tcl-rr"`` (Connect Four 7×6).
+    """
+    key = game[:-3] if game.endswith("_v0") else game
+    if key in _SEED002:
+        base = dict(epsilon=0.1, ntuples="fixed", horizon_cut=0.001, tcl_beta=2.7, learn_from_random_moves=False,
+                    episodes=2_000_000)
+        base.update(_SEED002[key])
+    elif key in _PAPER:
+        base = dict(_PAPER[key])
+    else:
+        raise ValueError(f"no paper preset for {game!r}; known: {', '.join(preset_names())}")
+    base.update(algo=algo, farl=farl, farl_terminal=farl)
+    base.update(overrides)
+    return LearnerConfig(**base)
+
+
+def preset_names() -> list[str]:
+    return list(_PAPER) + list(_SEED002)
+
+
+def paper_game_params(game: str) -> dict:
+    """The game parameters of ``game``'s Table 1 row (seed-002 rows: Connect Four 7×6)."""
+    key = game[:-3] if game.endswith("_v0") else game
+    if key in _SEED002:
+        return dict(PAPER_GAME_PARAMS["connect_four"])
+    return dict(PAPER_GAME_PARAMS[key])
