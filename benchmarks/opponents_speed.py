@@ -21,14 +21,11 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 import farl_envs
 from farl_agents.evaluate import othello_4ply_starts, play_game
 from farl_agents.opponents import BenchPlayer, MaxN, MCTS
 from farl_agents.players import RandomPlayer
 from farl_envs.core.rng import make_rng
-from farl_envs.core.spec import TERMINAL, TO_MOVE
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -105,7 +102,8 @@ def bench_speed(games):
 def connect_four_speed(games):
     try:
         from farl_agents.opponents import connect_four_player
-        import farl_agents.opponents.connect_four  # noqa: F401
+        import importlib
+        importlib.import_module("farl_agents.opponents.connect_four")
     except ImportError as exc:
         return [("Connect Four solver", float("nan"), "-", f"not measured: {exc}")]
     game = farl_envs.game_spec("connect_four")

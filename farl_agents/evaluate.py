@@ -38,7 +38,10 @@ games are therefore independent of the order in which they run, and
 ``jobs > 1`` (games spread over local worker processes) gives exactly the
 results of ``jobs = 1`` as long as the players draw their randomness from
 that generator. All evaluated players meet the same random numbers (common
-random numbers make their comparison sharper).
+random numbers make their comparison sharper), and a random opening depends
+only on ``(seed, g)``, so it is played from every seat. Workers are forked
+from the calling process: search code compiled there is inherited, code
+compiled first in a worker is compiled once per worker.
 
 ``protocol="c4-seed002"`` is the Connect Four test of seed 002 (Thill et
 al.): the evaluated player always moves first against the perfect player,
@@ -51,12 +54,12 @@ from __future__ import annotations
 
 import json
 import math
+import multiprocessing
 import os
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
-import multiprocessing
 
 import numpy as np
 

@@ -148,7 +148,7 @@ def transition(net, traces, prm, mem, player, n_legal, terminal, step_rewards, e
     return nxt
 
 
-@njit(cache=True)
+@njit  # no cache: numba cannot cache functions that take kernels as arguments
 def _load_state(legal_actions, board_fn, p, s, net, mem, mask, board):
     """Put the indices and legal actions of kernel state ``s`` into ``mem``; return the number of legal actions."""
     board_fn(p, s, board)
@@ -162,7 +162,7 @@ def _load_state(legal_actions, board_fn, p, s, net, mem, mask, board):
     return n
 
 
-@njit(cache=True)
+@njit  # no cache: numba cannot cache functions that take kernels as arguments
 def self_play(initial_state, legal_actions, afterstate, chance, board_fn, p, n_cells, net, prm, mem, traces,
               alphas, epsilons, start_prob, start_plies, carry_traces, sarsa, reselect, agent_rng, env_rng, results):
     """Compiled SARSA/Q self-play for ``len(alphas)`` episodes; ``results`` as in TD's ``self_play``."""

@@ -160,7 +160,7 @@ def final_adaptation(net, traces, prm, mem, mover, after_idx, alpha):
 # ----------------------------------------------------------------------------
 # Driver 1: the compiled self-play loop on the game kernels
 # ----------------------------------------------------------------------------
-@njit(cache=True)
+@njit  # no cache: numba cannot cache functions that take kernels as arguments
 def random_opening(legal_actions, afterstate, chance, p, s, plies, mask, rewards, agent_rng, env_rng):
     """choose-start-01: play ``plies`` uniformly random plies (no learning on them)."""
     for _ in range(plies):
@@ -172,7 +172,7 @@ def random_opening(legal_actions, afterstate, chance, p, s, plies, mask, rewards
             chance(p, s, env_rng)
 
 
-@njit(cache=True)
+@njit  # no cache: numba cannot cache functions that take kernels as arguments
 def fill_candidates(legal_actions, afterstate, board_fn, p, s, net, prm, mem, mask, scratch, board, rewards):
     """Afterstate indices, mover's reward and terminal flag of every legal action; returns their count."""
     player = s[TO_MOVE]
@@ -190,7 +190,7 @@ def fill_candidates(legal_actions, afterstate, board_fn, p, s, net, prm, mem, ma
     return n
 
 
-@njit(cache=True)
+@njit  # no cache: numba cannot cache functions that take kernels as arguments
 def self_play(initial_state, legal_actions, afterstate, chance, board_fn, p, n_cells, net, prm, mem, traces,
               alphas, epsilons, start_prob, start_plies, carry_traces, agent_rng, env_rng, results):
     """Train by self-play for ``len(alphas)`` episodes (episode k uses ``alphas[k]``, ``epsilons[k]``).

@@ -71,7 +71,7 @@ def weighted_count(s, weights, seat):
     return total
 
 
-@njit(cache=True)
+@njit  # takes kernels as arguments: not cacheable (see farl_agents.opponents.mcts)
 def greedy_positional(legal_actions, afterstate, p, s, weights, mask, out, rew, rng):
     """One-ply greedy move on ``weighted_count``, ties drawn uniformly from ``rng``."""
     legal_actions(p, s, mask)

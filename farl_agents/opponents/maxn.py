@@ -111,7 +111,7 @@ def _combine(k, a, vec, child_height, S, best, bestset, height, root_vals):
             height[k] = child_height + 1
 
 
-@njit(cache=True)
+@njit  # takes kernels as arguments: not cacheable (see farl_agents.opponents.mcts)
 def maxn_search(legal_actions, afterstate, p, root, depth,
                 keys, tstates, tvals, theight, trem,
                 S, M, nxt, act, best, bestset, height, rew, vec, root_vals):

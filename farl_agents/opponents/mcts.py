@@ -10,7 +10,7 @@ One search runs ``iterations`` times through four steps (Kocsis & Szepesvári
    iterations that passed through ``c``, mapped to [0, 1] (below);
 2. *expansion*: add one child for a uniformly drawn untried legal action;
 3. *simulation*: play uniformly random moves to the end
-   (:func:`farl_envs.core.playout.random_playout`);
+   (the loop of :func:`farl_envs.core.playout.random_playout`);
 4. *backpropagation*: every node on the path adds the **reward vector**
    collected from the move into it to the end of the game (the sum of the
    kernels' reward deltas), so each node's statistics are read from the
@@ -35,7 +35,11 @@ positions recomputed (cheaper than storing them).
 All node arrays (``children[node, action]``, ``visits``, ``wsum[node,
 player]``) are preallocated with ``iterations + 1`` rows: each iteration adds
 at most one node. The search is one ``@njit`` function over the game's
-kernels passed as arguments.
+kernels passed as arguments. Functions that take kernels as arguments are
+compiled without ``cache=True``: numba cannot cache them (the cache index
+holds references to the kernel dispatchers, and saving it fails with
+"underlying object has vanished" once another process added entries), so
+they compile once per process (a few seconds).
 """
 from __future__ import annotations
 
@@ -44,12 +48,23 @@ import math
 import numpy as np
 from numba import njit
 
-from farl_envs.core.playout import random_playout
-from farl_envs.core.rng import rng_below
+from farl_envs.core.rng import rng_below, rng_choice_mask
 from farl_envs.core.spec import TERMINAL, TO_MOVE, GameSpec
 
 
-@njit(cache=True)
+@njit
+def _rollout(legal_actions, afterstate, chance, p, s, mask, rew, total, has_chance, rng):
+    """Uniformly random moves from ``s`` (in place) to the end; adds the rewards to ``total``."""
+    while s[TERMINAL] == 0:
+        legal_actions(p, s, mask)
+        afterstate(p, s, rng_choice_mask(rng, mask), s, rew)
+        if has_chance and s[TERMINAL] == 0:
+            chance(p, s, rng)
+        for i in range(total.shape[0]):
+            total[i] += rew[i]
+
+
+@njit
 def uct_search(legal_actions, afterstate, chance, p, root, iterations, c_explore,
                lo, hi, adaptive, has_chance,
                children, visits, wsum, s, mask, rew, total, ret, path, step_rew, rng):
@@ -103,10 +118,10 @@ def uct_search(legal_actions, afterstate, chance, p, root, iterations, c_explore
                 step_rew[depth, :] = rew
                 depth += 1
                 path[depth] = new
-                random_playout(legal_actions, afterstate, chance, p, s, mask, rew, total, rng)
+                _rollout(legal_actions, afterstate, chance, p, s, mask, rew, total, has_chance, rng)
                 break
             if untried > 0:  # tree full (cannot happen with cap >= iterations + 1): simulate here
-                random_playout(legal_actions, afterstate, chance, p, s, mask, rew, total, rng)
+                _rollout(legal_actions, afterstate, chance, p, s, mask, rew, total, has_chance, rng)
                 break
             # selection among the children of the legal actions
             mover = s[TO_MOVE]

@@ -13,7 +13,7 @@ from farl_envs.core.rng import rng_choice_mask
 from farl_envs.core.spec import TERMINAL
 
 
-@njit(cache=True)
+@njit  # no cache: numba cannot cache functions that take kernels as arguments
 def random_playout(legal_actions, afterstate, chance, p, s, mask, rewards, total, rng):
     """Play uniformly random moves from ``s`` (modified in place) to the end.
 
@@ -35,7 +35,7 @@ def random_playout(legal_actions, afterstate, chance, p, s, mask, rewards, total
     return plies
 
 
-@njit(cache=True)
+@njit  # no cache: numba cannot cache functions that take kernels as arguments
 def random_playouts(legal_actions, afterstate, chance, p, start, n_games, n_actions, n_players, rng):
     """Play ``n_games`` random games from ``start``; return the total number of plies."""
     s = np.empty_like(start)
