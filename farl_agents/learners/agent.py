@@ -64,7 +64,7 @@ class NTupleAgent:
         self.agent_rng = make_rng(cfg.seed)
         self.env_rng = make_rng(self.env_seed)
         self.episodes_done = 0
-        self._board = np.zeros(g.n_cells, dtype=np.int32)
+        self._board = np.zeros(2 * g.n_cells, dtype=np.int32)
 
     # ------------------------------------------------------------ training
     @property
@@ -125,8 +125,9 @@ class NTupleAgent:
     def afterstate_value(self, state: np.ndarray, player: int) -> float:
         """V_player of an afterstate given as a kernel state."""
         idx = np.empty(self.net.sym_cells.shape[:2], dtype=np.int64)
-        self.game.board(self.game.p, state, self._board)
-        board_indices(self.net, self._board, idx)
+        board = self._board[: self.game.n_cells]
+        self.game.board(self.game.p, state, board)
+        board_indices(self.net, board, idx)
         return float(value(self.net, player, 0, idx, self.params.tanh_output))
 
     def act(self, game: GameSpec, state: np.ndarray, rng: np.ndarray) -> int:
@@ -135,7 +136,7 @@ class NTupleAgent:
         mem = self.memory
         mask = np.zeros(g.n_actions, dtype=np.int8)
         if self.config.algo != "td":
-            n = sarsa_farl._load_state(g.legal_actions, g.board, g.p, state, self.net, mem, mask, self._board)
+            n = sarsa_farl._load_state(g.legal_actions, g.board, g.p, state, self.net, mem, mask, self._board[: g.n_cells])
             if n == 0:
                 raise ValueError("no legal move: the game is over")
             a, _ = sarsa_farl.select(self.net, self.params, mem, int(state[TO_MOVE]), n, 0.0, rng)

@@ -27,7 +27,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from farl_agents.ntuple.network import board_indices, value
+from farl_agents.ntuple.network import board_indices, board_indices_from, value
 from farl_agents.ntuple.traces import adapt, clear_traces
 from farl_envs.core.rng import rng_below, rng_choice_mask, rng_uniform
 from farl_envs.core.spec import TERMINAL, TO_MOVE
@@ -55,6 +55,7 @@ class Memory(NamedTuple):
     has_last: np.ndarray      # bool[N]
     last_cum: np.ndarray      # float64[N]  cumulative reward of p when s_last[p] was made
     cum: np.ndarray           # float64[N]  cumulative (scaled) reward so far
+    state_idx: np.ndarray     # int64[n_sym, m]     the position before the move (scratch)
     cand_idx: np.ndarray      # int64[n_actions, n_sym, m]
     cand_reward: np.ndarray   # float64[n_actions]  the mover's reward for each candidate
     cand_terminal: np.ndarray  # bool[n_actions]
@@ -64,7 +65,8 @@ class Memory(NamedTuple):
 
 def make_memory(n_players: int, n_actions: int, n_sym: int, m: int) -> Memory:
     return Memory(np.zeros((n_players, n_sym, m), np.int64), np.zeros(n_players, np.bool_),
-                  np.zeros(n_players), np.zeros(n_players), np.zeros((n_actions, n_sym, m), np.int64),
+                  np.zeros(n_players), np.zeros(n_players), np.zeros((n_sym, m), np.int64),
+                  np.zeros((n_actions, n_sym, m), np.int64),
                   np.zeros(n_actions), np.zeros(n_actions, np.bool_), np.zeros(n_actions, np.int64),
                   np.zeros(n_actions))
 
@@ -174,15 +176,24 @@ def random_opening(legal_actions, afterstate, chance, p, s, plies, mask, rewards
 
 @njit  # no cache: numba cannot cache functions that take kernels as arguments
 def fill_candidates(legal_actions, afterstate, board_fn, p, s, net, prm, mem, mask, scratch, board, rewards):
-    """Afterstate indices, mover's reward and terminal flag of every legal action; returns their count."""
+    """Afterstate indices, mover's reward and terminal flag of every legal action; returns their count.
+
+    The indices of each afterstate are derived from those of ``s`` (only the
+    tuples over changed cells are recomputed); ``board`` is scratch of
+    ``2 * n_cells``.
+    """
     player = s[TO_MOVE]
     legal_actions(p, s, mask)
+    n_cells = board.shape[0] // 2
+    here, there = board[:n_cells], board[n_cells:]
+    board_fn(p, s, here)
+    board_indices(net, here, mem.state_idx)
     n = 0
     for a in range(mask.shape[0]):
         if mask[a]:
             afterstate(p, s, a, scratch, rewards)
-            board_fn(p, scratch, board)
-            board_indices(net, board, mem.cand_idx[n])
+            board_fn(p, scratch, there)
+            board_indices_from(net, here, mem.state_idx, there, mem.cand_idx[n])
             mem.cand_reward[n] = rewards[player] * prm.reward_scale
             mem.cand_terminal[n] = scratch[TERMINAL] != 0
             mem.cand_action[n] = a
@@ -201,7 +212,7 @@ def self_play(initial_state, legal_actions, afterstate, chance, board_fn, p, n_c
     n_players = mem.cum.shape[0]
     mask = np.zeros(mem.cand_action.shape[0], np.int8)
     rewards = np.zeros(n_players)
-    board = np.zeros(n_cells, np.int32)
+    board = np.zeros(2 * n_cells, np.int32)
     for e in range(alphas.shape[0]):
         s = initial_state(p, env_rng)
         scratch = np.empty_like(s)

@@ -51,6 +51,10 @@ class Net(NamedTuple):
     """int64[m]: start of tuple i's table inside ``lut_size``"""
     action_sym: np.ndarray
     """int32[n_sym, n_actions]: action on symmetric board j equivalent to action a"""
+    cell_uses: np.ndarray
+    """int64[n_cells, max_uses, 3]: every (symmetric board j, tuple i, P**k) that reads a cell"""
+    cell_use_count: np.ndarray
+    """int64[n_cells]: how many rows of ``cell_uses`` are filled"""
 
 
 def build_net(tuples: np.ndarray, n_values: int, n_players: int, n_outputs: int,
@@ -89,7 +93,18 @@ def build_net(tuples: np.ndarray, n_values: int, n_players: int, n_outputs: int,
     else:
         tcl_n = np.zeros((0, 0, 0), dtype=np.float32)
         tcl_a = np.zeros((0, 0, 0), dtype=np.float32)
-    return Net(weights, tcl_n, tcl_a, sym_cells, powers, offsets, acts.astype(np.int32))
+    uses = [[] for _ in range(perms.shape[1])]
+    for j in range(sym_cells.shape[0]):
+        for i in range(m):
+            for k in range(n):
+                uses[sym_cells[j, i, k]].append((j, i, powers[k]))
+    width = max(1, max(len(u) for u in uses))
+    cell_uses = np.zeros((perms.shape[1], width, 3), dtype=np.int64)
+    for c, u in enumerate(uses):
+        if u:
+            cell_uses[c, : len(u)] = u
+    cell_use_count = np.array([len(u) for u in uses], dtype=np.int64)
+    return Net(weights, tcl_n, tcl_a, sym_cells, powers, offsets, acts.astype(np.int32), cell_uses, cell_use_count)
 
 
 @njit(cache=True)
@@ -102,6 +117,23 @@ def board_indices(net, board, out):
             for d in range(sc.shape[2]):
                 k += board[sc[j, i, d]] * net.powers[d]
             out[j, i] = k
+
+
+@njit(cache=True)
+def board_indices_from(net, base_board, base_idx, board, out):
+    """Like :func:`board_indices`, but starting from a board whose indices are known.
+
+    Only the tuples that read a cell where ``board`` differs from
+    ``base_board`` are touched, so an afterstate (one or two changed cells)
+    costs a fraction of a full computation. Integer arithmetic: the result is
+    exactly that of :func:`board_indices`.
+    """
+    out[:, :] = base_idx
+    for c in range(board.shape[0]):
+        diff = board[c] - base_board[c]
+        if diff != 0:
+            for u in range(net.cell_use_count[c]):
+                out[net.cell_uses[c, u, 0], net.cell_uses[c, u, 1]] += diff * net.cell_uses[c, u, 2]
 
 
 @njit(cache=True)
