@@ -1,0 +1,126 @@
+"""Agent files: round trips, exact continuation, and clear errors for anything else."""
+from __future__ import annotations
+
+import json
+import zipfile
+
+import numpy as np
+import pytest
+
+from farl_agents.learners import LearnerConfig, NTupleAgent, paper_config
+from farl_agents.learners.agent_io import AgentFileError
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    agent = NTupleAgent("nim3p", paper_config("nim3p", episodes=3000))
+    agent.train(1000)
+    path = agent.save(tmp_path_factory.mktemp("a") / "nim3p.npz")
+    return agent, path
+
+
+def test_round_trip_and_exact_continuation(trained, tmp_path):
+    agent, path = trained
+    loaded = NTupleAgent.load(path, game="nim3p_v0")
+    assert loaded.config == agent.config and loaded.episodes_done == 1000
+    assert np.array_equal(loaded.tuples, agent.tuples)
+    assert np.array_equal(loaded.net.weights, agent.net.weights)
+    assert np.array_equal(loaded.net.tcl_n, agent.net.tcl_n) and np.array_equal(loaded.net.tcl_a, agent.net.tcl_a)
+    twin = NTupleAgent.load(path)
+    twin.train(500)
+    loaded.train(500)
+    assert np.array_equal(twin.net.weights, loaded.net.weights)
+    # and the continuation equals training 1500 episodes in one go
+    straight = NTupleAgent("nim3p", agent.config)
+    straight.train(1500)
+    assert np.array_equal(straight.net.weights, loaded.net.weights)
+
+
+def test_large_tables_with_few_touched_entries_are_stored_sparse(tmp_path):
+    big = NTupleAgent("connect_four", paper_config("connect_four"))
+    big.train(50)
+    path = big.save(tmp_path / "c4.npz")
+    with np.load(path) as data:
+        assert "weights_index" in data.files and "weights" not in data.files
+        assert "tcl_n_index" in data.files
+    assert path.stat().st_size < big.net.weights.nbytes / 20
+    loaded = NTupleAgent.load(path)
+    assert np.array_equal(loaded.net.weights, big.net.weights)
+    assert np.array_equal(loaded.net.tcl_a, big.net.tcl_a)
+
+
+def test_random_tuples_are_saved_with_the_agent(tmp_path):
+    cfg = LearnerConfig(ntuples="random-walk", ntuple_count=4, ntuple_length=3, seed=11, episodes=10)
+    agent = NTupleAgent("hex", cfg, size=4)
+    loaded = NTupleAgent.load(agent.save(tmp_path / "hex.npz"))
+    assert np.array_equal(loaded.tuples, agent.tuples)
+    assert loaded.game.params == {"size": 4}
+
+
+def test_save_is_atomic_and_leaves_no_temp_files(trained, tmp_path):
+    agent, _ = trained
+    target = tmp_path / "x.npz"
+    agent.save(target)
+    agent.save(target)  # overwrite in place
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npz"]
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        NTupleAgent.load(tmp_path / "nope.npz")
+
+
+def test_truncated_file(trained, tmp_path):
+    _, path = trained
+    bad = tmp_path / "cut.npz"
+    bad.write_bytes(path.read_bytes()[:300])
+    with pytest.raises(AgentFileError, match="not a farl agent"):
+        NTupleAgent.load(bad)
+
+
+def test_foreign_npz(tmp_path):
+    foreign = tmp_path / "foreign.npz"
+    np.savez(foreign, x=np.arange(3))
+    with pytest.raises(AgentFileError, match="no metadata"):
+        NTupleAgent.load(foreign)
+
+
+def test_text_file(tmp_path):
+    junk = tmp_path / "junk.npz"
+    junk.write_text("hello")
+    with pytest.raises(AgentFileError):
+        NTupleAgent.load(junk)
+
+
+def test_pickled_object_is_refused(tmp_path):
+    evil = tmp_path / "evil.npz"
+    np.savez(evil, meta=np.array([{"format": "farl-agent"}], dtype=object))
+    with pytest.raises(AgentFileError):
+        NTupleAgent.load(evil)
+
+
+def test_other_game_is_refused(trained):
+    _, path = trained
+    with pytest.raises(AgentFileError, match="nim3p agent, not connect_four"):
+        NTupleAgent.load(path, game="connect_four")
+
+
+def test_tampered_shapes_are_refused(trained, tmp_path):
+    _, path = trained
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    dense = arrays.pop("weights")
+    arrays["weights_index"] = np.array([10**9], np.int64)
+    arrays["weights_value"] = np.array([1.0], np.float32)
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, **arrays)
+    with pytest.raises(AgentFileError, match="bad sparse"):
+        NTupleAgent.load(bad)
+    arrays["weights_index"] = np.array([0], np.int64)
+    arrays["weights_value"] = dense.ravel()[:1]
+    meta = json.loads(str(arrays["meta"]))
+    meta["config"]["wings"] = 2
+    arrays["meta"] = np.array(json.dumps(meta))
+    np.savez(bad, **arrays)
+    with pytest.raises(AgentFileError, match="unknown learner options"):
+        NTupleAgent.load(bad)
