@@ -86,11 +86,14 @@ def build_net(tuples: np.ndarray, n_values: int, n_players: int, n_outputs: int,
     powers = n_values ** np.arange(n, dtype=np.int64)
     offsets = np.arange(m, dtype=np.int64) * int(n_values) ** n
     lut = m * int(n_values) ** n
-    weights = np.zeros((n_outputs, n_players, lut), dtype=np.float32)
     if tcl:
-        tcl_n = np.full_like(weights, tcl_init)
-        tcl_a = np.full_like(weights, tcl_init)
+        # w, N and A of one entry side by side: an update touches one cache line, not three
+        table = np.empty((n_outputs, n_players, lut, 3), dtype=np.float32)
+        table[..., 0] = 0.0
+        table[..., 1:] = tcl_init
+        weights, tcl_n, tcl_a = table[..., 0], table[..., 1], table[..., 2]
     else:
+        weights = np.zeros((n_outputs, n_players, lut), dtype=np.float32)
         tcl_n = np.zeros((0, 0, 0), dtype=np.float32)
         tcl_a = np.zeros((0, 0, 0), dtype=np.float32)
     uses = [[] for _ in range(perms.shape[1])]
