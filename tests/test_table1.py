@@ -1,0 +1,124 @@
+"""`farl reproduce table1`: cached, resumable runs, the table and the curves (smoke budget)."""
+import json
+
+import numpy as np
+import pytest
+
+from farl_agents import cli
+from farl_agents.experiments import table1
+from farl_agents.experiments.run import Run, read_curve
+from farl_agents.learners import LearnerConfig, NTupleAgent
+
+
+def reproduce(out, *extra) -> int:
+    return cli.main(["reproduce", "table1", "--budget", "smoke", "--jobs", "1", "--quiet", "--out", str(out),
+                     *map(str, extra)])
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    out = tmp_path_factory.mktemp("table1")
+    # one run is already half done (as after Ctrl-C): reproduce must resume it, not restart it
+    folder = table1.run_folder(out, "smoke", table1.ROWS["tictactoe"], True, 0)
+    half = Run.create(folder, table1.run_spec(table1.ROWS["tictactoe"], True, 0, "smoke"))
+    assert half.train(stop_after=120, progress=False) == "stopped"
+    assert reproduce(out, "--rows", "tictactoe,nim", "--runs", 1) == 0
+    return out
+
+
+def test_outputs_and_table(results):
+    md = (results / "table1_smoke.md").read_text()
+    assert "farl reproduce table1 --budget smoke --jobs 1 --quiet" in md and "--rows tictactoe,nim" in md
+    rows = [line for line in md.splitlines() if line.startswith("| ") and "---" not in line]
+    lines = {line.split("|")[1].strip(): line for line in rows}
+    ttt, nim = lines["TicTacToe"], lines["Nim 3x5"]
+    assert "49 % ± 5 %" in ttt and "18 % ± 6 %" in ttt  # the paper's figures
+    assert ttt.count("(1 run)") == 2 and nim.count("(1 run)") == 2  # our cells say how many runs they have
+    assert "not run" in lines["Hex 6x6"] and "81 % ± 5 %" in lines["Hex 6x6"]
+    assert "142,000 ± 1,000" in lines["2048"]
+    assert "smoke" in md and "per run" in ttt
+    for row in ("tictactoe", "nim"):
+        assert (results / f"table1_smoke_{row}.png").read_bytes()[:4] == b"\x89PNG"
+        for cell in ("farl-seed0", "nofarl-seed0"):
+            folder = results / "table1_smoke_runs" / row / cell
+            result = json.loads((folder / "result.json").read_text())
+            assert result["episodes"] == 200 and 0.0 <= result["scores"]["maxn10" if row == "tictactoe"
+                                                                          else "maxn15"] <= 1.0
+            final = json.loads((folder / "final_eval.json").read_text())
+            assert final["metric"] == "win_rate" and final["matchups"][0]["n_games"] == 4  # 2 per seat
+            assert [r["episode"] for r in read_curve(folder / "curve.csv")] == [0, 100, 200]
+            assert (folder / "agent.npz").is_file() and (folder / "run.json").is_file()
+
+
+def test_resumed_run_equals_a_fresh_one(results, tmp_path):
+    fresh = Run.create(tmp_path / "fresh", table1.run_spec(table1.ROWS["tictactoe"], True, 0, "smoke"))
+    assert fresh.train(progress=False) == "done"
+    cached = NTupleAgent.load(results / "table1_smoke_runs" / "tictactoe" / "farl-seed0" / "agent.npz")
+    assert np.array_equal(cached.net.weights, fresh.agent.net.weights)
+    farl_cfg = cached.config
+    nofarl_cfg = NTupleAgent.load(results / "table1_smoke_runs" / "tictactoe" / "nofarl-seed0" / "agent.npz").config
+    assert farl_cfg == LearnerConfig.paper("tictactoe", farl=True, seed=0, episodes=200)
+    assert nofarl_cfg == LearnerConfig.paper("tictactoe", farl=False, seed=0, episodes=200)
+
+
+def test_second_invocation_skips_finished_runs(results, capsys):
+    before = (results / "table1_smoke_runs" / "nim" / "farl-seed0" / "result.json").read_text()
+    assert reproduce(results, "--rows", "nim", "--runs", 1) == 0
+    out = capsys.readouterr().out
+    assert "2 runs, 2 already finished, 0 to train" in out
+    assert (results / "table1_smoke_runs" / "nim" / "farl-seed0" / "result.json").read_text() == before
+    md = (results / "table1_smoke.md").read_text()
+    assert "TicTacToe" in md and md.count("(1 run)") == 4  # rows finished earlier stay in the table
+
+
+def test_foreign_run_folder_is_reported_not_overwritten(tmp_path, capsys):
+    folder = table1.run_folder(tmp_path, "smoke", table1.ROWS["tictactoe"], False, 0)
+    spec = table1.run_spec(table1.ROWS["tictactoe"], False, 0, "smoke")
+    Run.create(folder, spec.__class__(spec.game, spec.game_params, spec.config.replace(alpha=0.3),
+                                      spec.eval_vs, spec.eval_every, spec.eval_games, spec.eval_starts,
+                                      spec.eval_seed))
+    code = table1.reproduce([table1.ROWS["tictactoe"]], runs=1, jobs=1, budget="smoke", out=tmp_path,
+                            progress=False)
+    assert code == 1
+    assert "other settings" in capsys.readouterr().out
+    assert (folder / "error.txt").is_file() and not (folder / "result.json").exists()
+    md = (tmp_path / "table1_smoke.md").read_text()
+    assert "(1 run)" in md  # the FARL run finished and is tabulated
+
+
+def test_paper_figures_and_budgets():
+    P = table1.PAPER_TABLE1
+    assert P[("2048", "alone")] == ((142_000, 1_000), (122_000, 900))
+    assert P[("connect4", "ab-dl")] == ((0.465, 0.005), (0.0, 0.001))
+    assert P[("nim3p", "mcts5000")] == ((0.78, 0.02), (0.09, 0.02))
+    assert P[("othello", "bench")] == ((0.95, 0.003), (0.96, 0.002))
+    assert {k for k, _ in P} == set(table1.ROWS)
+    for row in table1.ROWS.values():
+        assert all((row.key, o.name) in P for o in row.opponents)
+        paper, quick = table1.plan(row, "paper"), table1.plan(row, "quick")
+        assert paper.episodes == LearnerConfig.paper(row.game).episodes
+        assert quick.episodes <= paper.episodes and quick.final_games <= paper.final_games
+    assert [r.key for r in table1.parse_rows("nim, tictactoe")] == ["nim", "tictactoe"]
+    with pytest.raises(ValueError, match="unknown Table 1 row"):
+        table1.parse_rows("tictactoe,go")
+
+
+def test_ray_backend(tmp_path):
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False)
+    try:
+        code = table1.reproduce([table1.ROWS["tictactoe"]], runs=1, jobs=2, budget="smoke", out=tmp_path,
+                                backend="ray", progress=False)
+    finally:
+        ray.shutdown()
+    assert code == 0
+    assert len(list((tmp_path / "table1_smoke_runs" / "tictactoe").glob("*/result.json"))) == 2
+
+
+@pytest.mark.slow
+def test_local_process_pool(tmp_path):
+    """Two worker processes (each compiles its own training loop: slow)."""
+    code = table1.reproduce([table1.ROWS["tictactoe"]], runs=1, jobs=2, budget="smoke", out=tmp_path,
+                            progress=False)
+    assert code == 0
+    assert len(list((tmp_path / "table1_smoke_runs" / "tictactoe").glob("*/result.json"))) == 2
