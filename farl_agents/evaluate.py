@@ -482,9 +482,17 @@ def evaluate(game, players, opponents=None, n_games: int | None = None, start_st
     """
     if isinstance(game, str):
         import farl_envs
-        game = farl_envs.game_spec(game)
+        # a trained agent knows its game's parameters (e.g. Nim's max_take): use them
+        own = [getattr(x, "game", None) for x in _as_list(players)]
+        own = [g for g in own if isinstance(g, GameSpec) and g.name == game.removesuffix("_v0")]
+        game = own[0] if own else farl_envs.game_spec(game)
     elif not isinstance(game, GameSpec):
         raise ValueError(f"game must be a game name or a GameSpec, got {game!r}")
+    for x in _as_list(players) + _as_list(opponents):
+        other = getattr(x, "game", None)
+        if isinstance(other, GameSpec) and (other.name != game.name or other.params != game.params):
+            raise ValueError(f"{getattr(x, 'name', x)} was made for {other.id} {other.params}, "
+                             f"not for {game.id} {game.params}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
     if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs < 1:

@@ -174,3 +174,15 @@ def test_c4_seed002_protocol():
     assert r.seats == [0] and m.n_games == 3 and m.wins == 0
     with pytest.raises(ValueError):
         evaluate("tictactoe", RandomPlayer(), protocol="c4-seed002")
+
+
+def test_agent_game_parameters_are_used_and_checked():
+    from farl_agents.learners import LearnerConfig, NTupleAgent
+
+    agent = NTupleAgent("nim", LearnerConfig.paper("nim"), max_take=5)
+    agent.train(200)
+    res = evaluate("nim", agent, "random", n_games=4)  # takes the agent's max_take=5
+    assert sum(s["n_games"] for s in res.to_dict()["matchups"][0]["per_seat"]) == 8
+    import farl_envs
+    with pytest.raises(ValueError, match="was made for nim_v0"):
+        evaluate(farl_envs.game_spec("nim"), agent, "random", n_games=2)
