@@ -25,6 +25,8 @@ from __future__ import annotations
 import importlib
 import re
 
+import numpy as np
+
 from farl_agents.opponents.bench import BenchPlayer
 from farl_agents.opponents.edax import EdaxPlayer
 from farl_agents.opponents.maxn import MaxN
@@ -56,9 +58,44 @@ def connect_four_player(name: str, game, **kw):
         raise ValueError(f"opponent {name!r} needs farl_agents.opponents.connect_four, "
                          f"which cannot be imported: {exc}") from exc
     make = getattr(mod, "make_player", None)
-    if make is None:
-        raise ValueError("farl_agents.opponents.connect_four has no make_player(name, game, **kw)")
-    return make(name, _game(game), **kw)
+    if make is not None:
+        return make(name, _game(game), **kw)
+    return PerfectConnectFour(name, _game(game), **kw)
+
+
+class PerfectConnectFour:
+    """The solver's AB / AB-DL players behind the harness protocol ``act(game, state, rng)``.
+
+    The kernel state's cells (row 0 at the top, 1 = player_0, 2 = player_1)
+    are the board the solver reads; the farl generator seeds the numpy
+    generator the solver's players draw their random choices from.
+    ``random_plies=k`` makes the player follow seed 002's opening rule for
+    the first k plies.
+    """
+
+    def __init__(self, name: str, game, random_plies: int = 0):
+        from farl_agents.opponents import connect_four as c4
+
+        key = name.lower().replace("_", "-")
+        if key not in ("ab", "ab-dl"):
+            raise ValueError(f"unknown Connect Four player {name!r}; use 'ab' or 'ab-dl'")
+        if game.name != "connect_four" or game.params != {"rows": 6, "cols": 7}:
+            raise ValueError(f"the perfect player plays Connect Four 6x7 only, not {game.id} {game.params}")
+        self.name = "AB" if key == "ab" else "AB-DL"
+        cls = c4.ABPlayer if key == "ab" else c4.ABDLPlayer
+        self._player = cls(opening_plies=random_plies)
+
+    def act(self, game, state, rng) -> int:
+        from farl_envs.core.rng import rng_next
+        from farl_envs.core.spec import HEADER, TO_MOVE
+
+        rows, cols = int(game.p[0]), int(game.p[1])
+        board = np.asarray(state[HEADER + cols:HEADER + cols + rows * cols]).reshape(rows, cols)
+        seed = int(rng_next(rng))
+        return int(self._player.choose(board, int(state[TO_MOVE]), np.random.default_rng(seed)))
+
+    def __repr__(self) -> str:
+        return self.name
 
 
 def _require(game, names, spec):

@@ -41,8 +41,8 @@ win by the mover's very next disc scores ``(43 - n) // 2``.
 
 Solver
 ------
-Negamax alpha-beta on the bitboards, compiled with numba (the recursion is a
-plain compiled call):
+Negamax alpha-beta on the bitboards, compiled with numba (the recursion runs
+on an explicit per-ply stack, see ``_negamax``):
 
 * immediate wins are tested before searching; inside the search only
   *non-losing* moves are generated (a single forced block, none when the
@@ -68,6 +68,24 @@ plain compiled call):
 Techniques follow the standard ones described by P. Pons's Connect Four
 solver tutorial (http://blog.gamesolver.org); the code is written from
 scratch.
+
+Cost of exact answers, and what the players do about it
+-------------------------------------------------------
+Measured on this project's machine (numba, ~4-7 M nodes/s, cold table): a
+position after 12 or more discs takes ~10-100 ms; after 10 discs ~0.1-1 s;
+after 8 discs seconds; after 1-5 discs minutes (``solve("")`` alone: ~10
+minutes; ``solve`` of ply-1 positions needs ~10^9 nodes).  An opening book
+that holds every position up to ply k is therefore out of reach for k >= 3 or
+so.  The players hence work in two regimes (see ``ABPlayer``):
+
+* from ``EXACT_FROM_PLY`` (12) discs on, and in every position of the book
+  (``c4_book``), every move is exact;
+* before that, a move gets a node budget (``DEFAULT_MAX_NODES``): exact if
+  the search finishes within it, otherwise chosen from depth-limited
+  searches (forced wins/losses within the horizon are still exact).
+  ``max_nodes=None`` makes all moves exact (and early ones slow).
+
+``solve`` and ``analyze`` are always exact, however long that takes.
 """
 from __future__ import annotations
 
@@ -99,8 +117,6 @@ MAX_SCORE = (N_CELLS + 1) // 2 - 3  # 18: win with own 4th disc
 
 #: Default number of transposition-table entries (int64 each: 128 MiB).
 DEFAULT_TT_ENTRIES = 1 << 24
-
-_EMPTY = np.int64(-1)
 
 
 # --------------------------------------------------------------------------
@@ -168,6 +184,8 @@ def _win_now_score(n):
 # --------------------------------------------------------------------------
 # Transposition table and opening book
 # --------------------------------------------------------------------------
+# Buckets of two entries; the bucket count is prime so that ``key % count``
+# depends on every column.
 # Entry: key << 13 | ply << 7 | is_lower << 6 | (score + 32); -1 = empty.
 @njit(cache=True, inline="always")
 def _tt_get(tt, key):
@@ -207,100 +225,180 @@ def _book_get(bkeys, bvals, key):
 # --------------------------------------------------------------------------
 # Search
 # --------------------------------------------------------------------------
+# Layout of one row of the per-ply search stack ``st`` (int64[44, 16]).
+_S_CUR, _S_MASK, _S_ALPHA, _S_BETA, _S_NMOVES, _S_NEXT, _S_KEY = 8, 9, 10, 11, 12, 13, 14
+
+
 @njit(cache=True)
-def _negamax(cur, mask, n, alpha, beta, tt, bkeys, bvals, bply, ctx, scratch):
+def _negamax(cur, mask, n, alpha, beta, horizon, tt, bkeys, bvals, bply, ctx, st):
     """Alpha-beta value of a position whose mover cannot win at once.
 
     Fail-soft bounds: if the true score is <= alpha the result is an upper
     bound <= alpha; if >= beta a lower bound >= beta; otherwise exact.
-    ``ctx[0]`` counts nodes, ``ctx[1]`` is the root ply (for TT aging),
-    ``scratch`` holds one move list per ply.
+    ``ctx[0]`` counts nodes, ``ctx[1]`` is the root ply (for TT aging);
+    when ``ctx[2] > 0`` and the count passes it, ``ctx[3]`` is set to 1 and
+    the search returns at once (result meaningless; every table entry
+    already written is still a true bound).  ``horizon`` (99 = none) turns
+    the search into a depth-limited one: positions with ``horizon`` discs
+    that are not decided tactically score 0 -- only for the player's
+    fallback, with a private table, since such values are not true bounds.
+
+    The recursion is unrolled onto an explicit stack ``st`` (one row per
+    ply: the ordered move list, the node's position, window, move count,
+    next move index and key) because numba's on-disk cache cannot reload
+    self-recursive functions reliably.
     """
-    ctx[0] += 1
-    possible = _possible(mask)
-    opp = cur ^ mask
-    opp_win = _win_spots(opp, mask)
-    forced = possible & opp_win
-    if forced:
-        if forced & (forced - 1):  # two threats: cannot block both
-            return -((42 - n) // 2)
-        possible = forced
-    possible &= ~(opp_win >> 1)  # never play under an opponent's threat
-    if possible == 0:
-        return -((42 - n) // 2)
-    if n >= N_CELLS - 2:
-        return 0
-    lo = -((40 - n) // 2)  # the opponent cannot win with its next disc
-    if alpha < lo:
-        alpha = lo
-        if alpha >= beta:
-            return alpha
-    hi = (41 - n) // 2  # we cannot win with our next disc
-    if beta > hi:
-        beta = hi
-        if alpha >= beta:
-            return beta
-    key = cur + mask
-    e = _tt_get(tt, key)
-    if e != -1:
-        b = (e & 63) - 32
-        if (e >> 6) & 1:
-            if alpha < b:
-                alpha = b
-                if alpha >= beta:
-                    return alpha
-        else:
-            if beta > b:
-                beta = b
-                if alpha >= beta:
-                    return beta
-    if n <= bply:
-        v = _book_get(bkeys, bvals, _canonical_key(cur, mask))
-        if v != -128:
-            return v
+    root = n
     root_n = ctx[1]
-    row = scratch[n]
-    m = 0
-    for i in range(WIDTH):
-        c = ORDER[i]
-        mv = possible & _col_mask(c)
-        if mv:
-            if n < 34:  # enhanced transposition cut-off
-                ck = opp + (mask | mv)
-                ce = _tt_get(tt, ck)
-                if ce != -1 and ((ce >> 6) & 1) == 0:
-                    s = 32 - (ce & 63)  # child <= u  =>  we >= -u
-                    if s >= beta:
-                        _tt_put(tt, key, n, 1, s, root_n)
-                        return s
-            sc = _popcount(_win_spots(cur | mv, mask | mv)) * 8 + (7 - i)
-            item = (sc << 52) | mv
-            j = m
-            while j > 0 and row[j - 1] < item:
-                row[j] = row[j - 1]
-                j -= 1
-            row[j] = item
-            m += 1
-    for j in range(m):
-        mv = row[j] & KEY_BITS
-        s = -_negamax(opp, mask | mv, n + 1, -beta, -alpha, tt, bkeys, bvals,
-                      bply, ctx, scratch)
-        if s >= beta:
-            _tt_put(tt, key, n, 1, s, root_n)
-            return s
-        if s > alpha:
-            alpha = s
-    _tt_put(tt, key, n, 0, alpha, root_n)
-    return alpha
+    state = 0  # 0: enter the node at ply n, 1: search its next move, 2: return r
+    r = 0
+    while True:
+        if state == 0:
+            ctx[0] += 1
+            if ctx[2] > 0 and ctx[0] > ctx[2]:
+                ctx[3] = 1
+                return 0
+            possible = _possible(mask)
+            opp = cur ^ mask
+            opp_win = _win_spots(opp, mask)
+            forced = possible & opp_win
+            if forced:
+                if forced & (forced - 1):  # two threats: cannot block both
+                    r = -((42 - n) // 2)
+                    state = 2
+                    continue
+                possible = forced
+            possible &= ~(opp_win >> 1)  # never play under an opponent's threat
+            if possible == 0:
+                r = -((42 - n) // 2)
+                state = 2
+                continue
+            if n >= N_CELLS - 2:
+                r = 0
+                state = 2
+                continue
+            lo = -((40 - n) // 2)  # the opponent cannot win with its next disc
+            if alpha < lo:
+                alpha = lo
+                if alpha >= beta:
+                    r = alpha
+                    state = 2
+                    continue
+            hi = (41 - n) // 2  # we cannot win with our next disc
+            if beta > hi:
+                beta = hi
+                if alpha >= beta:
+                    r = beta
+                    state = 2
+                    continue
+            if n >= horizon:
+                r = 0
+                state = 2
+                continue
+            key = cur + mask
+            e = _tt_get(tt, key)
+            if e != -1:
+                b = (e & 63) - 32
+                if (e >> 6) & 1:
+                    if alpha < b:
+                        alpha = b
+                        if alpha >= beta:
+                            r = alpha
+                            state = 2
+                            continue
+                else:
+                    if beta > b:
+                        beta = b
+                        if alpha >= beta:
+                            r = beta
+                            state = 2
+                            continue
+            if n <= bply:
+                v = _book_get(bkeys, bvals, _canonical_key(cur, mask))
+                if v != -128:
+                    r = v
+                    state = 2
+                    continue
+            row = st[n]
+            m = 0
+            cut = False
+            for i in range(WIDTH):
+                c = ORDER[i]
+                mv = possible & _col_mask(c)
+                if mv:
+                    if n < 34:  # enhanced transposition cut-off
+                        ck = opp + (mask | mv)
+                        ce = _tt_get(tt, ck)
+                        if ce != -1 and ((ce >> 6) & 1) == 0:
+                            s = 32 - (ce & 63)  # child <= u  =>  we >= -u
+                            if s >= beta:
+                                _tt_put(tt, key, n, 1, s, root_n)
+                                r = s
+                                cut = True
+                                break
+                    sc = _popcount(_win_spots(cur | mv, mask | mv)) * 8 + (7 - i)
+                    item = (sc << 52) | mv
+                    j = m
+                    while j > 0 and row[j - 1] < item:
+                        row[j] = row[j - 1]
+                        j -= 1
+                    row[j] = item
+                    m += 1
+            if cut:
+                state = 2
+                continue
+            row[_S_CUR] = cur
+            row[_S_MASK] = mask
+            row[_S_ALPHA] = alpha
+            row[_S_BETA] = beta
+            row[_S_NMOVES] = m
+            row[_S_NEXT] = 0
+            row[_S_KEY] = key
+            state = 1
+        if state == 1:
+            row = st[n]
+            j = row[_S_NEXT]
+            if j < row[_S_NMOVES]:
+                row[_S_NEXT] = j + 1
+                mv = row[j] & KEY_BITS
+                pcur = row[_S_CUR]
+                pmask = row[_S_MASK]
+                cur = pcur ^ pmask
+                mask = pmask | mv
+                alpha = -row[_S_BETA]
+                beta = -row[_S_ALPHA]
+                n += 1
+                state = 0
+                continue
+            r = row[_S_ALPHA]
+            _tt_put(tt, row[_S_KEY], n, 0, r, root_n)
+            state = 2
+        # state == 2: hand r to the parent
+        if n == root:
+            return r
+        n -= 1
+        row = st[n]
+        s = -r
+        if s >= row[_S_BETA]:
+            _tt_put(tt, row[_S_KEY], n, 1, s, root_n)
+            r = s
+            continue  # the parent returns too
+        if s > row[_S_ALPHA]:
+            row[_S_ALPHA] = s
+        state = 1
 
 
+# The drivers below share the trailing arguments
+#   horizon, tt, bkeys, bvals, bply, ctx, st
+# of ``_negamax``.  Each returns at once (meaningless value) when the node
+# budget ran out (``ctx[3] == 1``); the Python side then raises.
 @njit(cache=True)
-def _solve(cur, mask, n, lo, hi, tt, bkeys, bvals, bply, ctx, scratch):
+def _solve(cur, mask, n, lo, hi, horizon, tt, bkeys, bvals, bply, ctx, st):
     """Exact score of a non-terminal position, known to lie in [lo, hi].
 
-    Pass the widest bounds (``-(42 - n) // 2``, ``(43 - n) // 2``) when
-    nothing is known.  Null-window searches halve the interval, each probe
-    biased towards 0 because proofs near 0 are the expensive ones.
+    Pass the widest bounds (e.g. -64, 64) when nothing is known.
+    Null-window searches narrow the interval, each probe biased towards 0
+    because proofs near 0 are the expensive ones.
     """
     if _win_spots(cur, mask) & _possible(mask):
         return _win_now_score(n)
@@ -317,8 +415,10 @@ def _solve(cur, mask, n, lo, hi, tt, bkeys, bvals, bply, ctx, scratch):
             med = lo // 2
         elif med >= 0 and hi // 2 > med:
             med = hi // 2
-        r = _negamax(cur, mask, n, med, med + 1, tt, bkeys, bvals, bply, ctx,
-                     scratch)
+        r = _negamax(cur, mask, n, med, med + 1, horizon, tt, bkeys, bvals,
+                     bply, ctx, st)
+        if ctx[3]:
+            return 0
         if r <= med:
             hi = r
         else:
@@ -327,7 +427,7 @@ def _solve(cur, mask, n, lo, hi, tt, bkeys, bvals, bply, ctx, scratch):
 
 
 @njit(cache=True)
-def _at_least(cur, mask, n, t, tt, bkeys, bvals, bply, ctx, scratch):
+def _at_least(cur, mask, n, t, horizon, tt, bkeys, bvals, bply, ctx, st):
     """Whether the exact score of the position is >= t (one null window)."""
     if _win_spots(cur, mask) & _possible(mask):
         return _win_now_score(n) >= t
@@ -336,41 +436,45 @@ def _at_least(cur, mask, n, t, tt, bkeys, bvals, bply, ctx, scratch):
         if v != -128:
             return v >= t
     ctx[1] = n
-    return _negamax(cur, mask, n, t - 1, t, tt, bkeys, bvals, bply, ctx,
-                    scratch) >= t
+    return _negamax(cur, mask, n, t - 1, t, horizon, tt, bkeys, bvals, bply,
+                    ctx, st) >= t
 
 
 @njit(cache=True)
-def _move_at_least(cur, mask, n, c, t, tt, bkeys, bvals, bply, ctx, scratch):
+def _move_at_least(cur, mask, n, c, t, horizon, tt, bkeys, bvals, bply, ctx,
+                   st):
     """Whether playing column ``c`` (legal) scores >= t for the mover."""
     mv = _possible(mask) & _col_mask(c)
     if _win_spots(cur, mask) & mv:
         return _win_now_score(n) >= t
     # the child's score is <= -t  <=>  not (child >= 1 - t)
-    return not _at_least(cur ^ mask, mask | mv, n + 1, 1 - t, tt, bkeys, bvals,
-                         bply, ctx, scratch)
+    return not _at_least(cur ^ mask, mask | mv, n + 1, 1 - t, horizon, tt,
+                         bkeys, bvals, bply, ctx, st)
 
 
 @njit(cache=True)
-def _move_scores(cur, mask, n, tt, bkeys, bvals, bply, ctx, scratch):
+def _move_scores(cur, mask, n, horizon, tt, bkeys, bvals, bply, ctx, st):
     """Exact score of every column for the mover (-127 for a full column)."""
     out = np.full(WIDTH, -127, dtype=np.int64)
     possible = _possible(mask)
     wins = _win_spots(cur, mask) & possible
-    for c in range(WIDTH):
+    for i in range(WIDTH):
+        c = ORDER[i]
         mv = possible & _col_mask(c)
         if mv:
             if wins & mv:
                 out[c] = _win_now_score(n)
             else:
-                out[c] = -_solve(cur ^ mask, mask | mv, n + 1, -64, 64, tt,
-                                 bkeys, bvals, bply, ctx, scratch)
+                out[c] = -_solve(cur ^ mask, mask | mv, n + 1, -64, 64, horizon,
+                                 tt, bkeys, bvals, bply, ctx, st)
+                if ctx[3]:
+                    return out
     return out
 
 
 @njit(cache=True)
-def _best_moves(cur, mask, n, want_lost_set, tt, bkeys, bvals, bply, ctx,
-                scratch):
+def _best_moves(cur, mask, n, want_lost_set, horizon, tt, bkeys, bvals, bply,
+                ctx, st):
     """Exact score ``v`` of the position and which columns achieve it.
 
     Returns ``(v, best)`` with ``best`` a bool[7].  When the position is lost
@@ -386,18 +490,37 @@ def _best_moves(cur, mask, n, want_lost_set, tt, bkeys, bvals, bply, ctx,
             if wins & _col_mask(c):
                 best[c] = True
         return _win_now_score(n), best
-    if _at_least(cur, mask, n, 0, tt, bkeys, bvals, bply, ctx, scratch):
-        v = _solve(cur, mask, n, 0, 64, tt, bkeys, bvals, bply, ctx, scratch)
+    if _at_least(cur, mask, n, 0, horizon, tt, bkeys, bvals, bply, ctx, st):
+        v = _solve(cur, mask, n, 0, 64, horizon, tt, bkeys, bvals, bply, ctx, st)
     elif not want_lost_set:
         return -1, best
     else:
-        v = _solve(cur, mask, n, -64, -1, tt, bkeys, bvals, bply, ctx, scratch)
+        v = _solve(cur, mask, n, -64, -1, horizon, tt, bkeys, bvals, bply, ctx,
+                   st)
+    if ctx[3]:
+        return v, best
     for i in range(WIDTH):  # centre first: those children are best known
         c = ORDER[i]
         if possible & _col_mask(c):
-            best[c] = _move_at_least(cur, mask, n, c, v, tt, bkeys, bvals,
-                                     bply, ctx, scratch)
+            best[c] = _move_at_least(cur, mask, n, c, v, horizon, tt, bkeys,
+                                     bvals, bply, ctx, st)
+            if ctx[3]:
+                return v, best
     return v, best
+
+
+@njit(cache=True)
+def _static_order(cur, mask):
+    """The search's move-ordering score of each legal column (-1 if full):
+    8 * (winning cells the move creates) + centrality (6 = centre)."""
+    out = np.full(WIDTH, -1, dtype=np.int64)
+    possible = _possible(mask)
+    for i in range(WIDTH):
+        c = ORDER[i]
+        mv = possible & _col_mask(c)
+        if mv:
+            out[c] = _popcount(_win_spots(cur | mv, mask | mv)) * 8 + (6 - i)
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -492,20 +615,29 @@ def position_from_board(board: np.ndarray, player: int) -> tuple[int, int, int]:
 # --------------------------------------------------------------------------
 # Solver object (owns the transposition table and the book)
 # --------------------------------------------------------------------------
+NO_HORIZON = 99
+
+
+class SearchAborted(RuntimeError):
+    """A search ran out of its node budget (``Solver.set_budget``)."""
+
+
 class Solver:
     """Exact Connect Four solver with its transposition table and book.
 
-    The table (``tt_entries`` int64 entries) is reused between calls: its
-    entries are true bounds, so it only ever speeds later searches up (moves
-    of the same game share most of their trees).  ``book`` is a path to a
-    ``.npz`` made by ``c4_book.build_book``, ``None`` for the packaged book
-    when it exists, or ``False`` for no book.
+    The table (``tt_entries`` int64 entries, rounded to twice a prime) is
+    reused between calls: its entries are true bounds, so it only ever speeds
+    later searches up (moves of the same game share most of their trees).
+    ``book`` is a path to a ``.npz`` made by ``c4_book.build_book``, ``None``
+    for the packaged book when it exists, or ``False`` for no book.
     """
 
     def __init__(self, tt_entries: int = DEFAULT_TT_ENTRIES, book=None):
-        self.tt = np.full(max(2, int(tt_entries) & ~1), -1, dtype=np.int64)
-        self.ctx = np.zeros(2, dtype=np.int64)
-        self.scratch = np.zeros((N_CELLS + 2, 8), dtype=np.int64)
+        self.tt = np.full(2 * _next_prime(max(2, int(tt_entries)) // 2), -1, dtype=np.int64)
+        # ctx: nodes searched, root ply, node limit (0 = none), aborted flag
+        self.ctx = np.zeros(4, dtype=np.int64)
+        self.scratch = np.zeros((N_CELLS + 2, 16), dtype=np.int64)
+        self.horizon = NO_HORIZON
         self.book_keys = np.zeros(0, dtype=np.int64)
         self.book_vals = np.zeros(0, dtype=np.int8)
         self.book_ply = -1
@@ -533,6 +665,11 @@ class Solver:
         self.book_keys, self.book_vals = keys, vals
         self.book_ply = int(max_ply) if keys.size else -1
 
+    @property
+    def book_size(self) -> int:
+        return int(self.book_keys.size)
+
+    # -- table and budget -----------------------------------------------------
     def clear(self) -> None:
         """Forget the transposition table (e.g. to time a search cold)."""
         self.tt.fill(-1)
@@ -546,26 +683,44 @@ class Solver:
     def nodes(self, value: int) -> None:
         self.ctx[0] = value
 
+    def set_budget(self, max_nodes: Optional[int]) -> None:
+        """Allow at most ``max_nodes`` more search nodes over the following
+        queries (None: unlimited).  A query that runs out raises
+        ``SearchAborted``; the table stays valid."""
+        self.ctx[3] = 0
+        self.ctx[2] = 0 if max_nodes is None else self.ctx[0] + max(1, int(max_nodes))
+
     def _args(self):
-        return (self.tt, self.book_keys, self.book_vals, self.book_ply,
+        return (self.horizon, self.tt, self.book_keys, self.book_vals, self.book_ply,
                 self.ctx, self.scratch)
+
+    def _check(self) -> None:
+        if self.ctx[3]:
+            raise SearchAborted("node budget exhausted")
 
     # -- queries on bitboard positions ---------------------------------------
     def score(self, cur: int, mask: int, n: int) -> int:
         """Exact score of a valid unfinished position (mover's view)."""
-        return int(_solve(cur, mask, n, -64, 64, *self._args()))
+        v = int(_solve(cur, mask, n, -64, 64, *self._args()))
+        self._check()
+        return v
 
     def at_least(self, cur: int, mask: int, n: int, t: int) -> bool:
         """Whether the position's exact score is >= t (cheaper than score)."""
-        return bool(_at_least(cur, mask, n, t, *self._args()))
+        v = bool(_at_least(cur, mask, n, t, *self._args()))
+        self._check()
+        return v
 
     def move_at_least(self, cur: int, mask: int, n: int, col: int, t: int) -> bool:
         """Whether playing the legal 0-based column ``col`` scores >= t."""
-        return bool(_move_at_least(cur, mask, n, col, t, *self._args()))
+        v = bool(_move_at_least(cur, mask, n, col, t, *self._args()))
+        self._check()
+        return v
 
     def move_scores(self, cur: int, mask: int, n: int) -> list[Optional[int]]:
         """Exact score of each column for the mover; None for full columns."""
         out = _move_scores(cur, mask, n, *self._args())
+        self._check()
         return [None if v == -127 else int(v) for v in out]
 
     def best_moves(self, cur: int, mask: int, n: int, exact_when_lost: bool = True):
@@ -575,10 +730,49 @@ class Solver:
         without computing how long the loss can be delayed.
         """
         v, best = _best_moves(cur, mask, n, exact_when_lost, *self._args())
+        self._check()
         return int(v), [c for c in range(WIDTH) if best[c]]
+
+    def horizon_scores(self, cur: int, mask: int, n: int, max_nodes: int) -> list[Optional[int]]:
+        """Column scores from depth-limited searches, deepened 2 plies at a
+        time until the node budget runs out (the deepest finished ones are
+        returned).  A non-zero value is exact (the win or loss is forced
+        within the horizon, and anything unresolved would score 0, which the
+        side to move there would prefer); 0 means "draw or not resolved".
+        Uses and clears this solver's table: use a private solver.
+        """
+        vals = None
+        try:
+            for h in range(n + 2, N_CELLS + 2, 2):
+                self.clear()
+                self.horizon = h
+                if vals is not None and self.ctx[2] == 0:
+                    # the 2-ply search always finishes; the budget (shared
+                    # by all deeper iterations) starts after it
+                    self.set_budget(max_nodes)
+                try:
+                    cur_vals = self.move_scores(cur, mask, n)
+                except SearchAborted:
+                    break
+                vals = cur_vals
+                if h >= N_CELLS or all(v != 0 for v in vals if v is not None):
+                    break
+        finally:
+            self.horizon = NO_HORIZON
+            self.set_budget(None)
+            self.clear()
+        return vals
 
 
 _DEFAULT_SOLVER: Optional[Solver] = None
+
+
+def _next_prime(k: int) -> int:
+    """Smallest prime >= k (bucket count: ``key % prime`` mixes all columns)."""
+    k = max(k, 2)
+    while any(k % d == 0 for d in range(2, int(k ** 0.5) + 1)):
+        k += 1
+    return k
 
 
 def default_solver() -> Solver:
@@ -645,6 +839,18 @@ def _min_score_for_delay(n: int, delay: int) -> int:
 # --------------------------------------------------------------------------
 # Players
 # --------------------------------------------------------------------------
+#: Plies from which the players always search exactly (see ``ABPlayer``).
+EXACT_FROM_PLY = 12
+#: Node budget of a bounded move (positions before ``EXACT_FROM_PLY``).
+DEFAULT_MAX_NODES = 250_000
+#: Table size of a player's private solver for bounded moves (4 MiB).
+PRIVATE_TT_ENTRIES = 1 << 19
+
+
+def _pick(cols, rng: np.random.Generator) -> int:
+    return int(cols[int(rng.integers(len(cols)))])
+
+
 def seed002_opening_choice(cur: int, mask: int, n: int, rng: np.random.Generator,
                            solver: Optional[Solver] = None, min_delay: int = 12) -> int:
     """Move of the perfect player under the seed-002 opening rule.
@@ -664,20 +870,53 @@ def seed002_opening_choice(cur: int, mask: int, n: int, rng: np.random.Generator
        loss the longest (the AB-DL choice).
 
     Only threshold tests are needed, never exact scores, which keeps this
-    cheap.  Returns a 0-based column.
+    cheaper.  Exact (uses ``solver`` without a budget unless the caller set
+    one, then it may raise ``SearchAborted``).  Returns a 0-based column.
     """
     s = solver or default_solver()
     legal = legal_columns(mask)
     keep = [c for c in legal if s.move_at_least(cur, mask, n, c, 0)]
     if keep:
-        return int(keep[rng.integers(len(keep))])
+        return _pick(keep, rng)
     t = _min_score_for_delay(n, min_delay)
     if t < 0:
         slow = [c for c in legal if s.move_at_least(cur, mask, n, c, t)]
         if slow:
-            return int(slow[rng.integers(len(slow))])
+            return _pick(slow, rng)
     _, cols = s.best_moves(cur, mask, n, exact_when_lost=True)
-    return int(cols[rng.integers(len(cols))])
+    return _pick(cols, rng)
+
+
+def _exact_choice(s: Solver, kind: str, cur: int, mask: int, n: int,
+                  rng: np.random.Generator) -> int:
+    """Exact move choice: ``kind`` is "ab", "dl" or "seed002"."""
+    if kind == "seed002":
+        return seed002_opening_choice(cur, mask, n, rng, s)
+    _, cols = s.best_moves(cur, mask, n, exact_when_lost=(kind == "dl"))
+    return _pick(cols or legal_columns(mask), rng)
+
+
+def _horizon_choice(vals: list, kind: str, cur: int, mask: int, n: int,
+                    rng: np.random.Generator, min_delay: int = 12) -> int:
+    """Fallback choice from ``Solver.horizon_scores`` values (non-zero values
+    are exact, 0 = draw or unresolved)."""
+    legal = [c for c in range(WIDTH) if vals[c] is not None]
+    if kind == "seed002":
+        keep = [c for c in legal if vals[c] >= 0]
+        if keep:
+            return _pick(keep, rng)
+        slow = [c for c in legal if loss_delay(vals[c], n) >= min_delay]
+        if slow:
+            return _pick(slow, rng)
+    best = max(vals[c] for c in legal)
+    if best < 0 and kind == "ab":
+        return _pick(legal, rng)
+    cands = [c for c in legal if vals[c] == best]
+    if best == 0 and len(cands) > 1:  # unresolved: prefer the search's ordering
+        order = _static_order(cur, mask)
+        top = max(order[c] for c in cands)
+        cands = [c for c in cands if order[c] == top]
+    return _pick(cands, rng)
 
 
 class ABPlayer:
@@ -685,24 +924,62 @@ class ABPlayer:
 
     Plays uniformly at random among the moves with the best exact score: it
     wins as fast as possible, draws when it cannot win.  When every move
-    loses it plays a uniformly random legal move (no delaying).  With
-    ``opening_plies=k`` it follows ``seed002_opening_choice`` while fewer than
-    k discs are on the board (k=12 for the seed-002 protocol).  All
-    randomness comes from the ``rng`` passed to ``choose``.
+    loses it plays a uniformly random legal move (no delaying).
+
+    Options:
+
+    * ``opening_plies=k``: while fewer than k discs are on the board, follow
+      ``seed002_opening_choice`` instead (k=12 for the seed-002 protocol).
+    * ``max_nodes`` / ``exact_from_ply`` (speed): exact answers for positions
+      before ply 12 can take seconds to minutes unless the opening book has
+      them.  A position with fewer than ``exact_from_ply`` discs is therefore
+      searched with a budget of ``max_nodes`` nodes in all, on a private,
+      freshly cleared table (book positions are instant and exact): a
+      quarter for the exact search; if that does not finish, the rest for
+      depth-limited searches (``Solver.horizon_scores``): forced wins and
+      losses within the horizon are still handled exactly (fastest win,
+      longest delay), otherwise the player keeps to moves that do not lose
+      within the horizon and prefers the one the solver's ordering ranks
+      first (more threats, then nearer the centre); under the seed-002 rule
+      unresolved moves count as keeping the draw.  Such moves may be
+      imperfect: e.g. in AB vs AB from the empty board the first player,
+      who wins with perfect play, won about 8 games in 10 with the default
+      budget.  ``max_nodes=None`` makes every move exact.  The fresh
+      private table makes the choice depend only on the position and ``rng``
+      (not on earlier searches).
+
+    All randomness comes from the ``rng`` passed to ``choose``.
     """
 
     name = "AB"
     delay_loss = False
 
-    def __init__(self, solver: Optional[Solver] = None, opening_plies: int = 0):
+    def __init__(self, solver: Optional[Solver] = None, opening_plies: int = 0,
+                 max_nodes: Optional[int] = DEFAULT_MAX_NODES,
+                 exact_from_ply: int = EXACT_FROM_PLY):
         self._solver = solver
+        self._private: Optional[Solver] = None
         self.opening_plies = int(opening_plies)
+        self.max_nodes = None if max_nodes is None else int(max_nodes)
+        self.exact_from_ply = int(exact_from_ply)
+        #: how the last move was chosen: "exact", "bounded" or "horizon"
+        self.last_mode = ""
 
     @property
     def solver(self) -> Solver:
         if self._solver is None:
             self._solver = default_solver()
         return self._solver
+
+    def _private_solver(self) -> Solver:
+        main = self.solver
+        if self._private is None:
+            self._private = Solver(tt_entries=PRIVATE_TT_ENTRIES, book=False)
+        if self._private.book_keys is not main.book_keys:
+            self._private.book_keys = main.book_keys
+            self._private.book_vals = main.book_vals
+            self._private.book_ply = main.book_ply
+        return self._private
 
     def choose(self, board: np.ndarray, player: int, rng: np.random.Generator) -> int:
         """0-based column to play on ``board`` (row 0 at the top) for
@@ -713,11 +990,26 @@ class ABPlayer:
     def choose_position(self, cur: int, mask: int, n: int, rng: np.random.Generator) -> int:
         """Same as ``choose`` on a bitboard position."""
         if n < self.opening_plies:
-            return seed002_opening_choice(cur, mask, n, rng, self.solver)
-        v, cols = self.solver.best_moves(cur, mask, n, exact_when_lost=self.delay_loss)
-        if not cols:  # lost and not delaying: any legal move
-            cols = legal_columns(mask)
-        return int(cols[rng.integers(len(cols))])
+            kind = "seed002"
+        else:
+            kind = "dl" if self.delay_loss else "ab"
+        if self.max_nodes is None or n >= self.exact_from_ply:
+            self.last_mode = "exact"
+            return _exact_choice(self.solver, kind, cur, mask, n, rng)
+        priv = self._private_solver()
+        priv.clear()
+        priv.set_budget(max(1, self.max_nodes // 4))
+        try:
+            col = _exact_choice(priv, kind, cur, mask, n, rng)
+            self.last_mode = "bounded"
+            return col
+        except SearchAborted:
+            pass
+        finally:
+            priv.set_budget(None)
+        vals = priv.horizon_scores(cur, mask, n, self.max_nodes - self.max_nodes // 4)
+        self.last_mode = "horizon"
+        return _horizon_choice(vals, kind, cur, mask, n, rng)
 
 
 class ABDLPlayer(ABPlayer):

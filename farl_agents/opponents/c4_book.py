@@ -1,0 +1,285 @@
+"""Opening book for the perfect Connect Four player (``connect_four.py``).
+
+Why a book
+----------
+Exact scores of early positions are expensive: proving the exact distance to
+the end takes minutes of search at ply 1-3, seconds at ply 6-8, and from ply
+12 on usually tens of milliseconds.  The book stores exact scores of early
+positions, computed once by the solver itself, so that players answer them
+instantly (the search also stops at any book position it meets).
+
+What is in it
+-------------
+A map *canonical position key -> exact score* (the score convention of
+``connect_four``): the key is ``min(cur + mask, mirror(cur) + mirror(mask))``
+so a position and its mirror image share one entry.  Stored as an ``.npz``
+with ``keys`` (sorted ``uint64``) and ``scores`` (``int8``) plus metadata.
+
+Building every position up to ply k is far too slow here (there are 4,263
+positions at ply 5 and 1.6 million at ply 10, each costing seconds to
+minutes), so ``build_book`` stores the positions a perfect player actually
+meets when it faces *any* opponent, ply by ply ("book nodes"):
+
+* the perfect player moves first: the empty board, then after each of its
+  best moves (all of them, since AB randomises among them) every reply of
+  the opponent;
+* the perfect player moves second: every first move of the opponent, then
+  likewise.
+* When a book node is lost, the perfect side is expanded by its
+  loss-delaying moves only (AB-DL's choice; AB itself then plays at random
+  and needs only the sign, which the book gives for the node itself).
+
+For every book node the book holds the node's score and the exact score of
+each of its children (the full ``analyze`` of the node), so AB, AB-DL and
+the seed-002 opening rule are all answered from the book there.  Positions
+outside the book are searched by the players (see ``connect_four``).
+(``expand="keep"`` grows the tree along the seed-002 opening rule instead.)
+
+Building
+--------
+``python -m farl_agents.opponents.c4_book build --max-ply 2`` (or
+``build_book(2, path)``) rebuilds the packaged book; ``--resume`` extends an
+existing file, ``--time-budget`` stops cleanly; ``verify`` re-solves a
+random sample.  Cost here: the ply-0 node (solving the 7 first moves) ~8
+CPU minutes, each ply-1 node 3-8 CPU minutes, ply-2 nodes a few minutes
+each, ply-3 nodes (~50 of them) about a minute each.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Optional
+
+import numpy as np
+
+from farl_agents.opponents import connect_four as c4
+
+DEFAULT_BOOK_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
+                                 "c4_book.npz")
+BOOK_FORMAT = 1
+
+
+# --------------------------------------------------------------------------
+# Keys
+# --------------------------------------------------------------------------
+def canonical_key(cur: int, mask: int) -> int:
+    """Key shared by a position and its mirror image (see module docstring)."""
+    return int(c4._canonical_key(cur, mask))
+
+
+def position_from_key(key: int) -> tuple[int, int, int]:
+    """Inverse of the key ``cur + mask``: the position ``(cur, mask, n)``.
+
+    Per column the key holds ``own + 2**h - 1`` (``h`` the height, ``own`` the
+    mover's discs), so ``h`` is the bit length of ``value + 1`` minus one.
+    """
+    cur = mask = 0
+    for c in range(c4.WIDTH):
+        v = (key >> (c4.H1 * c)) & c4.COL_BITS
+        h = (v + 1).bit_length() - 1
+        own = v - ((1 << h) - 1)
+        cur |= own << (c4.H1 * c)
+        mask |= ((1 << h) - 1) << (c4.H1 * c)
+    return cur, mask, bin(mask).count("1")
+
+
+# --------------------------------------------------------------------------
+# Loading and saving
+# --------------------------------------------------------------------------
+def load_book(path) -> tuple[np.ndarray, np.ndarray, int]:
+    """``(keys int64 sorted, scores int8, max_ply)`` from a book file."""
+    with np.load(path) as z:
+        if int(z["format"]) != BOOK_FORMAT:
+            raise ValueError(f"{path}: unsupported book format {int(z['format'])}")
+        keys = z["keys"].astype(np.int64)
+        scores = z["scores"].astype(np.int8)
+        max_ply = int(z["max_ply"])
+    return keys, scores, max_ply
+
+
+def save_book(path, table: dict, max_ply: int, **meta) -> None:
+    """Write ``{canonical key: score}`` as a sorted, compressed ``.npz``."""
+    keys = np.array(sorted(table), dtype=np.uint64)
+    scores = np.array([table[int(k)] for k in keys], dtype=np.int8)
+    os.makedirs(os.path.dirname(os.path.abspath(path)) or ".", exist_ok=True)
+    tmp = str(path) + ".tmp.npz"
+    np.savez_compressed(tmp, keys=keys, scores=scores, max_ply=np.int64(max_ply),
+                        format=np.int64(BOOK_FORMAT),
+                        **{k: np.asarray(v) for k, v in meta.items()})
+    os.replace(tmp, path)
+
+
+# --------------------------------------------------------------------------
+# Building
+# --------------------------------------------------------------------------
+def _children(cur: int, mask: int):
+    """``(col, child_cur, child_mask, wins)`` for each legal column."""
+    wins = c4._win_spots(cur, mask) & c4._possible(mask)
+    for c in c4.legal_columns(mask):
+        mv = c4._possible(mask) & (c4.COL_BITS << (c4.H1 * c))
+        yield c, cur ^ mask, mask | mv, bool(wins & mv)
+
+
+def build_book(max_ply: int, path=DEFAULT_BOOK_PATH, progress: bool = True,
+               time_budget: Optional[float] = None, tt_entries: int = 1 << 27,
+               start: Optional[str] = None, expand: str = "best",
+               resume: bool = False) -> dict:
+    """Build the book of perfect-player nodes up to ``max_ply`` (see the
+    module docstring) and save it to ``path``.
+
+    ``expand`` says which moves of the perfect side lead to further nodes:
+    ``"best"`` (AB / AB-DL: the best-scoring moves) or ``"keep"`` (the
+    seed-002 opening rule: every move scoring >= 0, or when there is none
+    every move whose loss is >= 12 plies away, or else the longest-delaying
+    ones); "keep" trees are several times larger.
+
+    ``resume=True`` first loads the book already at ``path``: its entries are
+    not solved again, so a bigger ``max_ply`` or budget extends an earlier
+    (possibly interrupted) build.
+
+    ``start`` (a move string) builds only the tree below that position, with
+    its mover as the perfect side (handy for tests and for extending the book
+    under one opening); by default both trees from the empty board are built.
+
+    Nodes are processed ply by ply; the file is rewritten after every
+    complete ply, so an interrupted build still leaves a usable book.  With
+    ``time_budget`` (seconds) no new ply is started once the budget is spent.
+    A ply cut short by the budget keeps its finished nodes (every entry is
+    exact either way; ``complete_ply`` in the file records the last full ply).
+    ``tt_entries`` sizes the solver's transposition table (int64 each; the
+    default 2**27 is 1 GiB and lets the proofs of one node speed up the
+    next).  Returns statistics.
+    """
+    solver = c4.Solver(tt_entries=tt_entries, book=False)
+    table: dict[int, int] = {}
+    if resume and os.path.exists(path):
+        keys, vals, _ = load_book(path)
+        table.update(zip((int(k) for k in keys), (int(v) for v in vals)))
+    t0 = time.time()
+    # frontier: canonical key -> (cur, mask) of book nodes at the current ply
+    if start is None:
+        first = 0
+        frontier = {0: {canonical_key(0, 0): (0, 0)}, 1: {}}
+        for c, cc, cm, _ in _children(0, 0):  # perfect player second
+            frontier[1][canonical_key(cc, cm)] = (cc, cm)
+    else:
+        scur, smask, first = c4.position_from_moves(start)
+        frontier = {first: {canonical_key(scur, smask): (scur, smask)}}
+    done_ply = -1
+    if expand not in ("best", "keep"):
+        raise ValueError(f"expand must be 'best' or 'keep', got {expand!r}")
+    stats = {"nodes": 0, "entries": 0, "seconds": 0.0, "complete_ply": -1}
+    for ply in range(first, max_ply + 1):
+        if time_budget is not None and time.time() - t0 > time_budget:
+            break
+        nodes = frontier.pop(ply, {})
+        nxt = frontier.setdefault(ply + 2, {})
+        complete = True
+        for i, key in enumerate(sorted(nodes)):
+            if time_budget is not None and time.time() - t0 > time_budget:
+                complete = False  # keep the finished nodes of this ply
+                break
+            cur, mask = nodes[key]
+            if ply >= c4.N_CELLS:
+                continue
+            scores = {}
+            wins = set()
+            children = {}
+            for c, cc, cm, win in _children(cur, mask):
+                children[c] = (cc, cm)
+                if win:
+                    scores[c] = (43 - ply) // 2
+                    wins.add(c)
+                    continue
+                ck = canonical_key(cc, cm)
+                if ck not in table:
+                    table[ck] = solver.score(cc, cm, ply + 1)
+                scores[c] = -table[ck]
+            v = max(scores.values())
+            table[key] = v
+            stats["nodes"] += 1
+            if ply + 2 <= max_ply:
+                if expand == "keep":
+                    played = [c for c in scores if scores[c] >= 0]
+                    if not played:
+                        played = [c for c in scores if c4.loss_delay(scores[c], ply) >= 12]
+                    if not played:
+                        played = [c for c in scores if scores[c] == v]
+                else:
+                    played = [c for c in scores if scores[c] == v]
+                for c in played:
+                    if c in wins:
+                        continue  # the game ends there
+                    ccur, cmask = children[c]
+                    for _, gc, gm, rwin in _children(ccur, cmask):
+                        if not rwin:
+                            nxt[canonical_key(gc, gm)] = (gc, gm)
+            if progress:
+                print(f"[c4-book] ply {ply}: node {i + 1}/{len(nodes)} "
+                      f"v={v:+d} entries={len(table)} "
+                      f"{time.time() - t0:.0f}s", file=sys.stderr, flush=True)
+        if complete:
+            done_ply = ply
+        stats.update(entries=len(table), seconds=time.time() - t0, complete_ply=done_ply)
+        save_book(path, table, max_ply=ply + 1, complete_ply=done_ply,
+                  build_seconds=stats["seconds"])
+        if progress:
+            print(f"[c4-book] ply {ply} {'complete' if complete else 'partial'}: "
+                  f"{len(nodes)} nodes, {len(table)} "
+                  f"entries, {stats['seconds']:.0f}s, saved to {path}",
+                  file=sys.stderr, flush=True)
+    return stats
+
+
+def verify_book(path=DEFAULT_BOOK_PATH, sample: int = 20, seed: int = 0,
+                min_ply: int = 0, tt_entries: int = 1 << 24) -> dict:
+    """Re-solve ``sample`` random entries with a fresh solver that does not
+    use the book and compare.  Entries below ``min_ply`` are skipped (they
+    can take minutes each).  Returns ``{"checked", "mismatches"}`` where
+    ``mismatches`` lists ``(key, stored, recomputed)``."""
+    keys, scores, _ = load_book(path)
+    plies = np.array([bin(int(position_from_key(int(k))[1])).count("1") for k in keys])
+    idx = np.flatnonzero(plies >= min_ply)
+    rng = np.random.default_rng(seed)
+    pick = rng.choice(idx, size=min(sample, idx.size), replace=False) if idx.size else idx
+    solver = c4.Solver(tt_entries=tt_entries, book=False)
+    bad = []
+    for i in pick:
+        cur, mask, n = position_from_key(int(keys[i]))
+        v = solver.score(cur, mask, n)
+        if v != int(scores[i]):
+            bad.append((int(keys[i]), int(scores[i]), v))
+    return {"checked": int(len(pick)), "mismatches": bad}
+
+
+def _main(argv=None) -> int:
+    import argparse
+    ap = argparse.ArgumentParser(prog="c4_book", description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build", help="build the book")
+    b.add_argument("--max-ply", type=int, default=4)
+    b.add_argument("--path", default=DEFAULT_BOOK_PATH)
+    b.add_argument("--time-budget", type=float, default=None)
+    b.add_argument("--tt-entries", type=int, default=1 << 27)
+    b.add_argument("--expand", choices=("best", "keep"), default="best")
+    b.add_argument("--start", default=None, help="build below this move string only")
+    b.add_argument("--resume", action="store_true", help="extend the book at --path")
+    v = sub.add_parser("verify", help="re-solve a random sample of entries")
+    v.add_argument("--path", default=DEFAULT_BOOK_PATH)
+    v.add_argument("--sample", type=int, default=20)
+    v.add_argument("--min-ply", type=int, default=0)
+    v.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args(argv)
+    if a.cmd == "build":
+        print(build_book(a.max_ply, a.path, True, a.time_budget, a.tt_entries,
+                         a.start, a.expand, a.resume))
+    else:
+        r = verify_book(a.path, a.sample, a.seed, a.min_ply)
+        print(r)
+        return 1 if r["mismatches"] else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main())
