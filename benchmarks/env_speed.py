@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 import farl_envs
+from farl_agents.atomic import atomic_write_text
 from farl_envs.core.playout import playouts
 from farl_envs.core.rng import make_rng
 
@@ -147,10 +148,7 @@ def main(argv=None) -> int:
         "Compiled plies/s: `farl_envs.core.playout.random_playouts`, the kernels called from one numba loop.",
         "OpenSpiel: `state.apply_action(random.choice(state.legal_actions()))` in a Python loop over pyspiel's C++ states.",
     ]
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(args.out).with_suffix(".tmp")
-    tmp.write_text("\n".join(lines) + "\n")
-    os.replace(tmp, args.out)
+    atomic_write_text(args.out, "\n".join(lines) + "\n")
     print(f"wrote {args.out}")
     return 0
 

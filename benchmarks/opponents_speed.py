@@ -21,6 +21,8 @@ import sys
 import time
 from pathlib import Path
 
+from farl_agents.atomic import atomic_write_text
+
 import farl_envs
 from farl_agents.evaluate import othello_4ply_starts, play_game
 from farl_agents.opponents import BenchPlayer, MaxN, MCTS
@@ -150,10 +152,7 @@ def main(argv=None):
     text = (f"# Reference opponents: speed\n\nMade by `{cmd}` on {platform.processor() or platform.machine()}, "
             f"Python {platform.python_version()}, one core, after compilation.\n\n{table}\n")
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp")
-    tmp.write_text(text)
-    tmp.replace(out)
+    atomic_write_text(out, text)
     print(f"\nwrote {out}")
 
 

@@ -21,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from farl_agents.atomic import atomic_write_text
+
 ROOT = Path(__file__).resolve().parents[1]
 # episodes timed on the fast path, on the AEC path
 BUDGET = {"connect_four": (20_000, 300), "tictactoe": (30_000, 2_000), "hex": (5_000, 300), "othello": (1_000, 50),
@@ -104,10 +106,7 @@ def main(argv=None) -> int:
                      f"{r['peak_rss_mb']:.0f} MB | {r['weights_mb']:.0f} MB | {r['file_mb']:.2f} MB | {r['compile_s']:.1f} s |")
     lines += ["", "Games get longer as agents learn (Connect Four and Othello towards full boards, 2048 by orders of",
               "magnitude), so games/s falls over a long run; plies/s is the steadier figure."]
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(args.out).with_suffix(".tmp")
-    tmp.write_text("\n".join(lines) + "\n")
-    os.replace(tmp, args.out)
+    atomic_write_text(args.out, "\n".join(lines) + "\n")
     print(f"wrote {args.out}")
     return 0
 

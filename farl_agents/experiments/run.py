@@ -57,6 +57,7 @@ from pathlib import Path
 import numpy as np
 
 import farl_envs
+from farl_agents.atomic import atomic_write_json, atomic_write_text
 from farl_agents.evaluate import EvalResult, evaluate, positions_after
 from farl_agents.learners import LearnerConfig, NTupleAgent
 from farl_envs.core.rng import make_rng
@@ -187,26 +188,6 @@ def scores_of(result: EvalResult, eval_vs) -> dict:
 
 
 # --------------------------------------------------------------- files
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and ``os.replace``."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def atomic_write_json(path: Path, obj) -> None:
-    atomic_write_text(path, json.dumps(obj, indent=1, sort_keys=False) + "\n")
-
-
 def _publish_copy(src: Path, dst: Path) -> None:
     """Make ``dst`` a copy of ``src`` atomically (a hard link when the file system allows)."""
     tmp = dst.with_name("." + dst.name + ".tmp")

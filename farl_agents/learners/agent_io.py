@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import zipfile
 from pathlib import Path
 
 import numpy as np
+
+from farl_agents.atomic import atomic_file
 
 FORMAT = "farl-agent"
 VERSION = 1
@@ -82,18 +83,8 @@ def save_agent(agent, path: str | os.PathLike) -> Path:
     if agent.config.carry_traces:
         for field in agent.traces._fields:
             arrays["traces_" + field] = getattr(agent.traces, field)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez_compressed(fh, **arrays)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with atomic_file(path, "wb") as fh:
+        np.savez_compressed(fh, **arrays)
     return path
 
 

@@ -27,7 +27,7 @@ from numba import njit
 from farl_agents.learners.td_farl import random_opening
 from farl_agents.ntuple.network import board_indices, value
 from farl_agents.ntuple.traces import adapt, clear_traces
-from farl_envs.core.rng import rng_below, rng_uniform
+from farl_envs.core.rng import rng_argmax, rng_below, rng_uniform
 from farl_envs.core.spec import TERMINAL, TO_MOVE
 
 
@@ -57,23 +57,9 @@ def select(net, prm, mem, player, n_legal, epsilon, rng):
     """ε-greedy action on Q_player(current state, ·); ties uniformly at random. Returns (action, was_random)."""
     if epsilon > 0.0 and rng_uniform(rng) < epsilon:
         return mem.legal[rng_below(rng, n_legal)], True
-    best = -np.inf
-    ties = 0
     for k in range(n_legal):
-        sc = value(net, player, mem.legal[k], mem.state_idx, prm.tanh_output)
-        mem.scores[k] = sc
-        if sc > best:
-            best = sc
-            ties = 1
-        elif sc == best:
-            ties += 1
-    pick = rng_below(rng, ties) if ties > 1 else 0
-    for k in range(n_legal):
-        if mem.scores[k] == best:
-            if pick == 0:
-                return mem.legal[k], False
-            pick -= 1
-    return mem.legal[0], False
+        mem.scores[k] = value(net, player, mem.legal[k], mem.state_idx, prm.tanh_output)
+    return mem.legal[rng_argmax(mem.scores, n_legal, rng)], False
 
 
 @njit(cache=True)

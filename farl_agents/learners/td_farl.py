@@ -29,7 +29,7 @@ from numba import njit
 
 from farl_agents.ntuple.network import board_indices, board_indices_from, value
 from farl_agents.ntuple.traces import adapt, clear_traces
-from farl_envs.core.rng import rng_below, rng_choice_mask, rng_uniform
+from farl_envs.core.rng import rng_argmax, rng_below, rng_choice_mask, rng_uniform
 from farl_envs.core.spec import TERMINAL, TO_MOVE
 
 
@@ -94,24 +94,10 @@ def choose_move(net, prm, mem, player, n_cand, epsilon, rng):
     """
     if epsilon > 0.0 and rng_uniform(rng) < epsilon:
         return rng_below(rng, n_cand), True
-    best = -np.inf
-    ties = 0
     for k in range(n_cand):
         v = 0.0 if mem.cand_terminal[k] else value(net, player, 0, mem.cand_idx[k], prm.tanh_output)
-        sc = mem.cand_reward[k] + prm.gamma * v
-        mem.scores[k] = sc
-        if sc > best:
-            best = sc
-            ties = 1
-        elif sc == best:
-            ties += 1
-    pick = rng_below(rng, ties) if ties > 1 else 0
-    for k in range(n_cand):
-        if mem.scores[k] == best:
-            if pick == 0:
-                return k, False
-            pick -= 1
-    return 0, False
+        mem.scores[k] = mem.cand_reward[k] + prm.gamma * v
+    return rng_argmax(mem.scores, n_cand, rng), False
 
 
 @njit(cache=True)

@@ -169,7 +169,7 @@ def value(net, player, output, idx, tanh_output):
 
 
 @njit(cache=True)
-def apply_change(net, player, output, idx, step, change, tcl_exp, tcl_beta):
+def apply_change(net, player, output, idx, step, change, tcl_exp, tcl_beta, skip):
     """Move the weights of one board by ``change`` ("recommended weight change").
 
     ``step`` = α / (m · N_S). Each table entry changes at most once even when
@@ -177,12 +177,17 @@ def apply_change(net, player, output, idx, step, change, tcl_exp, tcl_beta):
     accumulators are non-empty) each visit first reads the entry's factor
     α_i = |N|/A (TC-id) or exp(β(|N|/A − 1)) (TC-EXP) and then accumulates
     N += change, A += |change|; like GBG, a duplicate visit accumulates too.
+    ``skip`` (``bool[n_sym, m]``, or with 0 rows for none) leaves out the
+    marked (board, tuple) pairs (replacing traces).
     """
     tcl = net.tcl_n.shape[0] > 0
     q = net.weights.shape[0] > 1
+    skipping = skip.shape[0] > 0
     n_sym = idx.shape[0]
     for i in range(idx.shape[1]):
         for j in range(n_sym):
+            if skipping and skip[j, i]:
+                continue
             k = idx[j, i]
             o = net.action_sym[j, output] if q else 0
             duplicate = False

@@ -107,40 +107,9 @@ def adapt(net, traces, player, output, idx, delta, grad, alpha, lam, trace_mode,
         change = delta * factor * traces.grad[player, slot]
         if replacing and age > 0:
             _mark_replaced(traces, player, slot, newer, age, out, q)
-            _apply_unmarked(net, player, out, traces.idx[player, slot], step, change, tcl_exp, tcl_beta, traces.skip)
+            apply_change(net, player, out, traces.idx[player, slot], step, change, tcl_exp, tcl_beta, traces.skip)
         else:
-            apply_change(net, player, out, traces.idx[player, slot], step, change, tcl_exp, tcl_beta)
+            apply_change(net, player, out, traces.idx[player, slot], step, change, tcl_exp, tcl_beta,
+                         traces.skip[:0])
         newer[age] = slot
         factor *= lam
-
-
-@njit(cache=True)
-def _apply_unmarked(net, player, output, idx, step, change, tcl_exp, tcl_beta, skip):
-    """``apply_change`` restricted to the (j, i) not marked in ``skip`` (replacing traces)."""
-    sub = idx.copy()
-    for j in range(idx.shape[0]):
-        for i in range(idx.shape[1]):
-            if skip[j, i]:
-                sub[j, i] = -1
-    tcl = net.tcl_n.shape[0] > 0
-    q = net.weights.shape[0] > 1
-    for i in range(idx.shape[1]):
-        for j in range(idx.shape[0]):
-            k = sub[j, i]
-            if k < 0:
-                continue
-            o = net.action_sym[j, output] if q else 0
-            duplicate = False
-            for jj in range(j):
-                oo = net.action_sym[jj, output] if q else 0
-                if sub[jj, i] == k and oo == o:
-                    duplicate = True
-                    break
-            factor = 1.0
-            if tcl:
-                ratio = abs(net.tcl_n[o, player, k]) / net.tcl_a[o, player, k]
-                factor = np.exp(tcl_beta * (ratio - 1.0)) if tcl_exp else ratio
-                net.tcl_n[o, player, k] += change
-                net.tcl_a[o, player, k] += abs(change)
-            if not duplicate:
-                net.weights[o, player, k] += step * change * factor

@@ -80,3 +80,26 @@ def rng_choice_mask(rng, mask):
                 return i
             k -= 1
     return -1
+
+
+@njit(cache=True)
+def rng_argmax(scores, n, rng):
+    """Index of the largest of ``scores[:n]``, uniformly at random among exact ties.
+
+    Draws from ``rng`` only when there is a tie.
+    """
+    best = -np.inf
+    ties = 0
+    for k in range(n):
+        if scores[k] > best:
+            best = scores[k]
+            ties = 1
+        elif scores[k] == best:
+            ties += 1
+    pick = rng_below(rng, ties) if ties > 1 else 0
+    for k in range(n):
+        if scores[k] == best:
+            if pick == 0:
+                return k
+            pick -= 1
+    return 0
