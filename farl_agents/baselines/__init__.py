@@ -1,0 +1,49 @@
+"""Deep-RL baselines: Stable-Baselines3 MaskablePPO and DQN on the farl games, judged by the same harness.
+
+Needs the ``baselines`` extra (``pip install torch==2.13.0 && pip install -e ".[baselines]"``);
+importing this package does not import torch — the names below load on first use.
+
+=======================  ==========================================================
+``train_baseline``       one MaskablePPO / masked-DQN run with a learning curve
+                         (:mod:`~farl_agents.baselines.train`)
+``compare``              TD-FARL vs both baselines at equal environment steps and
+                         at equal wall-clock; writes ``docs/results/compare_<game>.md``
+                         (:mod:`~farl_agents.baselines.compare`)
+``SB3Player``            a trained model as a harness player (masked greedy)
+``SnapshotOpponent``     frozen copy of the learner as a self-play opponent
+``MaskedDQN``            SB3 DQN that never picks, explores or bootstraps illegal
+                         actions (:mod:`~farl_agents.baselines.dqn`)
+``make_env``             the registered Gymnasium env with the networks' observation
+                         (:mod:`~farl_agents.baselines.envs`)
+``load_baseline``        reload a saved ``model.zip``
+=======================  ==========================================================
+
+>>> from farl_agents.baselines import train_baseline, SB3Player      # doctest: +SKIP
+>>> model, info = train_baseline("tictactoe", "maskable-ppo", timesteps=50_000, out="runs/ttt-ppo")
+>>> from farl_agents.evaluate import evaluate
+>>> print(evaluate("tictactoe", SB3Player(model, "tictactoe"), ["maxn10", "random"]).table())
+
+CLI: ``farl baseline GAME --algo maskable-ppo|dqn ...`` and ``farl compare GAME ...``
+(:mod:`farl_agents.baselines.cli`).
+"""
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    "train_baseline": "train", "load_baseline": "train", "Budget": "train", "Evaluator": "train",
+    "ALGOS": "train", "HYPERPARAMS": "train",
+    "compare": "compare", "train_td_farl": "compare",
+    "SB3Player": "players", "SnapshotOpponent": "players", "SnapshotCallback": "players",
+    "MaskedDQN": "dqn", "MaskedDQNPolicy": "dqn",
+    "make_env": "envs", "encode": "envs", "PlayerOpponent": "envs", "BaselineEnv": "envs",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    if name in _EXPORTS:
+        module = importlib.import_module(f"farl_agents.baselines.{_EXPORTS[name]}")
+        return getattr(module, name)
+    raise AttributeError(f"module 'farl_agents.baselines' has no attribute {name!r}")

@@ -1,0 +1,6 @@
+"""``python -m farl_agents.baselines baseline|compare ...`` (the same commands as ``farl baseline`` / ``farl compare``)."""
+import sys
+
+from farl_agents.baselines.cli import main
+
+sys.exit(main())

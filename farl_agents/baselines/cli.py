@@ -1,0 +1,216 @@
+"""``farl baseline`` and ``farl compare``: the deep-RL baselines on the command line.
+
+::
+
+    farl baseline tictactoe --algo maskable-ppo --timesteps 100000 --out runs/ttt-ppo
+    farl baseline connect_four --algo dqn --minutes 5 --opponent mcts50
+    farl compare tictactoe --budget-steps 200000 --budget-minutes 2
+
+The main ``farl`` command (:mod:`farl_agents.cli`) calls :func:`register`;
+``python -m farl_agents.baselines ...`` runs the same commands on their own.
+Importing this module does not import torch. Mistakes in what was typed
+raise ``ValueError`` (one line, exit code 2); a missing ``baselines`` extra
+raises ``RuntimeError`` (same).
+"""
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+import time
+
+EXTRA_HINT = 'pip install torch==2.13.0 && pip install -e ".[baselines]"'
+
+
+def _need_sb3() -> None:
+    try:
+        import sb3_contrib  # noqa: F401
+        import stable_baselines3  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError as exc:
+        raise RuntimeError(f"this command needs the 'baselines' extra ({exc}); install it with: {EXTRA_HINT}") \
+            from None
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text}")
+    return value
+
+
+def _params(items) -> dict:
+    out = {}
+    for item in items or ():
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--param takes KEY=VALUE, got {item!r}")
+        value = value.strip()
+        low = value.lower()
+        if low in ("true", "false"):
+            out[key.strip().replace("-", "_")] = low == "true"
+        else:
+            try:
+                out[key.strip().replace("-", "_")] = int(value)
+            except ValueError:
+                raise ValueError(f"--param {key}: game parameters are integers or true/false, got {value!r}") \
+                    from None
+    return out
+
+
+def _game(name: str, params: dict):
+    import farl_envs
+
+    key = name[:-3] if name.endswith("_v0") else name
+    if key + "_v0" not in farl_envs.list_games():
+        raise ValueError(f"unknown game {name!r}; the games are "
+                         f"{', '.join(g[:-3] for g in farl_envs.list_games())}")
+    known = farl_envs.game_spec(key).params
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        have = ", ".join(f"{k} (default {v})" for k, v in known.items()) or "none"
+        raise ValueError(f"{key} has no parameter {', '.join(unknown)}; its parameters: {have}")
+    return key
+
+
+def _command_line(args, default_prog: str) -> str:
+    argv = getattr(args, "argv", None)
+    if argv is None:
+        argv = sys.argv[1:]
+    return " ".join([default_prog] + [shlex.quote(a) for a in argv])
+
+
+# ---------------------------------------------------------------- commands
+def cmd_baseline(args) -> int:
+    game = _game(args.game, params := _params(args.param))
+    if args.timesteps is not None and args.minutes is not None:
+        raise ValueError("give --timesteps or --minutes, not both")
+    _need_sb3()
+    from farl_agents.baselines.train import train_baseline
+
+    out = args.out or f"runs/baseline-{game}-{args.algo}-seed{args.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+    opps = None if not args.eval_vs else [o for item in args.eval_vs for o in item.split(",") if o]
+    model, info = train_baseline(game, args.algo, timesteps=args.timesteps, minutes=args.minutes, seed=args.seed,
+                                 opponent=args.opponent, out=out, eval_opponents=opps, eval_games=args.eval_games,
+                                 eval_points=args.eval_points, progress_bar=not args.no_progress, **params)
+    final, labels = info["final"], info["eval"]["opponents"]
+    if labels == ["score"]:
+        scores = f"mean score {final['score']:.1f}"
+    else:
+        scores = ", ".join(f"vs {k} {final[k]:.3f}" for k in labels)
+    print(f"{info['algo']} on {game}: {info['timesteps']:,} steps in {info['train_seconds']:.0f} s of training; "
+          f"{scores}")
+    print(f"saved {info['files']['model']} (SB3 zip), {info['files']['curve_csv']}, {info['files']['curve_png']}")
+    return 0
+
+
+def cmd_compare(args) -> int:
+    game = _game(args.game, params := _params(args.param))
+    _need_sb3()
+    from farl_agents.baselines.compare import LEARNERS, compare
+
+    learners = LEARNERS if not args.learners else [x.strip() for x in args.learners.split(",") if x.strip()]
+    opps = None if not args.eval_vs else [o for item in args.eval_vs for o in item.split(",") if o]
+    prog = "farl" if getattr(args, "argv", None) is not None and not getattr(args, "standalone", False) \
+        else "python -m farl_agents.baselines"
+    out = compare(game, budget_steps=args.budget_steps, budget_minutes=args.budget_minutes, runs=args.runs,
+                  out_md=args.out_md, seed=args.seed, learners=learners, opponent=args.opponent,
+                  eval_opponents=opps, eval_games=args.eval_games, final_games=args.final_games,
+                  eval_points=args.eval_points, command=_command_line(args, prog), **params)
+    print(f"wrote {out['files']['md']} and {out['files']['png']} ({out['seconds'] / 60:.1f} min)")
+    return 0
+
+
+# ---------------------------------------------------------------- parsers
+class _Formatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows a default only where there is one."""
+
+    def _get_help_string(self, action):
+        if action.default in (None, False, argparse.SUPPRESS) or "default" in (action.help or ""):
+            return action.help
+        return super()._get_help_string(action)
+
+
+def register(subparsers) -> None:
+    """Add ``baseline`` and ``compare`` to an argparse ``subparsers`` object (each sets ``func(args) -> int``)."""
+    fmt = _Formatter
+    p = subparsers.add_parser(
+        "baseline", help="train a deep-RL baseline (MaskablePPO or masked DQN, Stable-Baselines3)",
+        description="Train sb3-contrib MaskablePPO or SB3 DQN (masked argmax) on a farl game through its Gymnasium "
+                    "wrapper, with action masks. Writes the SB3 model zip, curve.csv, curve.png and run.json.",
+        epilog="Example: farl baseline tictactoe --algo maskable-ppo --timesteps 100000", formatter_class=fmt)
+    p.add_argument("game", help="the game, e.g. tictactoe, connect_four, game2048")
+    p.add_argument("--algo", required=True, choices=["maskable-ppo", "dqn"], help="the algorithm")
+    budget = p.add_mutually_exclusive_group()
+    budget.add_argument("--timesteps", type=_positive_int, metavar="N",
+                        help="budget in environment steps (default: a per-game budget, 100,000 for tictactoe)")
+    budget.add_argument("--minutes", type=_positive_float, metavar="M", help="budget in minutes of training")
+    p.add_argument("--seed", type=int, default=0, help="seed of SB3, the envs and the opponents")
+    p.add_argument("--out", metavar="DIR", help="run folder (default runs/baseline-GAME-ALGO-seedS-TIME)")
+    p.add_argument("--opponent", default="self-play", metavar="OPP",
+                   help="training opponent: self-play (frozen copies of the learner), random, or a farl opponent "
+                        "name such as mcts50")
+    p.add_argument("--param", action="append", metavar="KEY=VALUE", help="game parameter, e.g. cols=8 (repeatable)")
+    p.add_argument("--eval-vs", action="append", metavar="OPP",
+                   help="evaluation opponents of the learning curve (default per game, e.g. maxn10,random)")
+    p.add_argument("--eval-games", type=_positive_int, metavar="N", help="games per seat at each checkpoint")
+    p.add_argument("--eval-points", type=_positive_int, default=10, metavar="K", help="checkpoints on the curve")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_baseline, command="baseline")
+
+    p = subparsers.add_parser(
+        "compare", help="TD-FARL vs MaskablePPO vs DQN at equal steps and equal wall-clock",
+        description="Train n-tuple TD-FARL (paper preset) and both SB3 baselines under the same budgets of "
+                    "environment steps and of training minutes, evaluate all with the same harness against the "
+                    "same opponents, and write docs/results/compare_GAME.md with a PNG of the learning curves.",
+        epilog="Example: farl compare tictactoe --budget-steps 200000 --budget-minutes 2", formatter_class=fmt)
+    p.add_argument("game", help="the game (parameters default to the paper's Table 1 row)")
+    p.add_argument("--budget-steps", type=_positive_int, metavar="N", help="equal environment steps")
+    p.add_argument("--budget-minutes", type=_positive_float, metavar="M", help="equal minutes of training")
+    p.add_argument("--runs", type=_positive_int, default=1, help="independent runs (seeds SEED..SEED+R-1)")
+    p.add_argument("--seed", type=int, default=0, help="first seed")
+    p.add_argument("--learners", metavar="LIST", help="subset of td-farl,maskable-ppo,dqn")
+    p.add_argument("--opponent", default="self-play", metavar="OPP", help="SB3's training opponent")
+    p.add_argument("--param", action="append", metavar="KEY=VALUE", help="game parameter (repeatable)")
+    p.add_argument("--eval-vs", action="append", metavar="OPP", help="evaluation opponents (default per game)")
+    p.add_argument("--eval-games", type=_positive_int, metavar="N", help="games per seat at curve checkpoints")
+    p.add_argument("--final-games", type=_positive_int, metavar="N", help="games per seat at the budget points")
+    p.add_argument("--eval-points", type=_positive_int, default=8, metavar="K", help="curve checkpoints per budget")
+    p.add_argument("--out-md", metavar="FILE", help="report path (default docs/results/compare_GAME.md)")
+    p.set_defaults(func=cmd_compare, command="compare")
+
+
+def main(argv=None) -> int:
+    """``python -m farl_agents.baselines baseline|compare ...``."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(prog="python -m farl_agents.baselines",
+                                     description="Deep-RL baselines for farl (the `farl baseline` / `farl compare` "
+                                                 "commands).")
+    register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(argv)
+    if not hasattr(args, "func"):
+        parser.print_help()
+        return 2
+    args.argv, args.standalone = argv, True
+    try:
+        return int(args.func(args) or 0)
+    except (ValueError, RuntimeError) as exc:
+        print(f"{parser.prog}: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,496 @@
+"""``train_baseline``: one MaskablePPO or masked-DQN run on a farl game, with a learning curve.
+
+The run trains through the registered Gymnasium wrapper (``farl/<Game>-v0``,
+seat ``"alternate"`` so the network plays every seat) against the training
+opponent, under a budget of environment steps and/or minutes of training
+wall-clock, and evaluates the greedy policy (:class:`SB3Player`) with the
+farl harness at checkpoints of each budget (factors of 2 apart, ending at
+the budget). Evaluation time is not charged to the training clock.
+
+Environment steps are the learner's own moves (opponents' replies happen
+inside ``step``).
+"""
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+
+import farl_envs
+from farl_agents.baselines.envs import PlayerOpponent, make_env
+from farl_envs.core.spec import GameSpec
+
+ALGOS = ("maskable-ppo", "dqn")
+_ALGO_ALIASES = {"maskable-ppo": "maskable-ppo", "maskableppo": "maskable-ppo", "ppo": "maskable-ppo",
+                 "dqn": "dqn"}
+OPPONENT_CHOICES = ("self-play", "random", "<any farl opponent name, e.g. mcts50>")
+
+DEFAULT_TIMESTEPS = {"tictactoe": 100_000, "connect_four": 200_000, "hex": 200_000, "othello": 200_000,
+                     "game2048": 100_000, "nim": 50_000, "nim3p": 50_000}
+"""Budget of ``train_baseline`` when neither ``timesteps`` nor ``minutes`` is given."""
+
+HYPERPARAMS = {
+    "maskable-ppo": dict(n_steps=256, batch_size=64, n_epochs=10, learning_rate=3e-4, gamma=0.99,
+                         gae_lambda=0.95, ent_coef=0.01, policy_kwargs=dict(net_arch=[128, 128])),
+    "dqn": dict(learning_rate=2.5e-4, buffer_size=100_000, learning_starts=1_000, batch_size=64, gamma=0.99,
+                train_freq=4, target_update_interval=2_000, exploration_fraction=0.2,
+                exploration_final_eps=0.05, policy_kwargs=dict(net_arch=[128, 128])),
+}
+"""Defaults of each algorithm (SB3's names); ``hyperparams=`` overrides single entries.
+
+PPO: SB3's defaults (2048 steps per rollout = 8 envs x 256, minibatch 64, 10
+epochs) plus a little entropy bonus for self-play; DQN: SB3's defaults
+scaled to budgets of 10^5 steps (smaller buffer, earlier start, target
+copied every 2,000 steps, ε 1 → 0.05 over the first 20 % of the budget).
+Both: an MLP of 128-128 units."""
+
+N_ENVS = {"maskable-ppo": 8, "dqn": 1}
+"""Parallel copies of the env (one process, stepped in turn: batches the network calls)."""
+
+SNAPSHOT_EVERY = 10_000
+"""Self-play: steps between copies of the learner into the frozen opponent."""
+
+
+def eval_opponents(game: GameSpec) -> list[str]:
+    """The default evaluation opponents of ``game`` (names for :func:`make_opponent`); empty for 2048."""
+    name = game.name
+    if name == "tictactoe":
+        return ["maxn10", "random"]
+    if name == "connect_four":
+        opps = ["mcts200", "random"]
+        if game.params.get("rows") == 6 and game.params.get("cols") == 7:
+            try:
+                from farl_agents.opponents import connect_four as c4
+                if hasattr(c4, "make_player"):
+                    opps.insert(0, "ab")
+            except ImportError:
+                pass
+        return opps
+    if name == "hex":
+        return ["mcts200", "random"]
+    if name == "othello":
+        return ["bench", "random"]
+    if name == "nim":
+        return ["bouton", "random"]
+    if name == "nim3p":
+        return ["maxn15", "random"]
+    return []
+
+
+def eval_games(game: GameSpec) -> int:
+    """Default games per seat and opponent at each checkpoint."""
+    return 50 if game.n_players > 1 else 20
+
+
+# ------------------------------------------------------------------ budget
+class Budget:
+    """A training budget in environment steps and/or seconds of training wall-clock.
+
+    ``done`` once every given budget is spent; evaluation time spent inside
+    :meth:`paused` is not counted.
+    """
+
+    def __init__(self, steps: int | None = None, seconds: float | None = None):
+        if steps is None and seconds is None:
+            raise ValueError("give a budget: steps and/or seconds")
+        self.steps = steps
+        self.seconds = seconds
+        self._t0 = None
+        self._paused = 0.0
+
+    def start(self) -> None:
+        self._t0 = time.perf_counter()
+        self._paused = 0.0
+
+    def elapsed(self) -> float:
+        """Training seconds so far (evaluations excluded)."""
+        return 0.0 if self._t0 is None else time.perf_counter() - self._t0 - self._paused
+
+    def paused(self):
+        budget = self
+
+        class _Pause:
+            def __enter__(self):
+                self.t = time.perf_counter()
+
+            def __exit__(self, *exc):
+                budget._paused += time.perf_counter() - self.t
+
+        return _Pause()
+
+    def fractions(self, steps: int, seconds: float | None = None) -> list[float]:
+        out = []
+        if self.steps is not None:
+            out.append(steps / self.steps)
+        if self.seconds is not None:
+            out.append((self.elapsed() if seconds is None else seconds) / self.seconds)
+        return out
+
+    def remaining(self, steps: int) -> float:
+        """Training progress still ahead, 1 → 0 (SB3's ``progress_remaining``, e.g. DQN's ε schedule).
+
+        Measured in steps whenever there is a step budget, so that a run's
+        first S steps do not depend on the machine's speed; by the clock otherwise.
+        """
+        done = steps / self.steps if self.steps is not None else self.elapsed() / self.seconds
+        return float(min(max(1.0 - done, 0.0), 1.0))
+
+    def done(self, steps: int, seconds: float | None = None) -> bool:
+        """All budgets spent (``seconds``: the training time to judge by, default now)."""
+        return min(self.fractions(steps, seconds)) >= 1.0
+
+
+# -------------------------------------------------------------- the curve
+class Checkpoints:
+    """Evaluation points: ``points`` per given budget (steps and/or seconds), plus step 0.
+
+    They are spaced by factors of 2 and end at the budget (B/2^(points-1), ...,
+    B/4, B/2, B): learning curves are read on a log scale.
+    """
+
+    def __init__(self, budget: Budget, points: int = 10):
+        if points < 1:
+            raise ValueError(f"eval_points must be >= 1, got {points}")
+
+        def marks(total):
+            return [] if total is None else [total / 2 ** (points - 1 - k) for k in range(points)]
+
+        self.step_marks = marks(budget.steps)
+        self.time_marks = marks(budget.seconds)
+
+    def due(self, steps: int, seconds: float) -> list[str]:
+        """Which marks were passed (``"steps"`` / ``"time"``), consuming them."""
+        hits = []
+        while self.step_marks and steps >= self.step_marks[0] - 1e-9:
+            self.step_marks.pop(0)
+            hits.append("steps")
+        while self.time_marks and seconds >= self.time_marks[0]:
+            self.time_marks.pop(0)
+            hits.append("time")
+        return hits
+
+
+class Evaluator:
+    """``evaluator(player) -> {label: (score, se)}`` with the farl harness against fixed opponents.
+
+    Two-player games: win rate (draw = 1/2) against each opponent, all seats;
+    Nim3P: mean score with the opponent in both other seats; 2048: mean
+    score (label ``"score"``).
+    """
+
+    def __init__(self, game: GameSpec, opponents=None, n_games: int | None = None, seed: int = 12345):
+        from farl_agents.opponents import make_opponent
+
+        self.game = game
+        names = eval_opponents(game) if opponents is None else list(opponents)
+        if game.n_players > 1 and not names:
+            raise ValueError(f"{game.id}: give at least one evaluation opponent")
+        self.opponents = [make_opponent(o, game) if isinstance(o, str) else o for o in names]
+        self.labels = [o if isinstance(o, str) else o.name for o in names] if game.n_players > 1 else ["score"]
+        self.n_games = eval_games(game) if n_games is None else int(n_games)
+        self.seed = seed
+
+    def __call__(self, player) -> dict:
+        from farl_agents.evaluate import evaluate
+
+        if self.game.n_players == 1:
+            r = evaluate(self.game, player, None, n_games=self.n_games, seed=self.seed, keep_games=False)
+            m = r.matchups[0]
+            return {"score": (m.mean_score, m.score_se)}
+        r = evaluate(self.game, player, self.opponents, n_games=self.n_games, seed=self.seed, keep_games=False)
+        return {label: (m.score, m.win_rate_se if m.win_rate_se is not None else m.score_se)
+                for label, m in zip(self.labels, r.matchups)}
+
+
+def curve_row(steps: int, seconds: float, episodes: int, marks: list, scores: dict) -> dict:
+    row = {"steps": int(steps), "seconds": round(float(seconds), 3), "episodes": int(episodes),
+           "checkpoint": "+".join(marks) if marks else "start"}
+    for label, (score, se) in scores.items():
+        row[label] = round(float(score), 5)
+        row[f"{label}_se"] = round(float(se), 5)
+    return row
+
+
+def write_curve_csv(rows: list, path) -> None:
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys)
+        w.writeheader()
+        w.writerows(rows)
+
+
+def plot_curves(curves: dict, labels: list, path, title: str, metric: str) -> None:
+    """PNG of score vs environment steps and vs training seconds; ``curves``: {learner: rows}."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(len(labels), 2, figsize=(11, 3.2 * len(labels)), squeeze=False)
+    styles = ["-", "--", ":", "-."]
+    for li, label in enumerate(labels):
+        for xi, (xkey, xname) in enumerate((("steps", "environment steps"), ("seconds", "training seconds"))):
+            ax = axes[li][xi]
+            for ci, (learner, rows) in enumerate(curves.items()):
+                pts = sorted((r[xkey], r[label]) for r in rows if label in r and r[xkey] > 0)  # log axis
+                if not pts:
+                    continue
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], styles[ci % len(styles)], marker="o", ms=3,
+                        label=learner)
+            ax.set_xscale("log")
+            ax.set_xlabel(xname)
+            ax.set_ylabel(f"{metric} vs {label}" if label != "score" else metric)
+            ax.grid(True, alpha=0.3)
+            if li == 0 and xi == 0:
+                ax.legend(fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+# ------------------------------------------------------------ SB3 pieces
+def _check_algo(algo: str) -> str:
+    key = str(algo).strip().lower().replace("_", "-")
+    if key not in _ALGO_ALIASES:
+        raise ValueError(f"unknown algorithm {algo!r}; choose one of {', '.join(ALGOS)}")
+    return _ALGO_ALIASES[key]
+
+
+def _check_budget(timesteps, minutes, game: GameSpec):
+    if timesteps is not None and (isinstance(timesteps, bool) or not isinstance(timesteps, (int, np.integer))
+                                  or timesteps < 1):
+        raise ValueError(f"timesteps must be an integer >= 1, got {timesteps!r}")
+    if minutes is not None and (isinstance(minutes, bool) or not isinstance(minutes, (int, float, np.number))
+                                or not math.isfinite(minutes) or minutes <= 0):
+        raise ValueError(f"minutes must be a number > 0, got {minutes!r}")
+    if timesteps is None and minutes is None:
+        timesteps = DEFAULT_TIMESTEPS[game.name]
+    return Budget(None if timesteps is None else int(timesteps), None if minutes is None else 60.0 * float(minutes))
+
+
+def _training_opponents(game: GameSpec, opponent: str, n_envs: int, seed: int):
+    """One wrapper-opponent per env (``None`` = uniform random), and the snapshot opponent if self-play."""
+    if game.n_players == 1:
+        return [None] * n_envs, None
+    if not isinstance(opponent, str) or not opponent.strip():
+        raise ValueError(f"opponent must be 'self-play', 'random' or a farl opponent name, got {opponent!r}")
+    key = opponent.strip().lower()
+    if key in ("self-play", "selfplay", "self"):
+        from farl_agents.baselines.players import SnapshotOpponent
+        snap = SnapshotOpponent(game, seed=seed + 7919)
+        return [snap] * n_envs, snap
+    if key == "random":
+        return [None] * n_envs, None
+    from farl_agents.opponents import make_opponent
+    make_opponent(key, game)  # validates the name for this game (ValueError)
+    return [PlayerOpponent(make_opponent(key, game), seed=seed + 7919 + i) for i in range(n_envs)], None
+
+
+def build_model(game: GameSpec, algo: str, seed: int = 0, opponent: str = "self-play", n_envs: int | None = None,
+                hyperparams: dict | None = None, verbose: int = 0):
+    """The SB3 model (MaskablePPO or MaskedDQN) on ``n_envs`` wrapped envs, and the snapshot opponent (or None)."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.monitor import Monitor
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from farl_agents.baselines.dqn import MaskedDQN
+
+    algo = _check_algo(algo)
+    n_envs = N_ENVS[algo] if n_envs is None else int(n_envs)
+    if n_envs < 1:
+        raise ValueError(f"n_envs must be >= 1, got {n_envs}")
+    opps, snap = _training_opponents(game, opponent, n_envs, seed)
+    params = dict(game.params)
+
+    def env_fn(i):
+        return lambda: Monitor(make_env(game.name, seat="alternate", opponents=opps[i], **params))
+
+    venv = DummyVecEnv([env_fn(i) for i in range(n_envs)])
+    hp = dict(HYPERPARAMS[algo])
+    if hyperparams:
+        unknown = set(hyperparams) - set(hp) - {"policy_kwargs", "max_grad_norm", "clip_range", "vf_coef",
+                                                "gradient_steps", "exploration_initial_eps", "tau"}
+        if unknown:
+            raise ValueError(f"unknown {algo} hyperparameters: {', '.join(sorted(unknown))}")
+        hp.update(hyperparams)
+    cls = MaskablePPO if algo == "maskable-ppo" else MaskedDQN
+    model = cls("MlpPolicy", venv, seed=seed, verbose=verbose, device="cpu", **hp)
+    return model, snap
+
+
+def load_baseline(path):
+    """Load a model saved by :func:`train_baseline` (its ``model.zip``, or the run directory)."""
+    import zipfile
+
+    p = Path(path)
+    if p.is_dir():
+        p = p / "model.zip"
+    if not p.exists():
+        raise ValueError(f"no saved model at {path}")
+    try:
+        with zipfile.ZipFile(p) as z:
+            data = z.read("data").decode()
+    except (zipfile.BadZipFile, KeyError) as exc:
+        raise ValueError(f"{path} is not a Stable-Baselines3 model file: {exc}") from exc
+    if "MaskedDQNPolicy" in data:
+        from farl_agents.baselines.dqn import MaskedDQN
+        return MaskedDQN.load(p, device="cpu")
+    if "Maskable" in data:
+        from sb3_contrib import MaskablePPO
+        return MaskablePPO.load(p, device="cpu")
+    raise ValueError(f"{path}: not a MaskablePPO or farl MaskedDQN model")
+
+
+def _curve_callback(budget: Budget, checkpoints: Checkpoints, evaluator, game: GameSpec, label: str, rows: list,
+                    on_checkpoint=None):
+    """An SB3 callback that starts the budget's clock, evaluates at the checkpoints and stops at the budget.
+
+    Each checkpoint appends a :func:`curve_row` to ``rows`` and calls
+    ``on_checkpoint(row, player)``; both run outside the training clock.
+    """
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from farl_agents.baselines.players import SB3Player
+
+    class CurveCallback(BaseCallback):
+        def __init__(self):
+            super().__init__()
+            self.episodes = 0
+
+        def _record(self, marks, seconds=None):
+            seconds = budget.elapsed() if seconds is None else seconds
+            with budget.paused():
+                player = SB3Player(self.model, game, name=label)
+                row = curve_row(self.num_timesteps, seconds, self.episodes, marks, evaluator(player))
+                rows.append(row)
+                if on_checkpoint is not None:
+                    on_checkpoint(row, player)
+
+        def _on_training_start(self):
+            budget.start()
+            self._record([])
+
+        def _on_step(self) -> bool:
+            self.episodes += int(np.sum(self.locals.get("dones", 0)))
+            seconds = budget.elapsed()
+            marks = checkpoints.due(self.num_timesteps, seconds)
+            if marks:
+                self._record(marks, seconds)
+            return not budget.done(self.num_timesteps, seconds)
+
+    return CurveCallback()
+
+
+def run_sb3(game: GameSpec, algo: str, budget: Budget, *, seed: int = 0, opponent: str = "self-play",
+            evaluator=None, eval_points: int = 10, snapshot_every: int | None = None, n_envs: int | None = None,
+            hyperparams: dict | None = None, progress_bar: bool = False, threads: int = 1, verbose: int = 0,
+            on_checkpoint=None, label: str | None = None):
+    """Train under ``budget`` with checkpoint evaluations; returns ``(model, rows, snapshot_opponent)``."""
+    import torch
+    from stable_baselines3.common.callbacks import CallbackList
+
+    from farl_agents.baselines.players import SnapshotCallback
+
+    algo = _check_algo(algo)
+    if threads is not None:
+        torch.set_num_threads(int(threads))
+    model, snap = build_model(game, algo, seed=seed, opponent=opponent, n_envs=n_envs, hyperparams=hyperparams,
+                              verbose=verbose)
+    if algo == "dqn":
+        model.budget = budget
+    evaluator = evaluator if evaluator is not None else Evaluator(game)
+    rows: list = []
+    callbacks = []
+    if snap is not None:
+        callbacks.append(SnapshotCallback(snap, SNAPSHOT_EVERY if snapshot_every is None else int(snapshot_every)))
+    callbacks.append(_curve_callback(budget, Checkpoints(budget, eval_points), evaluator, game, label or algo, rows,
+                                     on_checkpoint))
+    # learn() stops through the callback; total_timesteps only bounds it (and sizes the progress bar)
+    total = budget.steps + model.n_envs if budget.seconds is None else 10 ** 12
+    # SB3's bar counts towards total_timesteps: shown for step budgets only
+    model.learn(total_timesteps=int(total), callback=CallbackList(callbacks),
+                progress_bar=progress_bar and budget.seconds is None)
+    if algo == "dqn":
+        model.budget = None
+    return model, rows, snap
+
+
+# --------------------------------------------------------------- the API
+def train_baseline(game: str, algo: str, timesteps: int | None = None, minutes: float | None = None, seed: int = 0,
+                   opponent: str = "self-play", out=None, *, eval_opponents=None, eval_games: int | None = None,
+                   eval_points: int = 10, snapshot_every: int | None = None, n_envs: int | None = None,
+                   hyperparams: dict | None = None, progress_bar: bool = False, threads: int = 1,
+                   verbose: int = 0, **game_params):
+    """Train MaskablePPO or masked DQN on ``game`` and record its learning curve.
+
+    Args:
+        game: farl game name (``"tictactoe"``, ``"connect_four"``, ``"game2048"`` ...).
+        algo: ``"maskable-ppo"`` or ``"dqn"``.
+        timesteps: budget in environment steps (the learner's moves).
+        minutes: budget in minutes of training wall-clock (evaluations excluded).
+            With both, training runs until both are spent; with neither,
+            :data:`DEFAULT_TIMESTEPS` of the game.
+        seed: seeds SB3 (torch, numpy), the envs and the opponents.
+        opponent: ``"self-play"`` (default: a frozen copy of the learner,
+            refreshed every ``snapshot_every`` steps), ``"random"``, or any
+            :func:`~farl_agents.opponents.make_opponent` name (``"mcts50"``).
+            Ignored for 2048.
+        out: directory for ``model.zip`` (SB3), ``curve.csv``, ``curve.png``
+            and ``run.json``; ``None`` saves nothing.
+        eval_opponents / eval_games / eval_points: the checkpoint evaluations
+            (default :func:`eval_opponents`, :func:`eval_games`, 10 per budget).
+        n_envs, hyperparams: see :data:`N_ENVS`, :data:`HYPERPARAMS`.
+        progress_bar: SB3's progress bar (step budgets only).
+        threads: torch threads (1: one core).
+        **game_params: the game's parameters (``cols=8``).
+
+    Returns:
+        ``(model, info)``: the SB3 model and a JSON-friendly dict (``curve``:
+        one row per checkpoint with steps, seconds and scores; ``final``: the
+        last row; ``files``).
+    """
+    spec = farl_envs.game_spec(game, **game_params)
+    algo = _check_algo(algo)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+    budget = _check_budget(timesteps, minutes, spec)
+    evaluator = Evaluator(spec, eval_opponents, eval_games)
+    t0 = time.perf_counter()
+    model, rows, snap = run_sb3(spec, algo, budget, seed=int(seed), opponent=opponent, evaluator=evaluator,
+                                eval_points=eval_points, snapshot_every=snapshot_every, n_envs=n_envs,
+                                hyperparams=hyperparams, progress_bar=progress_bar, threads=threads,
+                                verbose=verbose)
+    info = {"game": spec.name, "params": dict(spec.params), "algo": algo, "seed": int(seed),
+            "opponent": opponent if spec.n_players > 1 else None, "timesteps": int(model.num_timesteps),
+            "train_seconds": rows[-1]["seconds"] if rows else None, "total_seconds": time.perf_counter() - t0,
+            "budget": {"timesteps": budget.steps, "minutes": None if budget.seconds is None else budget.seconds / 60},
+            "eval": {"opponents": evaluator.labels, "games_per_seat": evaluator.n_games},
+            "snapshot_refreshes": None if snap is None else snap.refreshes,
+            "hyperparams": {**HYPERPARAMS[algo], **(hyperparams or {})},
+            "curve": rows, "final": rows[-1] if rows else None, "files": {}}
+    if out is not None:
+        info["files"] = save_run(model, info, out)
+    return model, info
+
+
+def save_run(model, info: dict, out) -> dict:
+    """Write ``model.zip``, ``curve.csv``, ``curve.png`` and ``run.json`` into directory ``out``."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    files = {"model": str(out / "model.zip"), "curve_csv": str(out / "curve.csv"),
+             "curve_png": str(out / "curve.png"), "run": str(out / "run.json")}
+    model.save(files["model"])
+    write_curve_csv(info["curve"], files["curve_csv"])
+    metric = "win rate" if info["eval"]["opponents"] != ["score"] else "mean score"
+    plot_curves({info["algo"]: info["curve"]}, info["eval"]["opponents"], files["curve_png"],
+                f"{info['algo']} on {info['game']} {info['params'] or ''}".rstrip(), metric)
+    tmp = files["run"] + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump({**info, "files": files}, f, indent=1, default=str)
+    os.replace(tmp, files["run"])
+    return files
