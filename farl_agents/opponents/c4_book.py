@@ -37,12 +37,17 @@ outside the book are searched by the players (see ``connect_four``).
 
 Building
 --------
-``python -m farl_agents.opponents.c4_book build --max-ply 2`` (or
-``build_book(2, path)``) rebuilds the packaged book; ``--resume`` extends an
-existing file, ``--time-budget`` stops cleanly; ``verify`` re-solves a
-random sample.  Cost here: the ply-0 node (solving the 7 first moves) ~8
-CPU minutes, each ply-1 node 3-8 CPU minutes, ply-2 nodes a few minutes
-each, ply-3 nodes (~50 of them) about a minute each.
+``python -m farl_agents.opponents.c4_book build --max-ply 3`` (or
+``build_book(3, path)``) rebuilds the packaged book; ``--resume`` extends an
+existing file, ``--time-budget`` stops cleanly after the current node;
+``verify`` re-solves a random sample.  The packaged book (``data/
+c4_book.npz``: 58 nodes, 384 positions, complete through ply 3, 2.4 kB) took
+~57 CPU minutes (89 minutes wall on a shared machine, in three resumed
+sessions, 1 GiB table): ~8 CPU minutes for the empty board (the seven first
+moves), 2-13 minutes for each ply-1 node, then faster as the table warmed
+(ply-2 and ply-3 nodes: seconds to 3 minutes each).  Going one ply further
+(``--max-ply 5``: the perfect first player's ply-4 nodes and the perfect
+second player's ply-5 nodes, several hundred) would take hours.
 """
 from __future__ import annotations
 
@@ -153,9 +158,13 @@ def build_book(max_ply: int, path=DEFAULT_BOOK_PATH, progress: bool = True,
     """
     solver = c4.Solver(tt_entries=tt_entries, book=False)
     table: dict[int, int] = {}
+    earlier_seconds = 0.0
     if resume and os.path.exists(path):
         keys, vals, _ = load_book(path)
         table.update(zip((int(k) for k in keys), (int(v) for v in vals)))
+        with np.load(path) as z:
+            if "build_seconds" in z.files:
+                earlier_seconds = float(z["build_seconds"])
     t0 = time.time()
     # frontier: canonical key -> (cur, mask) of book nodes at the current ply
     if start is None:
@@ -223,7 +232,7 @@ def build_book(max_ply: int, path=DEFAULT_BOOK_PATH, progress: bool = True,
             done_ply = ply
         stats.update(entries=len(table), seconds=time.time() - t0, complete_ply=done_ply)
         save_book(path, table, max_ply=ply + 1, complete_ply=done_ply,
-                  build_seconds=stats["seconds"])
+                  build_seconds=earlier_seconds + stats["seconds"], expand=expand)
         if progress:
             print(f"[c4-book] ply {ply} {'complete' if complete else 'partial'}: "
                   f"{len(nodes)} nodes, {len(table)} "

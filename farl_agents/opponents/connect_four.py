@@ -71,14 +71,16 @@ scratch.
 
 Cost of exact answers, and what the players do about it
 -------------------------------------------------------
-Measured on this project's machine (numba, ~4-7 M nodes/s, cold table): a
-position after 12 or more discs takes ~10-100 ms; after 10 discs ~0.1-1 s;
-after 8 discs seconds; after 1-5 discs minutes (``solve("")`` alone: ~10
-minutes; ``solve`` of ply-1 positions needs ~10^9 nodes).  An opening book
-that holds every position up to ply k is therefore out of reach for k >= 3 or
-so.  The players hence work in two regimes (see ``ABPlayer``):
+Measured on this project's machine (numba, ~3-7 M nodes/s, cold table), the
+exact best-move set of a position takes ~10-100 ms after 12 or more discs,
+~0.1-1 s after 10, seconds after 8, and minutes after 1-4 discs (the exact
+scores of the seven first moves took ~8 CPU minutes).  An opening book that
+holds every position up to ply k is therefore out of reach for k >= 3 or so;
+the packaged book holds the positions a perfect player meets in plies 0-3
+(see ``c4_book``).  The players hence work in two regimes (see
+``ABPlayer``):
 
-* from ``EXACT_FROM_PLY`` (12) discs on, and in every position of the book
+* from ``EXACT_FROM_PLY`` (10) discs on, and in every position of the book
   (``c4_book``), every move is exact;
 * before that, a move gets a node budget (``DEFAULT_MAX_NODES``): exact if
   the search finishes within it, otherwise chosen from depth-limited
@@ -512,7 +514,8 @@ def _best_moves(cur, mask, n, want_lost_set, horizon, tt, bkeys, bvals, bply,
 @njit(cache=True)
 def _static_order(cur, mask):
     """The search's move-ordering score of each legal column (-1 if full):
-    8 * (winning cells the move creates) + centrality (6 = centre)."""
+    8 * (winning cells the move creates) + centrality (6 = centre).  Used to
+    break ties between moves a bounded search could not resolve."""
     out = np.full(WIDTH, -1, dtype=np.int64)
     possible = _possible(mask)
     for i in range(WIDTH):
@@ -840,7 +843,7 @@ def _min_score_for_delay(n: int, delay: int) -> int:
 # Players
 # --------------------------------------------------------------------------
 #: Plies from which the players always search exactly (see ``ABPlayer``).
-EXACT_FROM_PLY = 12
+EXACT_FROM_PLY = 10
 #: Node budget of a bounded move (positions before ``EXACT_FROM_PLY``).
 DEFAULT_MAX_NODES = 250_000
 #: Table size of a player's private solver for bounded moves (4 MiB).
@@ -931,7 +934,7 @@ class ABPlayer:
     * ``opening_plies=k``: while fewer than k discs are on the board, follow
       ``seed002_opening_choice`` instead (k=12 for the seed-002 protocol).
     * ``max_nodes`` / ``exact_from_ply`` (speed): exact answers for positions
-      before ply 12 can take seconds to minutes unless the opening book has
+      before ply 10 can take seconds to minutes unless the opening book has
       them.  A position with fewer than ``exact_from_ply`` discs is therefore
       searched with a budget of ``max_nodes`` nodes in all, on a private,
       freshly cleared table (book positions are instant and exact): a
@@ -942,9 +945,10 @@ class ABPlayer:
       within the horizon and prefers the one the solver's ordering ranks
       first (more threats, then nearer the centre); under the seed-002 rule
       unresolved moves count as keeping the draw.  Such moves may be
-      imperfect: e.g. in AB vs AB from the empty board the first player,
-      who wins with perfect play, won about 8 games in 10 with the default
-      budget.  ``max_nodes=None`` makes every move exact.  The fresh
+      imperfect: in AB vs AB from the empty board the first player, who
+      wins with perfect play, won only about half of the games with the
+      default budget (48 of 90 in three runs of 30; the opening book covers
+      plies 0-3), while AB never lost to a random player.  ``max_nodes=None`` makes every move exact.  The fresh
       private table makes the choice depend only on the position and ``rng``
       (not on earlier searches).
 
