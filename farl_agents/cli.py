@@ -330,7 +330,9 @@ def _add_train(sub) -> None:
         formatter_class=HelpFormatter)
     p.add_argument("game", nargs="?", help="the game (farl info lists them), e.g. tictactoe or connect_four")
     p.add_argument("--algo", choices=list(ALGOS), help="the learner; the -farl variants use final adaptation "
-                                                       "(default td-farl)")
+                                                       "(default td-farl). Other learner families (farl info "
+                                                       "lists them, e.g. nemesh) have their own `farl train "
+                                                       "GAME --algo NAME --help`")
     p.add_argument("--preset", help="start from the paper's settings for the game ('paper', seed 000 A.6) or a "
                                     "seed-002 Connect Four row (tdl-et, tcl-rr, ...)")
     p.add_argument("--param", action="append", metavar="KEY=VALUE",
@@ -457,6 +459,11 @@ def load_player(text: str, game=None):
     from farl_agents.opponents import make_opponent
 
     if _is_agent_path(text):
+        from farl_agents.families import family_for_file
+
+        family = family_for_file(text)
+        if family is not None:
+            return family.load_player(text, game)
         agent = load_agent(text, None if game is None else game.name)
         if game is not None and agent.game.params != game.params:
             raise CliError(f"{text} plays {agent.game.name} {agent.game.params}, not {game.params}")
@@ -755,6 +762,11 @@ def cmd_info(args) -> int:
     print("\nalgorithms (--algo):")
     for name, (algo, farl) in ALGOS.items():
         print(f"  {name:11s} LearnerConfig(algo={algo!r}, farl={farl})")
+    from farl_agents.families import families
+    for family in families():
+        info = getattr(family, "INFO", {})
+        for name in getattr(family, "ALGOS", ()):
+            print(f"  {name:11s} {info.get(name, family.__name__)}")
     print("\nTable 1 rows (farl reproduce table1 --rows):")
     from farl_agents.experiments.table1 import ROWS
     for row in ROWS.values():
@@ -836,21 +848,27 @@ def build_parser() -> Parser:
 
 
 def _add_plugins(sub) -> None:
-    """Commands of ``farl_agents.baselines.cli.register(subparsers)`` if that module exists.
+    """Commands added by ``register(subparsers)`` of the plug-in modules (:data:`farl_agents.families.PLUGINS`).
 
     A missing module is normal; a broken one costs its own commands only (with a warning).
     """
-    try:
-        from farl_agents.baselines import cli as baselines_cli
-    except ImportError:
-        return
-    except Exception as exc:  # a plugin under construction must not take the whole CLI down
-        print(f"farl: warning: farl_agents.baselines.cli cannot be loaded ({type(exc).__name__}: {exc}); "
-              f"its commands are missing", file=sys.stderr)
-        return
-    register = getattr(baselines_cli, "register", None)
-    if callable(register):
-        register(sub)
+    from farl_agents.families import PLUGINS, load_module
+
+    for name in PLUGINS:
+        module = load_module(name)
+        register = getattr(module, "register", None)
+        if callable(register):
+            register(sub)
+
+
+def _train_family(argv: list[str]):
+    """The learner family (:mod:`farl_agents.families`) that trains ``--algo`` in ``argv``, if any."""
+    from farl_agents.families import algo_in_argv, family_algos, resumed_algo
+
+    algo = algo_in_argv(argv) or resumed_algo(argv)
+    if algo is None or algo in ALGOS:
+        return None
+    return family_algos().get(algo)
 
 
 def _one_line(exc: BaseException) -> str:
@@ -864,6 +882,10 @@ def main(argv=None) -> int:
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]
     try:
+        if argv and argv[0] == "train":
+            family = _train_family(argv[1:])
+            if family is not None:
+                return int(family.train_main(argv[1:]) or 0)
         parser = build_parser()
         args, extra = parser.parse_known_args(argv)
         if extra:
