@@ -147,8 +147,9 @@ def build_book(max_ply: int, path=DEFAULT_BOOK_PATH, progress: bool = True,
     its mover as the perfect side (handy for tests and for extending the book
     under one opening); by default both trees from the empty board are built.
 
-    Nodes are processed ply by ply; the file is rewritten after every
-    complete ply, so an interrupted build still leaves a usable book.  With
+    Nodes are processed ply by ply; the file is rewritten (atomically) after
+    every complete ply and every five minutes within a ply, so an interrupted
+    or killed build keeps nearly all of its work (``resume=True`` continues).  With
     ``time_budget`` (seconds) no new ply is started once the budget is spent.
     A ply cut short by the budget keeps its finished nodes (every entry is
     exact either way; ``complete_ply`` in the file records the last full ply).
@@ -179,6 +180,7 @@ def build_book(max_ply: int, path=DEFAULT_BOOK_PATH, progress: bool = True,
     if expand not in ("best", "keep"):
         raise ValueError(f"expand must be 'best' or 'keep', got {expand!r}")
     stats = {"nodes": 0, "entries": 0, "seconds": 0.0, "complete_ply": -1}
+    last_save, save_every = time.time(), 300.0
     for ply in range(first, max_ply + 1):
         if time_budget is not None and time.time() - t0 > time_budget:
             break
@@ -224,6 +226,10 @@ def build_book(max_ply: int, path=DEFAULT_BOOK_PATH, progress: bool = True,
                     for _, gc, gm, rwin in _children(ccur, cmask):
                         if not rwin:
                             nxt[canonical_key(gc, gm)] = (gc, gm)
+            if time.time() - last_save > save_every:  # an interrupted build keeps its finished nodes
+                save_book(path, table, max_ply=ply + 1, complete_ply=done_ply,
+                          build_seconds=earlier_seconds + time.time() - t0, expand=expand)
+                last_save = time.time()
             if progress:
                 print(f"[c4-book] ply {ply}: node {i + 1}/{len(nodes)} "
                       f"v={v:+d} entries={len(table)} "
