@@ -1,0 +1,17 @@
+"""Descent, UBFM and tree learning (seed 004, Cohen-Solal 2020): a third learner family.
+
+Modules, each with one job:
+
+``heuristics``  terminal evaluations f_t ("reinforcement heuristics", Sec. 5.1)
+``evaluation``  the adaptive evaluation f_θ: an n-tuple network fitted by regression
+``expand``      one compiled call that expands a state (children, terminal facts)
+``search``      UBFM (Alg. 1), descent (Alg. 8), completion + resolution stop (Alg. 9),
+                UBFMs safe decision (Alg. 10-11) over a transposition table
+``alphabeta``   iterative-deepening / fixed-depth alpha-beta with move ordering
+``selection``   ε-greedy, softmax, ordinal distribution (Alg. 12), completed selection
+``learning``    tree / root / terminal learning data (Alg. 3-5), experience replay (Alg. 6)
+``trainer``     the self-play learning loop with a wall-clock budget (Alg. 3-7)
+``agent``       the harness player and its agent file (format ``farl-descent-agent``)
+``cli``         ``farl train GAME --algo descent`` and ``farl tournament``
+``experiments`` the scaled-down measurements of docs/results/descent.md
+"""

@@ -1,0 +1,159 @@
+"""The descent agent: a harness player over the learned f_θ, and its file format.
+
+A :class:`DescentAgent` plays with one of the searches of this package:
+
+``ubfms``    UBFM with completion and the safe decision (Alg. 10-11; the seed's
+             choice for playing after learning)
+``ubfm``     UBFM with completion, best decision (Alg. 1 + 9)
+``descent``  descent with completion (Alg. 9)
+``id``       iterative-deepening alpha-beta with move ordering
+``ab``       fixed-depth alpha-beta (the tournament's match player)
+
+with a budget of ``iterations`` or ``seconds`` per move (``depth`` for
+``ab``). The tree search keeps its table for the whole game (UBFMs counts
+selections "since the beginning of the game"); ``reset()`` clears it.
+
+File (format ``farl-descent-agent``, version 1): ``.npz`` with ``meta`` (JSON:
+format, version, game, heuristic, evaluation settings, training settings),
+``weights`` (``float32[1, 1, lut]``) and ``tuples`` (``int32[m, n]``); written
+atomically, read with ``allow_pickle=False`` and every shape checked.
+"""
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from farl_agents.atomic import atomic_file
+from farl_agents.descent.alphabeta import AlphaBeta
+from farl_agents.descent.evaluation import NTupleEvaluation
+from farl_agents.descent.heuristics import make_heuristic
+from farl_agents.descent.search import TreeSearch
+
+FORMAT = "farl-descent-agent"
+VERSION = 1
+PLAY_SEARCHES = ("ubfms", "ubfm", "descent", "id", "ab")
+
+
+class DescentAgent:
+    """A harness player (``act(game, state, rng)``) using f_θ with a chosen search."""
+
+    def __init__(self, game, evaluation, heuristic, search: str = "ubfms", iterations: int | None = None,
+                 seconds: float | None = None, depth: int = 2, name: str | None = None, info: dict | None = None):
+        if search not in PLAY_SEARCHES:
+            raise ValueError(f"search must be one of {', '.join(PLAY_SEARCHES)}, got {search!r}")
+        if search in ("ubfms", "ubfm", "descent", "id") and iterations is None and seconds is None:
+            iterations = 200 if search != "id" else None
+            seconds = 0.1 if search == "id" else None
+        self.game = game
+        self.evaluation = evaluation
+        self.heuristic = heuristic
+        self.search = search
+        self.iterations = iterations
+        self.seconds = seconds
+        self.depth = int(depth)
+        self.info = dict(info or {})
+        budget = f"d{depth}" if search == "ab" else (f"{iterations}it" if iterations else f"{seconds}s")
+        self.name = name or f"descent-agent[{search} {budget}]"
+        self._engine = None
+
+    def _make_engine(self):
+        if self.search in ("id", "ab"):
+            return AlphaBeta(self.game, self.evaluation, self.heuristic)
+        algorithm = "descent" if self.search == "descent" else "ubfm"
+        decision = "safest" if self.search == "ubfms" else "best"
+        return TreeSearch(self.game, self.evaluation, self.heuristic, algorithm, True, decision)
+
+    def reset(self) -> None:
+        if self._engine is not None:
+            self._engine.clear()
+
+    def __getstate__(self):
+        d = dict(self.__dict__)
+        d["_engine"] = None
+        return d
+
+    def with_search(self, search: str, **budget) -> "DescentAgent":
+        """The same f_θ with another search / budget (shares the evaluation)."""
+        return DescentAgent(self.game, self.evaluation, self.heuristic, search, info=self.info,
+                            name=budget.pop("name", None), **budget)
+
+    def act(self, game, state, rng) -> int:
+        if self._engine is None:
+            self._engine = self._make_engine()
+        eng = self._engine
+        if self.search == "ab":
+            return eng.search(state, depth=self.depth)[0]
+        if self.search == "id":
+            return eng.search(state, seconds=self.seconds if self.seconds else 0.1)[0]
+        return eng.act(np.ascontiguousarray(state, dtype=np.int32), self.iterations, self.seconds)
+
+    def __repr__(self) -> str:
+        return f"DescentAgent({self.name!r})"
+
+    # ------------------------------------------------------------ files
+    def save(self, path) -> None:
+        """Write the agent file atomically (see the module docstring)."""
+        save_agent(path, self.game, self.evaluation, self.heuristic.name, self.info)
+
+
+def save_agent(path, game, evaluation, heuristic_name: str, info: dict, extra: dict | None = None) -> None:
+    meta = {"format": FORMAT, "version": VERSION, "game": game.name, "game_params": game.params,
+            "heuristic": heuristic_name,
+            "evaluation": {"kind": evaluation.kind, "scale": evaluation.scale,
+                           "tanh_output": evaluation.tanh_output, "alpha": evaluation.alpha},
+            "info": info}
+    arrays = {"meta": np.array(json.dumps(meta)), "weights": evaluation.weights,
+              "tuples": evaluation.tuples.astype(np.int32)}
+    arrays.update(extra or {})
+    with atomic_file(path, "wb") as fh:
+        np.savez_compressed(fh, **arrays)
+
+
+def read_agent_file(path, game=None):
+    """``(meta, GameSpec, evaluation, heuristic, arrays)`` of an agent file; ``ValueError`` if it is not one."""
+    import farl_envs
+
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"{path}: no such agent file")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+        meta = json.loads(str(arrays["meta"]))
+    except (zipfile.BadZipFile, OSError, EOFError, KeyError, ValueError) as exc:
+        raise ValueError(f"{path}: not a readable descent agent file ({type(exc).__name__})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ValueError(f"{path}: not a descent agent file (format {meta.get('format') if isinstance(meta, dict) else None!r})")
+    if meta.get("version") != VERSION:
+        raise ValueError(f"{path}: descent agent file version {meta.get('version')} is not supported (want {VERSION})")
+    try:
+        spec = farl_envs.game_spec(meta["game"], **meta["game_params"])
+        ev_meta = meta["evaluation"]
+        heuristic = make_heuristic(meta["heuristic"], spec)
+        tuples = arrays["tuples"]
+        weights = arrays["weights"]
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"{path}: descent agent file is missing {exc}") from None
+    if game is not None and (game.name != spec.name or dict(game.params) != dict(spec.params)):
+        raise ValueError(f"{path}: agent is for {spec.name} {spec.params}, not {game.name} {game.params}")
+    if tuples.ndim != 2 or tuples.dtype.kind != "i" or tuples.size == 0 or tuples.min() < 0 \
+            or tuples.max() >= spec.n_cells:
+        raise ValueError(f"{path}: n-tuple array has a bad shape or cells")
+    if ev_meta.get("kind") != "ntuple":
+        raise ValueError(f"{path}: evaluation kind {ev_meta.get('kind')!r} is not supported")
+    ev = NTupleEvaluation(spec, float(ev_meta["scale"]), bool(ev_meta["tanh_output"]), float(ev_meta["alpha"]),
+                          tuples=tuples)
+    if weights.shape != ev.weights.shape or weights.dtype != np.float32:
+        raise ValueError(f"{path}: weights have shape {weights.shape}, expected {ev.weights.shape} float32")
+    ev.set_weights(weights)
+    return meta, spec, ev, heuristic, arrays
+
+
+def load_agent(path, game=None, search: str = "ubfms", **budget) -> DescentAgent:
+    """A :class:`DescentAgent` from an agent file (default search UBFMs, 200 iterations per move)."""
+    meta, spec, ev, heuristic, _ = read_agent_file(path, game)
+    return DescentAgent(spec, ev, heuristic, search, info=meta.get("info", {}),
+                        name=budget.pop("name", None) or f"descent:{Path(path).stem}", **budget)
