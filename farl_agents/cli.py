@@ -485,6 +485,14 @@ def main_player(text: str, game_arg: str | None, param_args) -> tuple:
     """
     params = dict((k, _param_value(v)) for k, v in _key_values(param_args, "--param"))
     if _is_agent_path(text):
+        from farl_agents.families import family_for_file
+
+        family = family_for_file(text)
+        if family is not None:  # another learner family's agent file brings its own game
+            player, spec = family.load_player(text, None)
+            if game_arg and game_name(game_arg) != spec.name:
+                raise CliError(f"{text} plays {spec.name}, not {game_name(game_arg)}")
+            return player, spec
         agent = load_agent(text, game_name(game_arg) if game_arg else None)
         if params:
             want = game_with_params(agent.game.name, {**agent.game.params, **params}).params

@@ -1,0 +1,83 @@
+"""Descent family: agent files, training runs (CLI, resume), tournament, a tiny learning test."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import farl_envs
+from farl_agents import cli
+from farl_agents.descent.agent import DescentAgent, load_agent, read_agent_file
+from farl_agents.descent.trainer import DescentConfig, DescentTrainer
+from farl_agents.evaluate import evaluate
+
+
+def test_agent_file_round_trip_and_foreign_files(tmp_path):
+    tr = DescentTrainer(DescentConfig(game="hex", game_params={"size": 4}, heuristic="depth-add", minutes=0.02,
+                                      move_iterations=10))
+    tr.run(2.0)
+    agent = DescentAgent(tr.game, tr.evaluation, tr.heuristic, "ubfms", iterations=30)
+    path = tmp_path / "a.npz"
+    agent.save(path)
+    back = load_agent(path)
+    assert back.game.params == {"size": 4} and back.heuristic.name == "depth-add"
+    rng = np.random.default_rng(1)
+    boards = rng.integers(0, 3, size=(20, 16)).astype(np.int32)
+    assert np.array_equal(back.evaluation.values(boards), tr.evaluation.values(boards))
+    assert np.any(tr.evaluation.weights != 0)
+    with pytest.raises(ValueError, match="not .*hex|is for hex"):
+        read_agent_file(path, farl_envs.game_spec("tictactoe"))
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="not a readable"):
+        read_agent_file(bad)
+    other = tmp_path / "other.npz"
+    np.savez(other, meta=np.array(json.dumps({"format": "farl-agent"})))
+    with pytest.raises(ValueError, match="not a descent agent"):
+        read_agent_file(other)
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    arrays["weights"] = arrays["weights"][:, :, :10]
+    np.savez(tmp_path / "cut.npz", **arrays)
+    with pytest.raises(ValueError, match="weights have shape"):
+        read_agent_file(tmp_path / "cut.npz")
+
+
+def test_cli_train_resume_eval_and_tournament(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert cli.main(["train", "tictactoe", "--algo", "descent", "--minutes", "0.02", "--move-iterations", "10",
+                     "--out", str(out), "--no-progress", "--checkpoint-seconds", "0.5"]) == 0
+    rec = json.loads((out / "run.json").read_text())
+    assert rec["algo"] == "descent" and rec["status"] == "done" and rec["games"] > 0
+    # resume past the end does nothing more; a cut-short run (status running) continues
+    rec["status"], rec["config"]["minutes"] = "running", 0.04
+    (out / "run.json").write_text(json.dumps(rec))
+    assert cli.main(["train", "--resume", str(out), "--no-progress"]) == 0
+    rec2 = json.loads((out / "run.json").read_text())
+    assert rec2["games"] > rec["games"] and rec2["train_seconds"] >= 0.04 * 60
+    assert cli.main(["eval", str(out / "agent.npz"), "--vs", "random", "--games", "2"]) == 0
+    assert "win rate" in capsys.readouterr().out
+    # bad input: one-line errors
+    assert cli.main(["train", "tictactoe", "--algo", "descent", "--heuristic", "score"]) == 2
+    assert cli.main(["train", "tictactoe", "--algo", "descent", "--learning", "nosuch"]) == 2
+    tdir = tmp_path / "t"
+    assert cli.main(["tournament", "tictactoe", "--variant", "tree:learning=tree", "--variant",
+                     "terminal:learning=terminal,move_iterations=10", "--minutes", "0.01", "--depth", "1",
+                     "--openings", "2", "--out", str(tdir), "--no-progress"]) == 0
+    res = json.loads((tdir / "tournament.json").read_text())
+    pct = [v["win_pct"] for v in res["variants"].values()]
+    assert len(pct) == 2 and sum(pct) == pytest.approx(100.0)
+    assert all(v["games"] == 4 for v in res["variants"].values())
+
+
+def test_tiny_descent_learning_beats_random_clearly():
+    game = farl_envs.game_spec("tictactoe")
+    tr = DescentTrainer(DescentConfig(game="tictactoe", minutes=0.15, move_iterations=20, seed=3))
+    untrained = DescentAgent(game, DescentTrainer(DescentConfig(game="tictactoe")).evaluation, tr.heuristic,
+                             "ab", depth=1, name="untrained")
+    tr.run(9.0)
+    trained = DescentAgent(game, tr.evaluation, tr.heuristic, "ab", depth=1, name="trained")
+    res = evaluate(game, [trained, untrained], ["random"], n_games=60, seed=5)
+    after, before = res.matchups[0].win_rate, res.matchups[1].win_rate
+    assert after > 0.85 and after > before + 0.1, (before, after)
