@@ -1,0 +1,200 @@
+"""``NemeshAgent``: seed 003's linear-feature SARSA agent as a harness player, with its agent file.
+
+>>> from farl_agents.nemesh import NemeshAgent, train_preset          # doctest: +SKIP
+>>> agent = NemeshAgent(rows=6, cols=8, depth=3)
+>>> train_preset(agent, "quick")                                    # compiled SARSA sessions
+>>> agent.save("nemesh.npz"); NemeshAgent.load("nemesh.npz")
+
+The agent plays with :func:`farl_agents.nemesh.search.choose_move` (forced
+moves, then alpha-beta at ``depth`` plies with the weights of the seat it
+sits in) and draws every random choice from the harness's ``rng``.
+
+File layout (format ``farl-nemesh-agent``, version 1; ``.npz`` read with
+``allow_pickle=False``, written atomically):
+
+==============  ===============================================================
+``meta``        JSON: format, version, farl version, game and parameters,
+                settings (depth, alpha0, gamma, seed), ``games_done``,
+                ``progress`` (the trainer's place in its curriculum), ``extra``
+``weights``     ``float64[2, 36]``: player 1's weights, player 2's weights
+``rng``         ``uint64[1]``: the training stream (exact resumption)
+==============  ===============================================================
+"""
+from __future__ import annotations
+
+import json
+import zipfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+import farl_envs
+from farl_agents.atomic import atomic_file
+from farl_agents.nemesh.features import N_FEATURES
+from farl_agents.nemesh.learner import ALPHA0, GAMMA, initial_weights
+from farl_agents.nemesh.search import SearchScratch, choose_move
+from farl_envs.core.rng import make_rng
+from farl_envs.core.spec import TERMINAL, TO_MOVE, GameSpec
+
+FORMAT = "farl-nemesh-agent"
+VERSION = 1
+MAX_DEPTH = 8
+
+
+class NemeshFileError(ValueError):
+    """The file is not a readable Nemesh agent (corrupt, foreign, wrong shapes or another game)."""
+
+
+@dataclass(frozen=True)
+class NemeshSettings:
+    """The settings saved with a Nemesh agent."""
+
+    depth: int = 3
+    """Plies the alpha-beta search looks ahead when the agent plays (the report trains at 3, 4, 5)."""
+    alpha0: float = ALPHA0
+    """alpha0 of the learning rate alpha0 / (1 + T0 + turn)."""
+    gamma: float = GAMMA
+    """Discount rate (the report: 0.8)."""
+    seed: int = 0
+    """Seed of the training stream."""
+
+    def __post_init__(self):
+        if isinstance(self.depth, bool) or not isinstance(self.depth, (int, np.integer)) \
+                or not 1 <= self.depth <= MAX_DEPTH:
+            raise ValueError(f"depth must be an integer in 1..{MAX_DEPTH}, got {self.depth!r}")
+        if not (isinstance(self.alpha0, (int, float)) and 0 < self.alpha0 <= 10):
+            raise ValueError(f"alpha0 must be a number in (0, 10], got {self.alpha0!r}")
+        if not (isinstance(self.gamma, (int, float)) and 0 <= self.gamma <= 1):
+            raise ValueError(f"gamma must be in [0, 1], got {self.gamma!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
+            raise ValueError(f"seed must be an integer >= 0, got {self.seed!r}")
+
+
+def connect_four(rows: int = 6, cols: int = 7) -> GameSpec:
+    """The Connect Four spec (``ValueError`` naming the allowed range for bad sizes)."""
+    return farl_envs.game_spec("connect_four", rows=rows, cols=cols)
+
+
+class NemeshAgent:
+    """Seed 003's agent: two 36-weight linear evaluations (one per seat) and a depth-limited search.
+
+    Args:
+        rows, cols: the Connect Four board (4..10 each; the report plays 6x8).
+        depth, alpha0, gamma, seed: see :class:`NemeshSettings`.
+        weights: start from these ``float64[2, 36]`` weights instead of the
+            report's signed initial weights.
+    """
+
+    def __init__(self, rows: int = 6, cols: int = 7, depth: int = 3, alpha0: float = ALPHA0,
+                 gamma: float = GAMMA, seed: int = 0, weights=None):
+        self.game = connect_four(rows, cols)
+        self.settings = NemeshSettings(depth=depth, alpha0=float(alpha0), gamma=float(gamma), seed=seed)
+        self.weights = initial_weights() if weights is None else np.array(weights, dtype=np.float64)
+        if self.weights.shape != (2, N_FEATURES):
+            raise ValueError(f"weights must have shape (2, {N_FEATURES}), got {self.weights.shape}")
+        self.rng = make_rng(seed)
+        self.games_done = 0
+        self.progress: dict = {}
+        self.extra: dict = {}
+        self._scratch = None
+
+    @property
+    def depth(self) -> int:
+        return self.settings.depth
+
+    @property
+    def name(self) -> str:
+        return f"nemesh-d{self.depth}"
+
+    def scratch(self, depth: int | None = None) -> SearchScratch:
+        """Search buffers for ``depth`` plies (reused between moves)."""
+        depth = self.depth if depth is None else depth
+        if self._scratch is None or self._scratch.max_depth < depth:
+            rows, cols = self.game.params["rows"], self.game.params["cols"]
+            self._scratch = SearchScratch(rows, cols, max(depth, self.depth))
+        return self._scratch
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_scratch"] = None  # rebuilt on demand; keeps pickles (worker processes) small
+        return state
+
+    # ------------------------------------------------------------ playing
+    def act(self, game: GameSpec, state: np.ndarray, rng: np.ndarray) -> int:
+        """The agent's move in ``state`` (harness protocol): forced moves, else the search's best."""
+        if game.name != "connect_four" or game.params != self.game.params:
+            raise ValueError(f"{self.name} plays connect_four {self.game.params}, not {game.name} {game.params}")
+        if state[TERMINAL]:
+            raise ValueError("no legal move: the game is over")
+        seat = int(state[TO_MOVE])
+        a, _ = choose_move(self.game.p, state, self.weights[seat], self.depth, 0.0, *self.scratch().arrays(), rng)
+        return int(a)
+
+    # ------------------------------------------------------------ files
+    def meta(self) -> dict:
+        return {"format": FORMAT, "version": VERSION, "farl_version": farl_envs.__version__,
+                "game": self.game.name, "game_params": dict(self.game.params), "settings": asdict(self.settings),
+                "games_done": int(self.games_done), "progress": self.progress, "extra": self.extra}
+
+    def save(self, path) -> Path:
+        """Write the agent to ``path`` (``.npz``) atomically."""
+        path = Path(path)
+        arrays = {"meta": np.array(json.dumps(self.meta())), "weights": self.weights, "rng": self.rng}
+        with atomic_file(path, "wb") as fh:
+            np.savez_compressed(fh, **arrays)
+        return path
+
+    @staticmethod
+    def load(path, game: GameSpec | None = None) -> "NemeshAgent":
+        """Read a Nemesh agent file; ``game``, when given, must be the file's board.
+
+        Raises :class:`NemeshFileError` (a ``ValueError``) for anything that is
+        not a valid Nemesh agent, ``FileNotFoundError`` when there is no file.
+        """
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"no Nemesh agent file at {path}")
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                arrays = {k: data[k] for k in data.files}
+            meta = json.loads(str(arrays["meta"]))
+        except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError, json.JSONDecodeError) as exc:
+            raise NemeshFileError(f"{path} is not a Nemesh agent file (unreadable: {' '.join(str(exc).split())})") \
+                from None
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+            found = meta.get("format") if isinstance(meta, dict) else None
+            raise NemeshFileError(f"{path} is not a Nemesh agent file (format {found!r}, expected {FORMAT!r})")
+        if meta.get("version") != VERSION:
+            raise NemeshFileError(f"{path} has Nemesh format version {meta.get('version')}, this farl reads {VERSION}")
+        try:
+            params = meta["game_params"]
+            if meta["game"] != "connect_four":
+                raise ValueError(f"game {meta['game']!r}")
+            agent = NemeshAgent(rows=params["rows"], cols=params["cols"], **meta["settings"])
+            agent.games_done = int(meta.get("games_done", 0))
+            agent.progress = dict(meta.get("progress") or {})
+            agent.extra = dict(meta.get("extra") or {})
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise NemeshFileError(f"{path}: inconsistent Nemesh agent description ({exc})") from None
+        if game is not None and (game.name != "connect_four" or game.params != agent.game.params):
+            raise NemeshFileError(f"{path} plays connect_four {agent.game.params}, not {game.name} {game.params}")
+        weights, rng = arrays.get("weights"), arrays.get("rng")
+        if weights is None or weights.shape != (2, N_FEATURES) or weights.dtype != np.float64 \
+                or not np.all(np.isfinite(weights)):
+            raise NemeshFileError(f"{path}: weights must be finite float64 of shape (2, {N_FEATURES})")
+        if rng is None or rng.shape != (1,) or rng.dtype != np.uint64:
+            raise NemeshFileError(f"{path}: bad rng (expected uint64 of shape (1,))")
+        agent.weights[...] = weights
+        agent.rng[:] = rng
+        return agent
+
+    def __repr__(self) -> str:
+        p = self.game.params
+        return f"NemeshAgent({p['rows']}x{p['cols']}, depth={self.depth}, games_done={self.games_done})"
+
+
+def load_nemesh(path, game: GameSpec | None = None) -> NemeshAgent:
+    """Same as :meth:`NemeshAgent.load`."""
+    return NemeshAgent.load(path, game)
+
