@@ -27,12 +27,13 @@ from farl_agents.ntuple.sets import make_set
 
 
 @njit(cache=True)
-def _values(net, boards, tanh_output, out):
+def _values(net, boards, tanh_output, scale, out):
     idx = np.empty(net.sym_cells.shape[:2], dtype=np.int64)
     for k in range(boards.shape[0]):
         board_indices(net, boards[k], idx)
         nu = raw_value(net, 0, 0, idx)
-        out[k] = np.tanh(nu) if tanh_output else nu
+        v = np.tanh(nu) if tanh_output else nu
+        out[k] = scale * min(max(v, -1.0), 1.0)
 
 
 @njit(cache=True)
@@ -105,8 +106,8 @@ class NTupleEvaluation:
         boards = np.ascontiguousarray(boards, dtype=np.int32)
         out = np.empty(boards.shape[0])
         if boards.shape[0]:
-            _values(self.net, boards, self.tanh_output, out)
-        return np.clip(out, -1.0, 1.0) * self.scale
+            _values(self.net, boards, self.tanh_output, self.scale, out)
+        return out
 
     def fit(self, boards: np.ndarray, targets: np.ndarray, rng: np.random.Generator) -> float:
         """One epoch of LMS steps towards ``targets`` (heuristic units); returns the mean squared error (scaled)."""

@@ -122,19 +122,25 @@ class TreeSearch:
             c1 += n
         else:
             c2 += n
-        keys = [states[k].tobytes() for k in range(n)]
+        rows, brows = list(states), list(boards)
+        keys = [row.tobytes() for row in rows]
+        term_l = term.tolist()
         table = self.table
-        fresh = [k for k in range(n) if not term[k] and keys[k] not in table]
-        vals = self.evaluation.values(boards[fresh]) if fresh else ()
-        for k, v in zip(fresh, vals):
-            table[keys[k]] = Node(states[k], boards[k], v)
-        h = self.heuristic
-        for k in range(n):
-            if term[k] and keys[k] not in table:
-                fv = h.value(int(res[k]), int(states[k][2]), int(pieces[k, 0]), int(pieces[k, 1]), c1, c2)
-                table[keys[k]] = Node(states[k], boards[k], fv, int(res[k]), terminal=True)
+        children = [table.get(k) for k in keys]
+        fresh = [k for k in range(n) if children[k] is None and not term_l[k]]
+        if fresh:
+            vals = self.evaluation.values(boards[fresh]).tolist()
+            for k, v in zip(fresh, vals):
+                children[k] = table[keys[k]] = Node(rows[k], brows[k], v)
+        if any(term_l):
+            h = self.heuristic
+            for k in range(n):
+                if term_l[k] and children[k] is None:
+                    w = int(res[k])
+                    fv = h.value(w, int(rows[k][2]), int(pieces[k, 0]), int(pieces[k, 1]), c1, c2)
+                    children[k] = table[keys[k]] = Node(rows[k], brows[k], fv, w, terminal=True)
         nd.actions = acts
-        nd.children = [table[k] for k in keys]
+        nd.children = children
         nd.counts = np.zeros(n, dtype=np.int64)
         nd.expanded = True
         self._backup(nd)

@@ -7,8 +7,11 @@ At the end of the game the learning data (tree / root / terminal) go through
 the experience replay (Alg. 6) and one LMS epoch fits f_θ (Alg. 7).
 
 Searches for learning: ``descent`` (Alg. 9, completion), ``ubfm`` (Alg. 1 +
-9) and ``id`` (iterative-deepening alpha-beta; tree learning then uses the
-exact values of its last completed iteration). Budget per move:
+9), ``id`` (iterative-deepening alpha-beta; tree learning then uses the
+exact values of its last completed iteration) and ``mcts`` (UCT over f_θ,
+:mod:`farl_agents.descent.mcts_learn`; tree learning uses the mean values
+of the visited states). With ``mcts`` the resolved values r are those of
+terminal children only (no completion inside UCT). Budget per move:
 ``move_iterations`` iterations or ``move_seconds`` seconds (ID: seconds).
 
 Time t counts only training (not checkpoints), across resumes, so a run cut
@@ -28,11 +31,12 @@ from farl_agents.descent.alphabeta import AlphaBeta
 from farl_agents.descent.evaluation import NTupleEvaluation
 from farl_agents.descent.heuristics import HEURISTICS, make_heuristic
 from farl_agents.descent.learning import LEARNINGS, ReplayBuffer, game_data
+from farl_agents.descent.mcts_learn import EvalMCTS
 from farl_agents.descent.search import TreeSearch
 from farl_agents.descent.selection import SELECTIONS, select
 from farl_envs.core.rng import make_rng
 
-LEARN_SEARCHES = ("descent", "ubfm", "id")
+LEARN_SEARCHES = ("descent", "ubfm", "id", "mcts")
 
 
 @dataclass(frozen=True)
@@ -113,6 +117,8 @@ class DescentTrainer:
         self.last_error = float("nan")
         if config.search == "id":
             self.engine = AlphaBeta(self.game, self.evaluation, self.heuristic)
+        elif config.search == "mcts":
+            self.engine = EvalMCTS(self.game, self.evaluation, self.heuristic)
         else:
             self.engine = TreeSearch(self.game, self.evaluation, self.heuristic, config.search,
                                      config.completion, "best")
@@ -144,6 +150,11 @@ class DescentTrainer:
             return i, v[i_best], states, int(r[i])
         eng = self.engine
         root = eng.search(state, cfg.move_iterations or None, None if cfg.move_iterations else cfg.move_seconds)
+        if cfg.search == "mcts":
+            v = np.array([c.q for c in root.children])
+            r = np.array([c.r for c in root.children])
+            i = select(cfg.selection, v, r, first, progress, self.rng, self.heuristic.scale)
+            return i, root.q, [c.state for c in root.children], root.children[i].r
         v = np.array([c.v for c in root.children])
         r = np.array([c.r for c in root.children])
         i = select(cfg.selection, v, r, first, progress, self.rng, self.heuristic.scale)
@@ -161,7 +172,7 @@ class DescentTrainer:
         id_boards, id_values = [], []
         board = np.zeros(g.n_cells, dtype=np.int32)
         while not state[1]:
-            if cfg.search != "id":
+            if cfg.search != "id":  # ID's terminal values ignore mobility (c₁ = c₂ = 0)
                 self.engine.root_mobility = (mob[0], mob[1])
             i, root_value, child_states, child_r = self._move(state, t0)
             g.board(g.p, state, board)
