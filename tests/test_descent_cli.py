@@ -81,3 +81,14 @@ def test_tiny_descent_learning_beats_random_clearly():
     res = evaluate(game, [trained, untrained], ["random"], n_games=60, seed=5)
     after, before = res.matchups[0].win_rate, res.matchups[1].win_rate
     assert after > 0.85 and after > before + 0.1, (before, after)
+
+
+@pytest.mark.parametrize("search,learning,selection,heuristic", [
+    ("mcts", "tree", "softmax", "classic"), ("id", "tree", "ordinal", "depth-mul"),
+    ("ubfm", "root", "egreedy", "mobility"), ("descent", "terminal", "ordinal", "presence")])
+def test_every_learning_search_runs_and_learns_something(search, learning, selection, heuristic):
+    tr = DescentTrainer(DescentConfig(game="tictactoe", search=search, learning=learning, selection=selection,
+                                      heuristic=heuristic, minutes=0.05, move_iterations=15, move_seconds=0.005))
+    tr.run(1.0)
+    assert tr.games >= 2 and sum(tr.results) == tr.games
+    assert np.any(tr.evaluation.weights != 0) and np.isfinite(tr.last_error)

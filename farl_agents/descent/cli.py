@@ -1,6 +1,6 @@
 """The descent family's command line (see :mod:`farl_agents.families`).
 
-``farl train GAME --algo descent [--search descent|ubfm|id] [--learning tree|root|terminal]
+``farl train GAME --algo descent [--search descent|ubfm|id|mcts] [--learning tree|root|terminal]
 [--heuristic classic|depth-add|depth-mul|score|mobility|presence] [--selection egreedy|softmax|ordinal]
 [--minutes M] [--seed S] [--out DIR]`` trains f_θ by self-play for M minutes
 (progress bar, atomic checkpoints, ``DIR/run.json`` with ``"algo": "descent"``);
