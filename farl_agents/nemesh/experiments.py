@@ -1,0 +1,275 @@
+"""Measurements of agent Nemesh for ``docs/results/nemesh.md`` (issue 8).
+
+::
+
+    python -m farl_agents.nemesh.experiments                 # every stage, then the results file
+    python -m farl_agents.nemesh.experiments --stages eval-7x6,report
+
+Stages (each writes ``WORK/<stage>.json`` and is skipped when that file
+exists, so an interrupted run continues where it stopped):
+
+``alpha``
+    does alpha0 of the learning-rate schedule keep the weights finite?
+    (6x8, 100 games vs random + 400 self-play games at depth 3, per alpha0)
+``train-7x6`` / ``train-6x8``
+    the report's curriculum (1,000 games vs random at depth 3, then
+    self-play at depths 3, 4, 5 with T0 = 0, 10, 20) with every game count
+    multiplied by ``--fraction``; the wall-clock time is recorded
+``tdfarl-7x6`` / ``tdfarl-6x8``
+    TD-FARL n-tuple self-play for the same wall-clock time as Nemesh on that
+    board (7x6: seed 000's paper settings with the fixed 70 8-tuples; 6x8:
+    the same settings with 70 random-walk 8-tuples, as the fixed set exists
+    for 7x6 only)
+``eval-7x6`` / ``eval-6x8``
+    the harness (every seat) against random, MCTS, the perfect player (7x6
+    only) and each other (from random 2-ply openings, so two mostly
+    deterministic players do not replay one game)
+``report``
+    writes the results file from the stages' JSON.
+
+Everything runs in this one process (one core).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from farl_agents.atomic import atomic_write_json, atomic_write_text
+
+BOARDS = {"7x6": (6, 7), "6x8": (6, 8)}
+STAGES = ("alpha", "train-7x6", "tdfarl-7x6", "eval-7x6", "train-6x8", "tdfarl-6x8", "eval-6x8", "report")
+COMMAND = "python -m farl_agents.nemesh.experiments"
+
+
+def _stage_alpha(args) -> dict:
+    from farl_agents.nemesh import NemeshAgent
+    from farl_agents.nemesh.trainer import Session, train
+
+    rows = []
+    for a0 in (1.0, 0.3, 0.1):
+        agent = NemeshAgent(rows=6, cols=8, depth=3, seed=args.seed, alpha0=a0)
+        t = time.time()
+        try:
+            train(agent, [Session("random", 100, 3, 0), Session("self", 400, 3, 0)])
+            top = float(np.abs(agent.weights).max())
+        except RuntimeError:
+            top = float("inf")
+        rows.append({"alpha0": a0, "max_abs_weight": top, "seconds": round(time.time() - t, 1)})
+        print(f"alpha0={a0}: max |w| = {top:.3g}", flush=True)
+    return {"rows": rows}
+
+
+def _stage_train(args, board: str) -> dict:
+    from farl_agents.nemesh import NemeshAgent
+    from farl_agents.nemesh.trainer import preset, scaled, sessions_to_json, train
+
+    rows, cols = BOARDS[board]
+    sessions = scaled(preset("report"), args.fraction)
+    agent = NemeshAgent(rows=rows, cols=cols, depth=sessions[-1].depth, seed=args.seed)
+    per_session = []
+    t0 = time.time()
+    for i, sess in enumerate(sessions):
+        t = time.time()
+        res = train(agent, sessions[: i + 1])
+        per_session.append({**sessions_to_json([sess])[0], "seconds": round(time.time() - t, 1),
+                            "p1_mean_reward": float(res[:, 0].mean()), "mean_plies": float(res[:, 2].mean())})
+        print(f"{board} session {i + 1}: {sess} {per_session[-1]['seconds']} s", flush=True)
+    seconds = time.time() - t0
+    path = Path(args.work) / f"nemesh-{board}.npz"
+    agent.save(path)
+    return {"board": board, "fraction": args.fraction, "sessions": per_session, "seconds": round(seconds, 1),
+            "games": agent.games_done, "agent": str(path), "weights": agent.weights.round(4).tolist()}
+
+
+def _stage_tdfarl(args, board: str) -> dict:
+    from farl_agents.learners import LearnerConfig, NTupleAgent
+
+    rows, cols = BOARDS[board]
+    budget = _load(args, f"train-{board}")["seconds"]
+    if board == "7x6":
+        config = LearnerConfig.paper("connect_four", seed=args.seed)
+    else:
+        config = LearnerConfig.paper("connect_four", seed=args.seed, ntuples="random-walk", ntuple_count=70,
+                                     ntuple_length=8)
+    agent = NTupleAgent("connect_four", config, rows=rows, cols=cols)
+    agent.train(10)  # compile first: Nemesh's kernels come from numba's disk cache, so neither clock counts compiling
+    t0 = time.time()
+    chunk = 2_000
+    while time.time() - t0 < budget:
+        agent.train(chunk)
+    seconds = time.time() - t0
+    path = Path(args.work) / f"tdfarl-{board}.npz"
+    agent.save(path)
+    print(f"TD-FARL {board}: {agent.episodes_done:,} episodes in {seconds:.0f} s", flush=True)
+    return {"board": board, "episodes": agent.episodes_done, "seconds": round(seconds, 1), "agent": str(path),
+            "ntuples": config.ntuples, "budget_seconds": budget}
+
+
+def _matchup_row(res, label: str) -> dict:
+    m = res.matchups[0]
+    return {"label": label, "player": m.player, "opponent": m.opponent, "games": m.n_games, "wins": m.wins,
+            "draws": m.draws, "losses": m.losses, "win_rate": m.win_rate, "se": m.win_rate_se,
+            "per_seat": [{"seat": s.seat, "win_rate": s.win_rate, "games": s.n_games} for s in m.per_seat],
+            "seconds": round(res.seconds, 1)}
+
+
+def _stage_eval(args, board: str) -> dict:
+    from farl_agents.evaluate import evaluate
+    from farl_agents.learners import NTupleAgent
+    from farl_agents.nemesh import NemeshAgent
+    from farl_agents.opponents import make_opponent
+
+    nemesh = NemeshAgent.load(_load(args, f"train-{board}")["agent"])
+    td = NTupleAgent.load(_load(args, f"tdfarl-{board}")["agent"])
+    game = nemesh.game
+    g = args.games
+    plan = [(nemesh, "random", g, "initial"), (td, "random", g, "initial")]
+    for n in args.mcts:
+        plan += [(nemesh, f"mcts{n}", max(4, g // 4), "initial"), (td, f"mcts{n}", max(4, g // 4), "initial")]
+    if board == "7x6":
+        plan += [(nemesh, "ab", max(4, g // 4), "initial"), (td, "ab", max(4, g // 4), "initial")]
+    plan += [(nemesh, td, g // 2, ("random", 2))]
+    rows = []
+    for player, opp, n, starts in plan:
+        opponent = opp if not isinstance(opp, str) else make_opponent(opp, game)
+        label = f"{player.name} vs {getattr(opponent, 'name', opp)}"
+        res = evaluate(game, player, opponent, n_games=n, start_states=starts, seed=args.seed, jobs=1,
+                       keep_games=False)
+        row = _matchup_row(res, label)
+        row["starts"] = starts if isinstance(starts, str) else f"random:{starts[1]}"
+        rows.append(row)
+        print(f"{board} {label}: {row['win_rate']:.3f} +- {row['se']:.3f} ({row['games']} games, "
+              f"{row['seconds']} s)", flush=True)
+    return {"board": board, "rows": rows, "nemesh_depth": nemesh.depth}
+
+
+def _load(args, stage: str) -> dict:
+    path = Path(args.work) / f"{stage}.json"
+    if not path.is_file():
+        raise ValueError(f"stage {stage} has not run yet: {COMMAND} --stages {stage}")
+    return json.loads(path.read_text())
+
+
+def _have(args, stage: str) -> bool:
+    return (Path(args.work) / f"{stage}.json").is_file()
+
+
+# ------------------------------------------------------------------ results file
+def _pct(x, se=None) -> str:
+    if x is None:
+        return "-"
+    return f"{100 * x:.1f} %" + (f" ± {100 * se:.1f}" if se is not None else "")
+
+
+def _eval_table(ev: dict) -> list[str]:
+    out = ["| player | opponent | starts | games | W / D / L | win rate (draw = ½) | as player 1 | as player 2 "
+           "| time |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in ev["rows"]:
+        seats = {s["seat"]: s["win_rate"] for s in r["per_seat"]}
+        out.append(f"| {r['player']} | {r['opponent']} | {r['starts']} | {r['games']} | {r['wins']} / {r['draws']} / "
+                   f"{r['losses']} | {_pct(r['win_rate'], r['se'])} | {_pct(seats.get(0))} | {_pct(seats.get(1))} "
+                   f"| {r['seconds']} s |")
+    return out
+
+
+def write_report(args) -> str:
+    from farl_agents.nemesh.features import FEATURE_NAMES
+
+    lines = ["# Agent Nemesh (seed 003) on Connect Four 7x6 and 6x8", "",
+             f"Made by `{COMMAND} --fraction {args.fraction} --games {args.games} --mcts "
+             f"{','.join(map(str, args.mcts))} --seed {args.seed}` (one process, one core, on a shared "
+             "2-core machine with other jobs running, so times are only indicative). "
+             "Stages that ran are listed below; the raw numbers are in the stage JSON files of the work folder "
+             f"(`{args.work}`, not committed).", ""]
+    if _have(args, "alpha"):
+        lines += ["## Learning rate", "",
+                  "alpha = alpha0 / (1 + T0 + turn). Largest |weight| after 100 games vs random and 400 self-play "
+                  "games at depth 3 on 6x8 (stage `alpha`):", "", "| alpha0 | max abs weight | time |",
+                  "|---|---|---|"]
+        for r in _load(args, "alpha")["rows"]:
+            lines.append(f"| {r['alpha0']} | {r['max_abs_weight']:.3g} | {r['seconds']} s |")
+        lines += ["", "alpha0 = 1 (the report's 'high learning rate' taken literally on these feature counts) "
+                      "diverges; farl's default is alpha0 = 0.1.", ""]
+    for board in BOARDS:
+        if not _have(args, f"train-{board}"):
+            lines += [f"## {board}: not run yet", "", f"`{COMMAND} --stages train-{board},tdfarl-{board},"
+                                                         f"eval-{board},report`", ""]
+            continue
+        tr = _load(args, f"train-{board}")
+        lines += [f"## {board}", "", f"### Training (report curriculum × {tr['fraction']})", "",
+                  "| session | opponent | games | depth | T0 | time | player 1's mean reward | mean plies |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for i, s in enumerate(tr["sessions"]):
+            lines.append(f"| {i + 1} | {s['opponent']} | {s['games']:,} | {s['depth']} | {s['turn_start']} | "
+                         f"{s['seconds']} s | {s['p1_mean_reward']:+.2f} | {s['mean_plies']:.1f} |")
+        lines += ["", f"Nemesh: {tr['games']:,} games in {tr['seconds']:.0f} s."]
+        if _have(args, f"tdfarl-{board}"):
+            td = _load(args, f"tdfarl-{board}")
+            lines += [f"TD-FARL ({td['ntuples']} n-tuples, seed 000's Connect Four settings): "
+                      f"{td['episodes']:,} self-play episodes in {td['seconds']:.0f} s (the same wall-clock)."]
+        lines.append("")
+        if _have(args, f"eval-{board}"):
+            ev = _load(args, f"eval-{board}")
+            lines += [f"### Strength (Nemesh plays at depth {ev['nemesh_depth']})", ""] + _eval_table(ev) + [""]
+        else:
+            lines += [f"Evaluation not run yet: `{COMMAND} --stages eval-{board},report`", ""]
+        w = np.array(tr["weights"])
+        lines += ["<details><summary>Learned weights (player 1's vector; first 18 own features, then "
+                  "player 2's)</summary>", "", "| feature | w1 on own | w1 on opponent's | w2 on own | "
+                  "w2 on opponent's |", "|---|---|---|---|---|"]
+        for i, name in enumerate(FEATURE_NAMES):
+            lines.append(f"| {name} | {w[0, i]:+.3f} | {w[0, 18 + i]:+.3f} | {w[1, 18 + i]:+.3f} | {w[1, i]:+.3f} |")
+        lines += ["", "</details>", ""]
+    if args.reading and Path(args.reading).is_file():
+        lines += [Path(args.reading).read_text().rstrip(), ""]
+    text = "\n".join(lines)
+    atomic_write_text(args.out, text)
+    return text
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog=COMMAND, description=__doc__.split("\n\n")[0])
+    p.add_argument("--stages", default=",".join(STAGES), help=f"comma list of {', '.join(STAGES)}")
+    p.add_argument("--fraction", type=float, default=0.02, help="multiply the report's game counts by this")
+    p.add_argument("--games", type=int, default=100, help="games per seat against random and in the head-to-head "
+                                                          "(x2 openings); a quarter of it against MCTS and AB")
+    p.add_argument("--mcts", default="100,1000", help="MCTS iteration budgets")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--work", default="runs/nemesh_experiments", help="folder for agents and stage JSON")
+    p.add_argument("--out", default="docs/results/nemesh.md")
+    p.add_argument("--reading", default="docs/results/nemesh_reading.md",
+                   help="a hand-written reading appended to the results file, if it exists")
+    p.add_argument("--redo", action="store_true", help="run the stages even if their JSON exists")
+    args = p.parse_args(argv)
+    args.mcts = [int(x) for x in str(args.mcts).split(",") if x]
+    stages = [s.strip() for s in args.stages.split(",") if s.strip()]
+    bad = [s for s in stages if s not in STAGES]
+    if bad:
+        raise SystemExit(f"unknown stage(s) {', '.join(bad)}; the stages are {', '.join(STAGES)}")
+    Path(args.work).mkdir(parents=True, exist_ok=True)
+    for stage in stages:
+        if stage == "report":
+            write_report(args)
+            print(f"wrote {args.out}")
+            continue
+        if _have(args, stage) and not args.redo:
+            print(f"{stage}: done before, skipped")
+            continue
+        t = time.time()
+        kind, _, board = stage.partition("-")
+        result = {"alpha": lambda: _stage_alpha(args), "train": lambda: _stage_train(args, board),
+                  "tdfarl": lambda: _stage_tdfarl(args, board), "eval": lambda: _stage_eval(args, board)}[kind]()
+        result["stage_seconds"] = round(time.time() - t, 1)
+        result["command"] = COMMAND + " " + " ".join(sys.argv[1:] if argv is None else argv)
+        atomic_write_json(Path(args.work) / f"{stage}.json", result)
+        print(f"{stage}: {result['stage_seconds']} s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
