@@ -1,0 +1,264 @@
+"""The scaled-down measurements of docs/results/descent.md (seed 004's qualitative claims).
+
+    python -m farl_agents.descent.experiments --minutes 1 --out runs/descent-exp
+
+Stages (each cached in ``OUT``; rerunning skips what is done):
+
+``train``        every variant of :data:`VARIANTS` for ``--minutes`` of training on
+                 each game (Hex 6x6, Connect Four 6x7), one after the other on one core;
+                 TD-FARL (seed 000 preset) for the same wall-clock.
+``tournaments``  per experiment of :data:`EXPERIMENTS`, the all-play-all of its
+                 variants' final f_θ with fixed-depth alpha-beta (both seats, random
+                 openings) -- seed 004's Sec. 3.2 protocol.
+``play``         UBFMs vs UBFM vs ID alpha-beta with the same f_θ and time per move
+                 (Sec. 6.2), and the best descent agent against TD-FARL and the
+                 reference opponents (perfect Connect Four player, MCTS on Hex).
+
+Writes ``OUT/results.json`` and ``docs/results/descent_tables.md`` (the
+generated tables; the reading is in descent.md).
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+import farl_envs
+from farl_agents.atomic import atomic_write_json, atomic_write_text
+from farl_agents.descent.agent import load_agent
+from farl_agents.descent.run import run_training
+from farl_agents.descent.tournament import all_play_all, markdown
+from farl_agents.descent.trainer import DescentConfig
+from farl_agents.evaluate import evaluate
+
+GAMES = {"hex6": ("hex", {"size": 6}), "c4": ("connect_four", {"rows": 6, "cols": 7})}
+
+VARIANTS = {
+    "id-tree": dict(search="id", learning="tree"),
+    "id-root": dict(search="id", learning="root"),
+    "id-terminal": dict(search="id", learning="terminal"),
+    "descent-tree": dict(search="descent", learning="tree"),
+    "ubfm-tree": dict(search="ubfm", learning="tree"),
+    "mcts-tree": dict(search="mcts", learning="tree"),
+    "descent-depth-add": dict(search="descent", learning="tree", heuristic="depth-add"),
+    "descent-depth-mul": dict(search="descent", learning="tree", heuristic="depth-mul"),
+    "descent-mobility": dict(search="descent", learning="tree", heuristic="mobility"),
+}
+
+EXPERIMENTS = {
+    "data": ["id-tree", "id-root", "id-terminal"],
+    "search": ["descent-tree", "ubfm-tree", "id-tree", "mcts-tree"],
+    "heuristic": ["descent-tree", "descent-depth-add", "descent-depth-mul", "descent-mobility"],
+}
+
+REFERENCES = {"hex6": ["random", "mcts1000", "mcts10000"], "c4": ["random", "mcts1000", "ab"]}
+
+
+def _load(out: Path) -> dict:
+    try:
+        return json.loads((out / "results.json").read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _store(out: Path, results: dict) -> None:
+    atomic_write_json(out / "results.json", results)
+
+
+def train_stage(out: Path, minutes: float, move_seconds: float, games, seed: int) -> None:
+    results = _load(out)
+    for key in games:
+        name, params = GAMES[key]
+        for var, over in VARIANTS.items():
+            folder = out / key / var
+            rec = folder / "run.json"
+            if rec.exists() and json.loads(rec.read_text()).get("status") == "done":
+                continue
+            cfg = DescentConfig(game=name, game_params=params, minutes=minutes, move_seconds=move_seconds,
+                                seed=seed, **over)
+            t0 = time.time()
+            tr = run_training(cfg, folder, resume=rec.exists(), progress=False)
+            print(f"[train] {key} {var}: {tr.games} games, {tr.elapsed:.0f} s training, "
+                  f"{time.time() - t0:.0f} s wall", flush=True)
+            results.setdefault("train", {}).setdefault(key, {})[var] = {
+                "games": tr.games, "train_seconds": tr.elapsed, "results_first_draw_second": tr.results}
+            _store(out, results)
+        td_file = out / key / "td-farl.npz"
+        if not td_file.exists():
+            info = train_td(name, params, 60.0 * minutes, seed, td_file)
+            results.setdefault("train", {}).setdefault(key, {})["td-farl"] = info
+            _store(out, results)
+            print(f"[train] {key} td-farl: {info}", flush=True)
+
+
+def train_td(name: str, params: dict, seconds: float, seed: int, path: Path) -> dict:
+    """TD-FARL (seed 000 preset) trained for ``seconds`` of wall-clock (episodes scaled to fit)."""
+    from farl_agents.learners.agent import NTupleAgent
+    from farl_agents.learners.config import LearnerConfig
+
+    probe = NTupleAgent(name, LearnerConfig.paper(name, seed=seed), **params)
+    probe.train(20)  # compile
+    t0 = time.perf_counter()
+    probe.train(200)
+    rate = 200 / max(time.perf_counter() - t0, 1e-6)
+    episodes = max(100, int(rate * seconds))
+    agent = NTupleAgent(name, LearnerConfig.paper(name, seed=seed, episodes=episodes), **params)
+    t0 = time.perf_counter()
+    while agent.episodes_done < episodes and time.perf_counter() - t0 < seconds:
+        agent.train(min(500, episodes - agent.episodes_done))
+    agent.save(path)
+    return {"episodes": agent.episodes_done, "seconds": time.perf_counter() - t0}
+
+
+def tournament_stage(out: Path, games, depth: int, openings: int, seed: int) -> None:
+    results = _load(out)
+    for key in games:
+        name, params = GAMES[key]
+        game = farl_envs.game_spec(name, **params)
+        for exp, names in EXPERIMENTS.items():
+            if exp in results.get("tournaments", {}).get(key, {}):
+                continue
+            files = {n: str(out / key / n / "agent.npz") for n in names}
+            t0 = time.time()
+            res = all_play_all(game, files, depth=depth, openings=openings, opening_plies=2, seed=seed)
+            res["wall_seconds"] = time.time() - t0
+            results.setdefault("tournaments", {}).setdefault(key, {})[exp] = res
+            _store(out, results)
+            print(f"[tournament] {key} {exp}:\n{markdown(res)}", flush=True)
+
+
+def _pair(game, a, b, n_games, seed):
+    res = evaluate(game, [a], [b], n_games=n_games, start_states=("random", 2), seed=seed)
+    m = res.matchups[0]
+    return {"win_rate": m.win_rate, "se": m.win_rate_se, "games": m.n_games, "w_d_l": [m.wins, m.draws, m.losses]}
+
+
+def play_stage(out: Path, games, move_seconds: float, n_games: int, ref_games: int, seed: int) -> None:
+    results = _load(out)
+    for key in games:
+        name, params = GAMES[key]
+        game = farl_envs.game_spec(name, **params)
+        done = results.setdefault("play", {}).setdefault(key, {})
+        # (1) UBFMs vs UBFM vs ID with the same f_θ and the same time per move
+        for var in ("descent-tree", "descent-depth-add"):
+            tag = f"searches[{var}]"
+            if tag in done:
+                continue
+            base = load_agent(out / key / var / "agent.npz", game)
+            players = {s: base.with_search(s, seconds=move_seconds, name=s) for s in ("ubfms", "ubfm", "id")}
+            table = {}
+            for x, y in itertools.combinations(players, 2):
+                table[f"{x} vs {y}"] = _pair(game, players[x], players[y], n_games, seed)
+                print(f"[play] {key} {var} {x} vs {y}: {table[f'{x} vs {y}']}", flush=True)
+            done[tag] = table
+            _store(out, results)
+        # (2) the best descent-trained f_θ (by the search + heuristic tournaments) against TD-FARL and references
+        if "best" not in done:
+            score = {}
+            for exp in ("search", "heuristic"):
+                for n, r in results["tournaments"][key][exp]["variants"].items():
+                    if n.startswith("descent"):
+                        score.setdefault(n, []).append(r["win_pct"])
+            best = max(score, key=lambda n: np.mean(score[n]))
+            agent = load_agent(out / key / best / "agent.npz", game, search="ubfms", seconds=move_seconds,
+                               name=f"{best} (UBFMs)")
+            from farl_agents.learners.agent import NTupleAgent
+            from farl_agents.opponents import make_opponent
+
+            td = NTupleAgent.load(out / key / "td-farl.npz")
+            entry = {"variant": best, "vs td-farl": _pair(game, agent, td, n_games, seed)}
+            print(f"[play] {key} best={best} vs td-farl: {entry['vs td-farl']}", flush=True)
+            for ref in REFERENCES[key]:
+                opp = make_opponent(ref, game)
+                entry[f"vs {ref}"] = _pair(game, agent, opp, ref_games, seed)
+                entry[f"td-farl vs {ref}"] = _pair(game, td, opp, ref_games, seed)
+                print(f"[play] {key} vs {ref}: descent {entry[f'vs {ref}']} td {entry[f'td-farl vs {ref}']}",
+                      flush=True)
+                done["best"] = entry
+                _store(out, results)
+            done["best"] = entry
+            _store(out, results)
+
+
+def tables(results: dict, meta: dict) -> str:
+    """The generated markdown tables."""
+    lines = ["# Descent family: generated tables", "",
+             f"Command: `{meta.get('command', '')}`", ""]
+    for key, per in results.get("train", {}).items():
+        lines += [f"## {key}: training", "", "| variant | games | training s | first/draw/second wins |",
+                  "|---|---:|---:|---|"]
+        for var, r in per.items():
+            if var == "td-farl":
+                lines.append(f"| td-farl | {r['episodes']} episodes | {r['seconds']:.0f} | |")
+            else:
+                lines.append(f"| {var} | {r['games']} | {r['train_seconds']:.0f} | "
+                             f"{'/'.join(map(str, r['results_first_draw_second']))} |")
+        lines.append("")
+    for key, per in results.get("tournaments", {}).items():
+        for exp, res in per.items():
+            lines.append(markdown(res, f"{key}: {exp} experiment"))
+    for key, per in results.get("play", {}).items():
+        lines += [f"## {key}: play", ""]
+        for tag, table in per.items():
+            if tag == "best":
+                lines += [f"best descent-trained f_θ: **{table['variant']}** (UBFMs)", "",
+                          "| match | win rate | s.e. | W/D/L |", "|---|---:|---:|---|"]
+                for k, r in table.items():
+                    if k != "variant":
+                        lines.append(f"| {k} | {100 * r['win_rate']:.1f} % | {100 * r['se']:.1f} | "
+                                     f"{'/'.join(map(str, r['w_d_l']))} |")
+            else:
+                lines += [f"{tag}", "", "| match | win rate of first named | s.e. | W/D/L |", "|---|---:|---:|---|"]
+                for k, r in table.items():
+                    lines.append(f"| {k} | {100 * r['win_rate']:.1f} % | {100 * r['se']:.1f} | "
+                                 f"{'/'.join(map(str, r['w_d_l']))} |")
+            lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m farl_agents.descent.experiments", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", default="runs/descent-exp")
+    p.add_argument("--minutes", type=float, default=1.0, help="training minutes per variant")
+    p.add_argument("--move-seconds", type=float, default=0.05, help="search seconds per move (training)")
+    p.add_argument("--games", default="hex6,c4")
+    p.add_argument("--stage", default="all", choices=["train", "tournaments", "play", "tables", "all"])
+    p.add_argument("--depth", type=int, default=2, help="alpha-beta depth of the tournaments")
+    p.add_argument("--openings", type=int, default=10, help="random 2-ply openings per pair (x 2 seats)")
+    p.add_argument("--play-seconds", type=float, default=0.03, help="seconds per move in the play stage")
+    p.add_argument("--play-games", type=int, default=6, help="games per seat in the play stage")
+    p.add_argument("--ref-games", type=int, default=5, help="games per seat against reference opponents")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--tables", default="docs/results/descent_tables.md")
+    args = p.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    games = [g for g in args.games.split(",") if g]
+    for g in games:
+        if g not in GAMES:
+            raise SystemExit(f"unknown game key {g!r}; use {', '.join(GAMES)}")
+    t0 = time.time()
+    if args.stage in ("train", "all"):
+        train_stage(out, args.minutes, args.move_seconds, games, args.seed)
+    if args.stage in ("tournaments", "all"):
+        tournament_stage(out, games, args.depth, args.openings, args.seed)
+    if args.stage in ("play", "all"):
+        play_stage(out, games, args.play_seconds, args.play_games, args.ref_games, args.seed)
+    results = _load(out)
+    meta = {"command": "python -m farl_agents.descent.experiments " + " ".join(argv or [])}
+    results["meta"] = {**results.get("meta", {}), **meta}
+    _store(out, results)
+    atomic_write_text(args.tables, tables(results, meta))
+    print(f"done in {time.time() - t0:.0f} s; tables in {args.tables}")
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    raise SystemExit(main(sys.argv[1:]))
