@@ -321,3 +321,27 @@ def test_cli_eval_of_a_broken_nemesh_file(tmp_path, capsys):
     assert cli.main(["eval", str(path), "--vs", "random"]) == 2
     err = capsys.readouterr().err
     assert "Nemesh" in err and err.count("\n") == 1
+
+
+def test_plays_through_the_pettingzoo_aec_loop_on_6x8():
+    env = farl_envs.make("connect_four", rows=6, cols=8)
+    agent = NemeshAgent(rows=6, cols=8, depth=2)
+    rng = make_rng(0)
+    wins = 0
+    for game_no in range(4):
+        env.reset(seed=game_no)
+        seat = f"player_{game_no % 2}"
+        for name in env.agent_iter():
+            obs, reward, term, trunc, _ = env.last()
+            if term or trunc:
+                if name == seat and reward > 0:
+                    wins += 1
+                env.step(None)
+                continue
+            if name == seat:
+                action = agent.act(env.unwrapped.game, env.get_state(), rng)
+            else:
+                action = int(rng_choice_mask(rng, obs["action_mask"]))
+            assert obs["action_mask"][action] == 1
+            env.step(action)
+    assert wins >= 3

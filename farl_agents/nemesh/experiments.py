@@ -181,11 +181,16 @@ def write_report(args) -> str:
     from farl_agents.nemesh.features import FEATURE_NAMES
 
     lines = ["# Agent Nemesh (seed 003) on Connect Four 7x6 and 6x8", "",
-             f"Made by `{COMMAND} --fraction {args.fraction} --games {args.games} --mcts "
-             f"{','.join(map(str, args.mcts))} --seed {args.seed}` (one process, one core, on a shared "
-             "2-core machine with other jobs running, so times are only indicative). "
-             "Stages that ran are listed below; the raw numbers are in the stage JSON files of the work folder "
-             f"(`{args.work}`, not committed).", ""]
+             "Made by the commands below (one process, one core, on a 2-core machine shared with other "
+             "long jobs, so every time is wall-clock under load and only indicative). The raw numbers are in "
+             f"the stage JSON files of the work folder (`{args.work}`, not committed).", ""]
+    commands = {}
+    for stage in STAGES[:-1]:
+        if _have(args, stage):
+            commands.setdefault(_load(args, stage)["command"], []).append(stage)
+    for command, stages in commands.items():
+        lines.append(f"* `{command}` -- stages {', '.join(stages)}")
+    lines.append("")
     if _have(args, "alpha"):
         lines += ["## Learning rate", "",
                   "alpha = alpha0 / (1 + T0 + turn). Largest |weight| after 100 games vs random and 400 self-play "
