@@ -177,6 +177,37 @@ def _eval_table(ev: dict) -> list[str]:
     return out
 
 
+def _plot(args, path: Path) -> bool:
+    """Win rates of Nemesh and TD-FARL against each opponent, one panel per board; False if nothing to draw."""
+    boards = [b for b in BOARDS if _have(args, f"eval-{b}")]
+    if not boards:
+        return False
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(boards), figsize=(5.5 * len(boards), 3.6), squeeze=False)
+    for ax, board in zip(axes[0], boards):
+        rows = [r for r in _load(args, f"eval-{board}")["rows"] if not r["opponent"].startswith(("td", "nemesh"))]
+        opps = list(dict.fromkeys(r["opponent"] for r in rows))
+        for k, who in enumerate(("nemesh", "td")):
+            vals = [next((r["win_rate"] for r in rows if r["opponent"] == o and r["player"].startswith(who)), 0)
+                    for o in opps]
+            errs = [next((r["se"] for r in rows if r["opponent"] == o and r["player"].startswith(who)), 0)
+                    for o in opps]
+            ax.bar(np.arange(len(opps)) + (k - 0.5) * 0.38, vals, 0.38, yerr=errs,
+                   label="Nemesh" if who == "nemesh" else "TD-FARL (same wall-clock)")
+        ax.set_xticks(np.arange(len(opps)), opps)
+        ax.set_ylim(0, 1.05)
+        ax.set_ylabel("win rate (draw = 1/2)")
+        ax.set_title(f"Connect Four {board}")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
 def write_report(args) -> str:
     from farl_agents.nemesh.features import FEATURE_NAMES
 
@@ -230,6 +261,9 @@ def write_report(args) -> str:
         for i, name in enumerate(FEATURE_NAMES):
             lines.append(f"| {name} | {w[0, i]:+.3f} | {w[0, 18 + i]:+.3f} | {w[1, 18 + i]:+.3f} | {w[1, i]:+.3f} |")
         lines += ["", "</details>", ""]
+    png = Path(args.out).with_suffix(".png")
+    if _plot(args, png):
+        lines += [f"![win rates]({png.name})", ""]
     if args.reading and Path(args.reading).is_file():
         lines += [Path(args.reading).read_text().rstrip(), ""]
     text = "\n".join(lines)
@@ -247,7 +281,7 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--work", default="runs/nemesh_experiments", help="folder for agents and stage JSON")
     p.add_argument("--out", default="docs/results/nemesh.md")
-    p.add_argument("--reading", default="docs/results/nemesh_reading.md",
+    p.add_argument("--reading", default="runs/nemesh_experiments/reading.md",
                    help="a hand-written reading appended to the results file, if it exists")
     p.add_argument("--redo", action="store_true", help="run the stages even if their JSON exists")
     args = p.parse_args(argv)
