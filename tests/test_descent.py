@@ -248,3 +248,41 @@ def test_ntuple_fit_moves_values_towards_targets():
     for _ in range(30):
         ev.fit(boards, y, rng)
     assert np.mean((ev.values(boards) - y) ** 2) < 0.2 * before
+
+
+def test_descent_solves_nim_by_boutons_rule():
+    """Nim 3 heaps of 5, take 1..3: the mover loses iff the XOR of (heap mod 4) is 0."""
+    g = farl_envs.game_spec("nim", heaps=3, heap_size=5, max_take=3)
+    h = make_heuristic("depth-add", g)
+    s0 = np.ascontiguousarray(g.initial_state(g.p, make_rng(0)), dtype=np.int32)
+    rng = np.random.default_rng(4)
+    for trial in range(6):
+        s = s0.copy()
+        for _ in range(trial):  # a few random moves
+            mask = np.zeros(g.n_actions, dtype=np.int8)
+            g.legal_actions(g.p, s, mask)
+            s = play(g, s, int(rng.choice(np.flatnonzero(mask))))
+        if s[1]:
+            continue
+        ts = TreeSearch(g, Noisy(h.scale), h, "descent", completion=True)
+        root = ts.search(s, iterations=100_000)
+        heaps = s[3:6] % 4
+        mover_wins = (heaps[0] ^ heaps[1] ^ heaps[2]) != 0
+        mover = 1 if s[0] == 0 else -1
+        assert root.solved and root.r == (mover if mover_wins else -mover)
+
+
+def test_othello_score_heuristic_and_a_short_search():
+    g = farl_envs.game_spec("othello")
+    h = make_heuristic("score", g)
+    ev = NTupleEvaluation(g, h.scale, tanh_output=False)
+    s = np.ascontiguousarray(g.initial_state(g.p, make_rng(0)), dtype=np.int32)
+    for algorithm, decision in (("descent", "best"), ("ubfm", "safest")):
+        ts = TreeSearch(g, ev, h, algorithm, decision=decision)
+        a = ts.act(s, iterations=20)
+        assert a in (19, 26, 37, 44)  # black's four legal openings
+        terminal = [nd for nd in ts.table.values() if nd.terminal]
+        for nd in terminal:  # descent reaches the end of the game: values are disc differences
+            assert nd.v == (nd.board == 1).sum() - (nd.board == 2).sum()
+        if algorithm == "descent":
+            assert terminal

@@ -137,6 +137,8 @@ class AlphaBeta:
             self.depth_reached = d
             if abs(v) >= self.big / 2 or self._deadline is None:  # proven result or forced finish
                 break
+            if d >= self.game.max_plies - int(state[2]):  # the whole game tree fits in this depth
+                break
         self._deadline = None
         return result
 
