@@ -51,11 +51,12 @@ def test_cli_train_resume_eval_and_tournament(tmp_path, capsys):
     rec = json.loads((out / "run.json").read_text())
     assert rec["algo"] == "descent" and rec["status"] == "done" and rec["games"] > 0
     # resume past the end does nothing more; a cut-short run (status running) continues
-    rec["status"], rec["config"]["minutes"] = "running", 0.04
+    minutes = rec["train_seconds"] / 60 + 0.02
+    rec["status"], rec["config"]["minutes"] = "running", minutes
     (out / "run.json").write_text(json.dumps(rec))
     assert cli.main(["train", "--resume", str(out), "--no-progress"]) == 0
     rec2 = json.loads((out / "run.json").read_text())
-    assert rec2["games"] > rec["games"] and rec2["train_seconds"] >= 0.04 * 60
+    assert rec2["games"] > rec["games"] and rec2["train_seconds"] >= minutes * 60
     assert cli.main(["eval", str(out / "agent.npz"), "--vs", "random", "--games", "2"]) == 0
     assert "win rate" in capsys.readouterr().out
     # bad input: one-line errors
@@ -92,3 +93,24 @@ def test_every_learning_search_runs_and_learns_something(search, learning, selec
     tr.run(1.0)
     assert tr.games >= 2 and sum(tr.results) == tr.games
     assert np.any(tr.evaluation.weights != 0) and np.isfinite(tr.last_error)
+
+
+def test_conv_evaluation_trains_saves_and_loads(tmp_path):
+    pytest.importorskip("torch")
+    from farl_agents.descent.agent import save_agent
+
+    tr = DescentTrainer(DescentConfig(game="tictactoe", evaluation="conv", minutes=0.05, move_iterations=10))
+    tr.run(1.5)
+    assert tr.games >= 2 and np.isfinite(tr.last_error)
+    path = tmp_path / "conv.npz"
+    save_agent(path, tr.game, tr.evaluation, "classic", tr.info())
+    back = load_agent(path)
+    boards = np.random.default_rng(0).integers(0, 3, size=(8, 9)).astype(np.int32)
+    assert np.allclose(back.evaluation.values(boards), tr.evaluation.values(boards))
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    key = next(k for k in arrays if k.startswith("conv/"))
+    arrays[key] = arrays[key][..., :1]
+    np.savez(tmp_path / "cut.npz", **arrays)
+    with pytest.raises(ValueError, match="expected shape"):
+        read_agent_file(tmp_path / "cut.npz")

@@ -14,9 +14,11 @@ with a budget of ``iterations`` or ``seconds`` per move (``depth`` for
 selections "since the beginning of the game"); ``reset()`` clears it.
 
 File (format ``farl-descent-agent``, version 1): ``.npz`` with ``meta`` (JSON:
-format, version, game, heuristic, evaluation settings, training settings),
-``weights`` (``float32[1, 1, lut]``) and ``tuples`` (``int32[m, n]``); written
-atomically, read with ``allow_pickle=False`` and every shape checked.
+format, version, game, heuristic, evaluation settings, training settings) and
+the evaluation's arrays: for the n-tuple f_θ ``weights`` (``float32[1, 1, lut]``)
+and ``tuples`` (``int32[m, n]``), for the conv net one ``conv/<layer>`` array
+per parameter; written atomically, read with ``allow_pickle=False`` and every
+shape checked against the network the metadata describes.
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ import numpy as np
 
 from farl_agents.atomic import atomic_file
 from farl_agents.descent.alphabeta import AlphaBeta
-from farl_agents.descent.evaluation import NTupleEvaluation
+from farl_agents.descent.evaluation import evaluation_from_file
 from farl_agents.descent.heuristics import make_heuristic
 from farl_agents.descent.search import TreeSearch
 
@@ -102,11 +104,8 @@ class DescentAgent:
 def save_agent(path, game, evaluation, heuristic_name: str, info: dict, extra: dict | None = None) -> None:
     meta = {"format": FORMAT, "version": VERSION, "game": game.name, "game_params": game.params,
             "heuristic": heuristic_name,
-            "evaluation": {"kind": evaluation.kind, "scale": evaluation.scale,
-                           "tanh_output": evaluation.tanh_output, "alpha": evaluation.alpha},
-            "info": info}
-    arrays = {"meta": np.array(json.dumps(meta)), "weights": evaluation.weights,
-              "tuples": evaluation.tuples.astype(np.int32)}
+            "evaluation": evaluation.meta(), "info": info}
+    arrays = {"meta": np.array(json.dumps(meta)), **evaluation.arrays()}
     arrays.update(extra or {})
     with atomic_file(path, "wb") as fh:
         np.savez_compressed(fh, **arrays)
@@ -133,22 +132,14 @@ def read_agent_file(path, game=None):
         spec = farl_envs.game_spec(meta["game"], **meta["game_params"])
         ev_meta = meta["evaluation"]
         heuristic = make_heuristic(meta["heuristic"], spec)
-        tuples = arrays["tuples"]
-        weights = arrays["weights"]
     except (KeyError, TypeError) as exc:
         raise ValueError(f"{path}: descent agent file is missing {exc}") from None
     if game is not None and (game.name != spec.name or dict(game.params) != dict(spec.params)):
         raise ValueError(f"{path}: agent is for {spec.name} {spec.params}, not {game.name} {game.params}")
-    if tuples.ndim != 2 or tuples.dtype.kind != "i" or tuples.size == 0 or tuples.min() < 0 \
-            or tuples.max() >= spec.n_cells:
-        raise ValueError(f"{path}: n-tuple array has a bad shape or cells")
-    if ev_meta.get("kind") != "ntuple":
-        raise ValueError(f"{path}: evaluation kind {ev_meta.get('kind')!r} is not supported")
-    ev = NTupleEvaluation(spec, float(ev_meta["scale"]), bool(ev_meta["tanh_output"]), float(ev_meta["alpha"]),
-                          tuples=tuples)
-    if weights.shape != ev.weights.shape or weights.dtype != np.float32:
-        raise ValueError(f"{path}: weights have shape {weights.shape}, expected {ev.weights.shape} float32")
-    ev.set_weights(weights)
+    try:
+        ev = evaluation_from_file(spec, ev_meta, arrays)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"{path}: {exc}") from None
     return meta, spec, ev, heuristic, arrays
 
 

@@ -74,6 +74,8 @@ def train_parser() -> argparse.ArgumentParser:
     p.add_argument("--move-seconds", type=float, default=0.05, help="search time per move (default 0.05 s)")
     p.add_argument("--move-iterations", type=int, default=0, help="search iterations per move (overrides seconds)")
     p.add_argument("--alpha", type=float, default=0.2, help="n-tuple LMS step size α")
+    p.add_argument("--evaluation", choices=("ntuple", "conv"), default="ntuple",
+                   help="f_θ: n-tuple network (default) or the paper's small conv net (needs torch)")
     p.add_argument("--param", action="append", metavar="KEY=VALUE", help="game parameter, e.g. size=6")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", metavar="DIR", help="run folder (default runs/descent-GAME-...)")
@@ -105,7 +107,7 @@ def train_main(argv: list[str]) -> int:
                                learning=args.learning, heuristic=args.heuristic, selection=args.selection,
                                completion=not args.no_completion, minutes=args.minutes,
                                move_iterations=args.move_iterations, move_seconds=args.move_seconds,
-                               alpha=args.alpha, seed=args.seed).check()
+                               alpha=args.alpha, evaluation=args.evaluation, seed=args.seed).check()
         from farl_agents.descent.heuristics import make_heuristic
 
         make_heuristic(config.heuristic, game)  # a clear error before any folder is made
@@ -145,7 +147,7 @@ def register(subparsers) -> None:
     p.add_argument("--param", action="append", metavar="KEY=VALUE")
     p.add_argument("--variant", action="append", metavar="NAME:KEY=VALUE,...",
                    help="a training variant (keys: search, learning, heuristic, selection, completion, "
-                        "move_seconds, move_iterations, alpha); repeat")
+                        "move_seconds, move_iterations, alpha, evaluation); repeat")
     p.add_argument("--agents", nargs="+", metavar="FILE", help="agent files to compare instead of training")
     p.add_argument("--minutes", type=float, default=1.0, help="training minutes per variant")
     p.add_argument("--depth", type=int, default=2, help="alpha-beta depth of the matches")

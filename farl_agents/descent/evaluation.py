@@ -118,3 +118,52 @@ class NTupleEvaluation:
         order = rng.permutation(len(y)).astype(np.int64)
         m, n_s = self.net.sym_cells.shape[1], self.net.sym_cells.shape[0]
         return float(_fit(self.net, boards, y, order, self.alpha / (m * n_s), self.tanh_output))
+
+    # ------------------------------------------------------------ files
+    def meta(self) -> dict:
+        return {"kind": self.kind, "scale": self.scale, "tanh_output": self.tanh_output, "alpha": self.alpha}
+
+    def arrays(self) -> dict:
+        return {"weights": self.weights, "tuples": self.tuples.astype(np.int32)}
+
+    def load_arrays(self, arrays: dict) -> None:
+        w = arrays.get("weights")
+        if w is None or w.shape != self.weights.shape or w.dtype != np.float32:
+            raise ValueError(f"weights have shape {None if w is None else w.shape}, "
+                             f"expected {self.weights.shape} float32")
+        self.set_weights(w)
+
+    @classmethod
+    def from_meta(cls, game, meta: dict, arrays: dict) -> "NTupleEvaluation":
+        tuples = arrays.get("tuples")
+        if tuples is None or tuples.ndim != 2 or tuples.dtype.kind != "i" or tuples.size == 0 \
+                or tuples.min() < 0 or tuples.max() >= game.n_cells:
+            raise ValueError("n-tuple array has a bad shape or cells")
+        return cls(game, float(meta["scale"]), bool(meta["tanh_output"]), float(meta["alpha"]), tuples=tuples)
+
+
+def make_evaluation(kind: str, game, scale: float, tanh_output: bool, alpha: float = 0.2, seed: int = 0):
+    """A fresh f_θ: ``"ntuple"`` (default) or ``"conv"`` (torch, optional)."""
+    if kind == "ntuple":
+        return NTupleEvaluation(game, scale, tanh_output, alpha, seed=seed)
+    if kind == "conv":
+        from farl_agents.descent.evaluation_torch import ConvEvaluation
+
+        return ConvEvaluation(game, scale, tanh_output, seed=seed)
+    raise ValueError(f"unknown evaluation {kind!r}; choose ntuple or conv")
+
+
+def evaluation_from_file(game, meta: dict, arrays: dict):
+    """The f_θ stored in an agent file (``meta["evaluation"]`` + its arrays), shapes checked."""
+    kind = meta.get("kind")
+    if kind == "ntuple":
+        ev = NTupleEvaluation.from_meta(game, meta, arrays)
+    elif kind == "conv":
+        from farl_agents.descent.evaluation_torch import ConvEvaluation
+
+        ev = ConvEvaluation.from_meta(game, meta)
+    else:
+        raise ValueError(f"evaluation kind {kind!r} is not supported")
+    ev.load_arrays(arrays)
+    return ev
+

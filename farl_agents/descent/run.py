@@ -45,7 +45,8 @@ def load_trainer(out: Path) -> DescentTrainer:
         raise ValueError(f"{out}/run.json is a {record.get('algo')!r} run, not a descent run")
     trainer = DescentTrainer(DescentConfig.from_dict(record["config"]))
     meta, _, ev, _, _ = read_agent_file(out / "agent.npz", trainer.game)
-    trainer.evaluation.set_weights(ev.weights)
+    trainer.evaluation = ev
+    trainer.rebuild_engine()
     try:
         with np.load(out / "state.npz", allow_pickle=False) as data:
             arrays = {k: data[k] for k in data.files}

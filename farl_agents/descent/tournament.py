@@ -26,7 +26,7 @@ from farl_agents.descent.agent import load_agent
 from farl_agents.evaluate import evaluate
 
 VARIANT_KEYS = {"search", "learning", "heuristic", "selection", "completion", "move_seconds", "move_iterations",
-                "alpha"}
+                "alpha", "evaluation"}
 
 
 def parse_variant(text: str) -> tuple[str, dict]:

@@ -28,7 +28,7 @@ import numpy as np
 
 import farl_envs
 from farl_agents.descent.alphabeta import AlphaBeta
-from farl_agents.descent.evaluation import NTupleEvaluation
+from farl_agents.descent.evaluation import make_evaluation
 from farl_agents.descent.heuristics import HEURISTICS, make_heuristic
 from farl_agents.descent.learning import LEARNINGS, ReplayBuffer, game_data
 from farl_agents.descent.mcts_learn import EvalMCTS
@@ -63,6 +63,8 @@ class DescentConfig:
     """Search budget per move in iterations (0: use move_seconds)."""
     move_seconds: float = 0.05
     """Search budget per move in seconds (when move_iterations is 0)."""
+    evaluation: str = "ntuple"
+    """f_θ: ntuple (numba) or conv (the paper's small conv net, torch)."""
     alpha: float = 0.2
     """α of the n-tuple LMS fit."""
     memory_size: int = 200_000
@@ -84,6 +86,7 @@ class DescentConfig:
         need(self.minutes > 0, "--minutes must be > 0")
         need(self.move_iterations > 0 or self.move_seconds > 0, "give a per-move budget > 0")
         need(self.alpha > 0, "alpha must be > 0")
+        need(self.evaluation in ("ntuple", "conv"), "--evaluation must be ntuple or conv")
         return self
 
     def to_dict(self) -> dict:
@@ -105,8 +108,8 @@ class DescentTrainer:
         self.config = config.check()
         self.game = farl_envs.game_spec(config.game, **config.game_params)
         self.heuristic = make_heuristic(config.heuristic, self.game)
-        self.evaluation = NTupleEvaluation(self.game, self.heuristic.scale, config.heuristic == "classic",
-                                           config.alpha, seed=config.seed)
+        self.evaluation = make_evaluation(config.evaluation, self.game, self.heuristic.scale,
+                                          config.heuristic == "classic", config.alpha, seed=config.seed)
         self.replay = ReplayBuffer(self.game.n_cells, config.memory_size, config.sampling_rate,
                                    config.min_sample)
         self.rng = make_rng(config.seed)  # action selection (farl stream)
@@ -115,6 +118,11 @@ class DescentTrainer:
         self.games = 0
         self.results = [0, 0, 0]  # first-player wins, draws, second-player wins
         self.last_error = float("nan")
+        self.rebuild_engine()
+
+    def rebuild_engine(self) -> None:
+        """(Re)make the learning search over the current ``evaluation``."""
+        config = self.config
         if config.search == "id":
             self.engine = AlphaBeta(self.game, self.evaluation, self.heuristic)
         elif config.search == "mcts":
