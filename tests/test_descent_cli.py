@@ -95,12 +95,13 @@ def test_every_learning_search_runs_and_learns_something(search, learning, selec
     assert np.any(tr.evaluation.weights != 0) and np.isfinite(tr.last_error)
 
 
+@pytest.mark.slow
 def test_conv_evaluation_trains_saves_and_loads(tmp_path):
     pytest.importorskip("torch")
     from farl_agents.descent.agent import save_agent
 
-    tr = DescentTrainer(DescentConfig(game="tictactoe", evaluation="conv", minutes=0.05, move_iterations=10))
-    tr.run(1.5)
+    tr = DescentTrainer(DescentConfig(game="tictactoe", evaluation="conv", minutes=0.2, move_iterations=10))
+    tr.run(6.0)
     assert tr.games >= 2 and np.isfinite(tr.last_error)
     path = tmp_path / "conv.npz"
     save_agent(path, tr.game, tr.evaluation, "classic", tr.info())

@@ -83,7 +83,7 @@ class ConvEvaluation:
             self.opt.zero_grad()
             loss.backward()
             self.opt.step()
-            total += float(loss) * len(k)
+            total += float(loss.detach()) * len(k)
         return total / len(order)
 
     # ------------------------------------------------------------ files
