@@ -9,7 +9,8 @@ Measures on one core, after compilation (one warm-up move per player):
    moves of whole games against a random player;
 3. Bench moves/s on Othello (Bench against Bench from the 244 4-ply starts);
 4. the Connect Four solver's ms/move over whole games against a random
-   player, when ``farl_agents.opponents.connect_four`` exists.
+   player, and over whole AB vs AB-DL games from the empty board, which
+   also checks perfect play: each must end in a first-player win at ply 41.
 
 Prints a table and writes ``docs/results/opponents_speed.md``.
 """
@@ -126,7 +127,32 @@ def connect_four_speed(games):
             worst = max(worst, solver.seconds - before)
         rows.append((f"Connect Four {kind}", 1000 * solver.seconds / solver.moves, "ms/move",
                      f"{solver.moves} moves in {games} games vs random (slowest game {worst:.2f} s)"))
+    rows.append(perfect_play_check(game, games))
     return rows
+
+
+def perfect_play_check(game, games):
+    """AB (first) against AB-DL (second) from the empty board, timed over whole games.
+
+    With perfect play the first player wins with its 21st disc, so every game
+    must end with a first-player win at ply 41 (AB wins as fast as it can,
+    AB-DL delays its loss as long as it can): a check of perfect play at every
+    move of both players that uses only the known solution of Connect Four.
+    """
+    from farl_agents.opponents import connect_four_player
+
+    ab, dl = Timed(connect_four_player("ab", game)), Timed(connect_four_player("ab-dl", game))
+    perfect, worst = 0, 0.0
+    for g in range(games):
+        before = ab.seconds + dl.seconds
+        total, plies = play_game(game, [ab, dl], game.initial_state(game.p, make_rng(g)), make_rng(g),
+                                 make_rng(g + 1000))
+        perfect += int(total[0] > 0 and plies == 41)
+        worst = max(worst, ab.seconds + dl.seconds - before)
+    seconds, moves = ab.seconds + dl.seconds, ab.moves + dl.moves
+    return ("Connect Four AB vs AB-DL", 1000 * seconds / moves, "ms/move",
+            f"{moves} moves in {games} games from the empty board (slowest game {worst:.2f} s); "
+            f"first player won at ply 41 (perfect play) in {perfect} of {games}")
 
 
 def main(argv=None):
