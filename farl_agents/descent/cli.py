@@ -26,8 +26,9 @@ from farl_agents.descent.trainer import LEARN_SEARCHES, DescentConfig
 
 ALGOS = ("descent",)
 FORMATS = ("farl-descent-agent",)
-INFO = {"descent": "seed 004: descent / UBFM / ID alpha-beta self-play, tree|root|terminal learning, "
-                   "reinforcement heuristics, completion, ordinal distribution; n-tuple f_θ (farl tournament)"}
+INFO = {"descent": "seed 004: descent / UBFM / ID alpha-beta / MCTS self-play, tree|root|terminal learning, "
+                   "reinforcement heuristics, completion, ordinal distribution; n-tuple or conv f_θ "
+                   "(also farl tournament)"}
 
 PLAY_ITERATIONS = 200
 """UBFMs iterations per move of a descent agent loaded by ``farl eval`` / ``farl play``."""

@@ -13,6 +13,7 @@ Stages (each cached in ``OUT``; rerunning skips what is done):
 ``play``         UBFMs vs UBFM vs ID alpha-beta with the same f_θ and time per move
                  (Sec. 6.2), and the best descent agent against TD-FARL and the
                  reference opponents (perfect Connect Four player, MCTS on Hex).
+``speed``        (only when asked for) search speed per game; ID counts inner nodes.
 
 Writes ``OUT/results.json`` and ``docs/results/descent_tables.md`` (the
 generated tables; the reading is in descent.md).
@@ -184,6 +185,44 @@ def play_stage(out: Path, games, move_seconds: float, n_games: int, ref_games: i
             _store(out, results)
 
 
+def speed_stage(out: Path, seconds: float = 3.0) -> None:
+    """Search speed (iterations and created nodes per second) from the start position, untrained f_θ."""
+    from farl_agents.descent.alphabeta import AlphaBeta
+    from farl_agents.descent.evaluation import NTupleEvaluation
+    from farl_agents.descent.heuristics import make_heuristic
+    from farl_agents.descent.mcts_learn import EvalMCTS
+    from farl_agents.descent.search import TreeSearch
+    from farl_envs.core.rng import make_rng
+
+    results = _load(out)
+    table = {}
+    for key, (name, params) in {**GAMES, "othello": ("othello", {})}.items():
+        game = farl_envs.game_spec(name, **params)
+        h = make_heuristic("classic", game)
+        ev = NTupleEvaluation(game, 1.0, True)
+        ev.weights[:] = np.random.default_rng(0).normal(0, 0.05, ev.weights.shape).astype(np.float32)
+        s = np.ascontiguousarray(game.initial_state(game.p, make_rng(0)), dtype=np.int32)
+        row = {}
+        for label in ("descent", "ubfm", "mcts", "id"):
+            for warm in (True, False):
+                if label == "id":
+                    eng = AlphaBeta(game, ev, h)
+                    t0 = time.perf_counter()
+                    eng.search(s, seconds=0.2 if warm else seconds)
+                    dt = time.perf_counter() - t0
+                    row[label] = {"depth": eng.depth_reached, "nodes_per_s": eng.nodes / dt}
+                else:
+                    eng = (EvalMCTS(game, ev, h) if label == "mcts" else TreeSearch(game, ev, h, label))
+                    t0 = time.perf_counter()
+                    eng.search(s, seconds=0.2 if warm else seconds)
+                    dt = time.perf_counter() - t0
+                    row[label] = {"iterations_per_s": eng.iterations_done / dt, "nodes_per_s": len(eng.table) / dt}
+        table[key] = row
+        print(f"[speed] {key}: {row}", flush=True)
+    results["speed"] = table
+    _store(out, results)
+
+
 def tables(results: dict, meta: dict) -> str:
     """The generated markdown tables."""
     lines = ["# Descent family: generated tables", "",
@@ -201,6 +240,15 @@ def tables(results: dict, meta: dict) -> str:
     for key, per in results.get("tournaments", {}).items():
         for exp, res in per.items():
             lines.append(markdown(res, f"{key}: {exp} experiment"))
+    if "speed" in results:
+        lines += ["## search speed (start position, untrained f_θ)", "",
+                  "| game | descent it/s | descent nodes/s | UBFM it/s | UBFM nodes/s | MCTS it/s | ID nodes/s (depth) |",
+                  "|---|---:|---:|---:|---:|---:|---:|"]
+        for key, r in results["speed"].items():
+            lines.append(f"| {key} | {r['descent']['iterations_per_s']:.0f} | {r['descent']['nodes_per_s']:.0f} | "
+                         f"{r['ubfm']['iterations_per_s']:.0f} | {r['ubfm']['nodes_per_s']:.0f} | "
+                         f"{r['mcts']['iterations_per_s']:.0f} | {r['id']['nodes_per_s']:.0f} ({r['id']['depth']}) |")
+        lines.append("")
     for key, per in results.get("play", {}).items():
         lines += [f"## {key}: play", ""]
         for tag, table in per.items():
@@ -227,7 +275,7 @@ def main(argv=None) -> int:
     p.add_argument("--minutes", type=float, default=1.0, help="training minutes per variant")
     p.add_argument("--move-seconds", type=float, default=0.05, help="search seconds per move (training)")
     p.add_argument("--games", default="hex6,c4")
-    p.add_argument("--stage", default="all", choices=["train", "tournaments", "play", "tables", "all"])
+    p.add_argument("--stage", default="all", choices=["train", "tournaments", "play", "speed", "tables", "all"])
     p.add_argument("--depth", type=int, default=2, help="alpha-beta depth of the tournaments")
     p.add_argument("--openings", type=int, default=10, help="random 2-ply openings per pair (x 2 seats)")
     p.add_argument("--play-seconds", type=float, default=0.03, help="seconds per move in the play stage")
@@ -249,6 +297,8 @@ def main(argv=None) -> int:
         tournament_stage(out, games, args.depth, args.openings, args.seed)
     if args.stage in ("play", "all"):
         play_stage(out, games, args.play_seconds, args.play_games, args.ref_games, args.seed)
+    if args.stage == "speed":
+        speed_stage(out)
     results = _load(out)
     meta = {"command": "python -m farl_agents.descent.experiments " + " ".join(argv or [])}
     results["meta"] = {**results.get("meta", {}), **meta}
