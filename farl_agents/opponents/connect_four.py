@@ -844,8 +844,10 @@ def _min_score_for_delay(n: int, delay: int) -> int:
 # --------------------------------------------------------------------------
 #: Plies from which the players always search exactly (see ``ABPlayer``).
 EXACT_FROM_PLY = 10
-#: Node budget of a bounded move (positions before ``EXACT_FROM_PLY``).
-DEFAULT_MAX_NODES = 250_000
+#: Node budget of a bounded move (positions before ``EXACT_FROM_PLY``); ``None``
+#: (the default): every move is exact, i.e. the players are perfect.  A budget
+#: (e.g. 250_000) trades perfection for speed, see ``ABPlayer``.
+DEFAULT_MAX_NODES = None
 #: Table size of a player's private solver for bounded moves (4 MiB).
 PRIVATE_TT_ENTRIES = 1 << 19
 
@@ -933,24 +935,26 @@ class ABPlayer:
 
     * ``opening_plies=k``: while fewer than k discs are on the board, follow
       ``seed002_opening_choice`` instead (k=12 for the seed-002 protocol).
-    * ``max_nodes`` / ``exact_from_ply`` (speed): exact answers for positions
-      before ply 10 can take seconds to minutes unless the opening book has
-      them.  A position with fewer than ``exact_from_ply`` discs is therefore
-      searched with a budget of ``max_nodes`` nodes in all, on a private,
-      freshly cleared table (book positions are instant and exact): a
-      quarter for the exact search; if that does not finish, the rest for
-      depth-limited searches (``Solver.horizon_scores``): forced wins and
-      losses within the horizon are still handled exactly (fastest win,
-      longest delay), otherwise the player keeps to moves that do not lose
-      within the horizon and prefers the one the solver's ordering ranks
-      first (more threats, then nearer the centre); under the seed-002 rule
-      unresolved moves count as keeping the draw.  Such moves may be
-      imperfect: in AB vs AB from the empty board the first player, who
-      wins with perfect play, won only about half of the games with the
-      default budget (48 of 90 in three runs of 30; the opening book covers
-      plies 0-3), while AB never lost to a random player.  ``max_nodes=None`` makes every move exact.  The fresh
-      private table makes the choice depend only on the position and ``rng``
-      (not on earlier searches).
+    * ``max_nodes`` / ``exact_from_ply`` (speed, off by default): every move
+      is exact unless ``max_nodes`` is given.  Exact answers for positions
+      before ply 10 that the opening book does not hold take from a fraction
+      of a second to tens of seconds (they get faster as the solver's table
+      warms up over an evaluation).  With ``max_nodes=N`` a position with
+      fewer than ``exact_from_ply`` discs is searched with a budget of N
+      nodes in all, on a private, freshly cleared table (book positions stay
+      instant and exact): a quarter for the exact search; if that does not
+      finish, the rest for depth-limited searches (``Solver.horizon_scores``):
+      forced wins and losses within the horizon are still handled exactly
+      (fastest win, longest delay), otherwise the player keeps to moves that
+      do not lose within the horizon and prefers the one the solver's
+      ordering ranks first (more threats, then nearer the centre); under the
+      seed-002 rule unresolved moves count as keeping the draw.  Such moves
+      may be imperfect: with ``max_nodes=250_000`` and the book through ply
+      4, AB (first) against AB (second, random once lost) won 14 of 16 games
+      from the empty board, 2 million nodes did no better, while exact play
+      won all 8 games tried (the first player wins with perfect play).  The
+      fresh private table makes a bounded choice depend only on the position
+      and ``rng``; exact choices never depend on the table's contents.
 
     All randomness comes from the ``rng`` passed to ``choose``.
     """
