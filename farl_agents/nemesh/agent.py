@@ -105,7 +105,12 @@ class NemeshAgent:
 
     @property
     def name(self) -> str:
-        return f"nemesh-d{self.depth}"
+        """``nemesh-d<depth>`` unless a label was set (tables that show several Nemesh players)."""
+        return self.__dict__.get("_label") or f"nemesh-d{self.depth}"
+
+    @name.setter
+    def name(self, label: str) -> None:
+        self._label = str(label)
 
     def scratch(self, depth: int | None = None) -> SearchScratch:
         """Search buffers for ``depth`` plies (reused between moves)."""

@@ -24,6 +24,10 @@ exists, so an interrupted run continues where it stopped):
     the harness (every seat) against random, MCTS, the perfect player (7x6
     only) and each other (from random 2-ply openings, so two mostly
     deterministic players do not replay one game)
+``ablation-7x6``
+    the trained weights searched at depths 3 and 7, and the untrained
+    initial weights at the trained agent's depth, against the strongest MCTS
+    and TD-FARL (and the untrained against the trained agent)
 ``report``
     writes the results file from the stages' JSON.
 
@@ -42,7 +46,8 @@ import numpy as np
 from farl_agents.atomic import atomic_write_json, atomic_write_text
 
 BOARDS = {"7x6": (6, 7), "6x8": (6, 8)}
-STAGES = ("alpha", "train-7x6", "tdfarl-7x6", "eval-7x6", "train-6x8", "tdfarl-6x8", "eval-6x8", "report")
+STAGES = ("alpha", "train-7x6", "tdfarl-7x6", "eval-7x6", "train-6x8", "tdfarl-6x8", "eval-6x8",
+          "ablation-7x6", "report")
 COMMAND = "python -m farl_agents.nemesh.experiments"
 
 
@@ -146,6 +151,38 @@ def _stage_eval(args, board: str) -> dict:
         print(f"{board} {label}: {row['win_rate']:.3f} +- {row['se']:.3f} ({row['games']} games, "
               f"{row['seconds']} s)", flush=True)
     return {"board": board, "rows": rows, "nemesh_depth": nemesh.depth}
+
+
+def _stage_ablation(args, board: str) -> dict:
+    """Search depth and learning: the trained weights at depths 3 and 7, and the untrained initial weights."""
+    from farl_agents.evaluate import evaluate
+    from farl_agents.learners import NTupleAgent
+    from farl_agents.nemesh import NemeshAgent
+    from farl_agents.opponents import make_opponent
+
+    trained = NemeshAgent.load(_load(args, f"train-{board}")["agent"])
+    td = NTupleAgent.load(_load(args, f"tdfarl-{board}")["agent"])
+    game = trained.game
+    rows, cols = BOARDS[board]
+    deep = {d: NemeshAgent(rows=rows, cols=cols, depth=d, weights=trained.weights) for d in (3, 7)}
+    untrained = NemeshAgent(rows=rows, cols=cols, depth=trained.depth)
+    untrained.name = f"nemesh-untrained-d{trained.depth}"
+    mcts = make_opponent(f"mcts{max(args.mcts)}", game)
+    g = args.games
+    plan = []
+    for player in (deep[3], deep[7], untrained):
+        plan += [(player, mcts, max(4, g // 4), "initial"), (player, td, g // 2, ("random", 2))]
+    plan.append((untrained, trained, g // 2, ("random", 2)))
+    rows_out = []
+    for player, opponent, n, starts in plan:
+        res = evaluate(game, player, opponent, n_games=n, start_states=starts, seed=args.seed, jobs=1,
+                       keep_games=False)
+        row = _matchup_row(res, f"{player.name} vs {opponent.name}")
+        row["starts"] = starts if isinstance(starts, str) else f"random:{starts[1]}"
+        rows_out.append(row)
+        print(f"{board} {row['label']}: {row['win_rate']:.3f} +- {row['se']:.3f} ({row['games']} games, "
+              f"{row['seconds']} s)", flush=True)
+    return {"board": board, "rows": rows_out}
 
 
 def _load(args, stage: str) -> dict:
@@ -254,6 +291,9 @@ def write_report(args) -> str:
             lines += [f"### Strength (Nemesh plays at depth {ev['nemesh_depth']})", ""] + _eval_table(ev) + [""]
         else:
             lines += [f"Evaluation not run yet: `{COMMAND} --stages eval-{board},report`", ""]
+        if _have(args, f"ablation-{board}"):
+            lines += ["### Search depth and learning (same trained weights at other depths; the untrained initial "
+                      "weights)", ""] + _eval_table(_load(args, f"ablation-{board}")) + [""]
         w = np.array(tr["weights"])
         lines += ["<details><summary>Learned weights (player 1's vector; first 18 own features, then "
                   "player 2's)</summary>", "", "| feature | w1 on own | w1 on opponent's | w2 on own | "
@@ -302,7 +342,8 @@ def main(argv=None) -> int:
         t = time.time()
         kind, _, board = stage.partition("-")
         result = {"alpha": lambda: _stage_alpha(args), "train": lambda: _stage_train(args, board),
-                  "tdfarl": lambda: _stage_tdfarl(args, board), "eval": lambda: _stage_eval(args, board)}[kind]()
+                  "tdfarl": lambda: _stage_tdfarl(args, board), "eval": lambda: _stage_eval(args, board),
+                  "ablation": lambda: _stage_ablation(args, board)}[kind]()
         result["stage_seconds"] = round(time.time() - t, 1)
         result["command"] = COMMAND + " " + " ".join(sys.argv[1:] if argv is None else argv)
         atomic_write_json(Path(args.work) / f"{stage}.json", result)
