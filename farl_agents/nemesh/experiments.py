@@ -76,14 +76,29 @@ def _stage_train(args, board: str) -> dict:
     rows, cols = BOARDS[board]
     sessions = scaled(preset("report"), args.fraction)
     agent = NemeshAgent(rows=rows, cols=cols, depth=sessions[-1].depth, seed=args.seed)
-    per_session = []
+    stats = [{"seconds": 0.0, "games": 0, "p1_reward": 0.0, "plies": 0.0} for _ in sessions]
+    clock = {"t": time.time()}
+
+    def record(ag, results) -> bool:
+        # called after every chunk, before the trainer moves on to the next session
+        st = stats[ag.progress["session"]]
+        now = time.time()
+        st["seconds"] += now - clock["t"]
+        clock["t"] = now
+        st["games"] += len(results)
+        st["p1_reward"] += float(results[:, 0].sum())
+        st["plies"] += float(results[:, 2].sum())
+        return True
+
     t0 = time.time()
-    for i, sess in enumerate(sessions):
-        t = time.time()
-        res = train(agent, sessions[: i + 1])
-        per_session.append({**sessions_to_json([sess])[0], "seconds": round(time.time() - t, 1),
-                            "p1_mean_reward": float(res[:, 0].mean()), "mean_plies": float(res[:, 2].mean())})
-        print(f"{board} session {i + 1}: {sess} {per_session[-1]['seconds']} s", flush=True)
+    train(agent, sessions, on_chunk=record)  # the whole curriculum, once
+    per_session = []
+    for sess, st in zip(sessions, stats):
+        per_session.append({**sessions_to_json([sess])[0], "seconds": round(st["seconds"], 1),
+                            "p1_mean_reward": st["p1_reward"] / max(st["games"], 1),
+                            "mean_plies": st["plies"] / max(st["games"], 1)})
+        print(f"{board}: {sess} {per_session[-1]['seconds']} s", flush=True)
+    assert agent.games_done == sum(s.games for s in sessions)
     seconds = time.time() - t0
     path = Path(args.work) / f"nemesh-{board}.npz"
     agent.save(path)
