@@ -225,8 +225,8 @@ def speed_stage(out: Path, seconds: float = 3.0) -> None:
 
 def tables(results: dict, meta: dict) -> str:
     """The generated markdown tables."""
-    lines = ["# Descent family: generated tables", "",
-             f"Command: `{meta.get('command', '')}`", ""]
+    lines = ["# Descent family: generated tables", "", "Made by (in this order):", ""]
+    lines += [f"    {c}" for c in meta.get("commands", [])] + [""]
     for key, per in results.get("train", {}).items():
         lines += [f"## {key}: training", "", "| variant | games | training s | first/draw/second wins |",
                   "|---|---:|---:|---|"]
@@ -300,8 +300,10 @@ def main(argv=None) -> int:
     if args.stage == "speed":
         speed_stage(out)
     results = _load(out)
-    meta = {"command": "python -m farl_agents.descent.experiments " + " ".join(argv or [])}
-    results["meta"] = {**results.get("meta", {}), **meta}
+    meta = results.setdefault("meta", {})
+    commands = meta.setdefault("commands", [meta.pop("command")] if "command" in meta else [])
+    if args.stage != "tables":
+        commands.append("python -m farl_agents.descent.experiments " + " ".join(argv or []))
     _store(out, results)
     atomic_write_text(args.tables, tables(results, meta))
     print(f"done in {time.time() - t0:.0f} s; tables in {args.tables}")
