@@ -70,11 +70,15 @@ def _store(out: Path, results: dict) -> None:
     atomic_write_json(out / "results.json", results)
 
 
-def train_stage(out: Path, minutes: float, move_seconds: float, games, seed: int) -> None:
+def train_stage(out: Path, minutes: float, move_seconds: float, games, seed: int, experiments=None,
+                td: bool = True) -> None:
     results = _load(out)
+    wanted = set(VARIANTS) if not experiments else {v for e in experiments for v in EXPERIMENTS[e]}
     for key in games:
         name, params = GAMES[key]
         for var, over in VARIANTS.items():
+            if var not in wanted:
+                continue
             folder = out / key / var
             rec = folder / "run.json"
             if rec.exists() and json.loads(rec.read_text()).get("status") == "done":
@@ -89,7 +93,7 @@ def train_stage(out: Path, minutes: float, move_seconds: float, games, seed: int
                 "games": tr.games, "train_seconds": tr.elapsed, "results_first_draw_second": tr.results}
             _store(out, results)
         td_file = out / key / "td-farl.npz"
-        if not td_file.exists():
+        if td and not td_file.exists():
             info = train_td(name, params, 60.0 * minutes, seed, td_file)
             results.setdefault("train", {}).setdefault(key, {})["td-farl"] = info
             _store(out, results)
@@ -115,19 +119,41 @@ def train_td(name: str, params: dict, seconds: float, seed: int, path: Path) -> 
     return {"episodes": agent.episodes_done, "seconds": time.perf_counter() - t0}
 
 
-def tournament_stage(out: Path, games, depth: int, openings: int, seed: int) -> None:
+def tournament_stage(out: Path, games, depth: int, openings: int, seed: int, experiments=None,
+                     pool=()) -> None:
+    """Per experiment, the all-play-all of its variants; with ``pool`` (more run folders: repetitions
+    with other seeds) every function of every repetition meets every other (the paper's final
+    comparison) and a variant's win % is the mean over its repetitions' games."""
     results = _load(out)
+    folders = [out] + [Path(p) for p in pool]
+    label = "tournaments" if not pool else "pooled_tournaments"
     for key in games:
         name, params = GAMES[key]
         game = farl_envs.game_spec(name, **params)
         for exp, names in EXPERIMENTS.items():
-            if exp in results.get("tournaments", {}).get(key, {}):
+            if experiments and exp not in experiments:
                 continue
-            files = {n: str(out / key / n / "agent.npz") for n in names}
+            if exp in results.get(label, {}).get(key, {}):
+                continue
+            files = {(n if not pool else f"{n}#{i}"): str(f / key / n / "agent.npz")
+                     for n in names for i, f in enumerate(folders)}
             t0 = time.time()
             res = all_play_all(game, files, depth=depth, openings=openings, opening_plies=2, seed=seed)
+            if pool:
+                merged = {}
+                for n in names:
+                    rows = [res["variants"][f"{n}#{i}"] for i in range(len(folders))]
+                    games_n = sum(r["games"] for r in rows)
+                    pct = sum(r["win_pct"] * r["games"] for r in rows) / games_n
+                    merged[n] = {"win_pct": pct, "games": games_n,
+                                 "se_pct": float(np.sqrt(sum((r["se_pct"] * r["games"]) ** 2 for r in rows))
+                                                 / games_n),
+                                 "per_repetition": [round(r["win_pct"], 1) for r in rows]}
+                res["by_repetition"] = res["variants"]
+                res["variants"] = merged
+                res["repetitions"] = [str(f) for f in folders]
             res["wall_seconds"] = time.time() - t0
-            results.setdefault("tournaments", {}).setdefault(key, {})[exp] = res
+            results.setdefault(label, {}).setdefault(key, {})[exp] = res
             _store(out, results)
             print(f"[tournament] {key} {exp}:\n{markdown(res)}", flush=True)
 
@@ -240,6 +266,17 @@ def tables(results: dict, meta: dict) -> str:
     for key, per in results.get("tournaments", {}).items():
         for exp, res in per.items():
             lines.append(markdown(res, f"{key}: {exp} experiment"))
+    for key, per in results.get("pooled_tournaments", {}).items():
+        for exp, res in per.items():
+            lines += [f"### {key}: {exp} experiment, {len(res['repetitions'])} repetitions pooled", "",
+                      f"all-play-all of every repetition's f_θ, alpha-beta depth {res['depth']}, "
+                      f"{res['openings']} random {res['opening_plies']}-ply openings x 2 seats per pair; "
+                      "runs: " + ", ".join(res["repetitions"]), "",
+                      "| variant | win % | s.e. | games | per repetition |", "|---|---:|---:|---:|---|"]
+            for n, r in sorted(res["variants"].items(), key=lambda kv: -kv[1]["win_pct"]):
+                lines.append(f"| {n} | {r['win_pct']:.1f} | {r['se_pct']:.1f} | {r['games']} | "
+                             f"{' / '.join(map(str, r['per_repetition']))} |")
+            lines.append("")
     if "speed" in results:
         lines += ["## search speed (start position, untrained f_θ)", "",
                   "| game | descent it/s | descent nodes/s | UBFM it/s | UBFM nodes/s | MCTS it/s | ID nodes/s (depth) |",
@@ -283,6 +320,10 @@ def main(argv=None) -> int:
     p.add_argument("--ref-games", type=int, default=5, help="games per seat against reference opponents")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--tables", default="docs/results/descent_tables.md")
+    p.add_argument("--experiments", default="", help="restrict training/tournaments to these experiments "
+                                                      "(comma-separated: data,search,heuristic)")
+    p.add_argument("--no-td", action="store_true", help="do not train TD-FARL")
+    p.add_argument("--pool", default="", help="further run folders (repetitions) for pooled tournaments")
     args = p.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -291,10 +332,15 @@ def main(argv=None) -> int:
         if g not in GAMES:
             raise SystemExit(f"unknown game key {g!r}; use {', '.join(GAMES)}")
     t0 = time.time()
+    exps = [e for e in args.experiments.split(",") if e]
+    for e in exps:
+        if e not in EXPERIMENTS:
+            raise SystemExit(f"unknown experiment {e!r}; use {', '.join(EXPERIMENTS)}")
+    pool = [p for p in args.pool.split(",") if p]
     if args.stage in ("train", "all"):
-        train_stage(out, args.minutes, args.move_seconds, games, args.seed)
+        train_stage(out, args.minutes, args.move_seconds, games, args.seed, exps, not args.no_td)
     if args.stage in ("tournaments", "all"):
-        tournament_stage(out, games, args.depth, args.openings, args.seed)
+        tournament_stage(out, games, args.depth, args.openings, args.seed, exps, pool)
     if args.stage in ("play", "all"):
         play_stage(out, games, args.play_seconds, args.play_games, args.ref_games, args.seed)
     if args.stage == "speed":
