@@ -28,6 +28,10 @@ exists, so an interrupted run continues where it stopped):
     the trained weights searched at depths 3 and 7, and the untrained
     initial weights at the trained agent's depth, against the strongest MCTS
     and TD-FARL (and the untrained against the trained agent)
+``abdl-7x6``
+    both agents against AB-DL (perfect, delays its losses)
+``speed``
+    milliseconds per move of the trained agents at depths 3, 5 and 7
 ``report``
     writes the results file from the stages' JSON.
 
@@ -47,7 +51,7 @@ from farl_agents.atomic import atomic_write_json, atomic_write_text
 
 BOARDS = {"7x6": (6, 7), "6x8": (6, 8)}
 STAGES = ("alpha", "train-7x6", "tdfarl-7x6", "eval-7x6", "train-6x8", "tdfarl-6x8", "eval-6x8",
-          "ablation-7x6", "report")
+          "ablation-7x6", "abdl-7x6", "speed", "report")
 COMMAND = "python -m farl_agents.nemesh.experiments"
 
 
@@ -200,6 +204,63 @@ def _stage_ablation(args, board: str) -> dict:
     return {"board": board, "rows": rows_out}
 
 
+def _stage_abdl(args, board: str) -> dict:
+    """Nemesh and TD-FARL against AB-DL, the perfect player that delays its losses as long as it can."""
+    from farl_agents.evaluate import evaluate
+    from farl_agents.learners import NTupleAgent
+    from farl_agents.nemesh import NemeshAgent
+    from farl_agents.opponents import make_opponent
+
+    nemesh = NemeshAgent.load(_load(args, f"train-{board}")["agent"])
+    td = NTupleAgent.load(_load(args, f"tdfarl-{board}")["agent"])
+    opponent = make_opponent("ab-dl", nemesh.game)
+    rows_out = []
+    for player in (nemesh, td):
+        res = evaluate(nemesh.game, player, opponent, n_games=max(4, args.games // 4), seed=args.seed, jobs=1,
+                       keep_games=False)
+        row = _matchup_row(res, f"{player.name} vs {opponent.name}")
+        row["starts"] = "initial"
+        rows_out.append(row)
+        print(f"{board} {row['label']}: {row['win_rate']:.3f} +- {row['se']:.3f} ({row['games']} games, "
+              f"{row['seconds']} s)", flush=True)
+    return {"board": board, "rows": rows_out}
+
+
+def _stage_speed(args) -> dict:
+    """Milliseconds per move of the trained agents at depths 3, 5, 7 on positions after 4-16 random plies."""
+    from farl_agents.nemesh import NemeshAgent
+    from farl_envs.core.rng import make_rng, rng_choice_mask
+
+    rows_out = []
+    for board in BOARDS:
+        trained = NemeshAgent.load(_load(args, f"train-{board}")["agent"])
+        game = trained.game
+        rng = make_rng(args.seed)
+        positions = []
+        mask = np.zeros(game.n_actions, dtype=np.int8)
+        rewards = np.zeros(2)
+        while len(positions) < 200:
+            s = game.initial_state(game.p, rng)
+            for _ in range(4 + len(positions) % 13):
+                game.legal_actions(game.p, s, mask)
+                game.afterstate(game.p, s, rng_choice_mask(rng, mask), s, rewards)
+                if s[1]:
+                    break
+            if not s[1]:
+                positions.append(s)
+        for depth in (3, 5, 7):
+            agent = NemeshAgent(rows=game.params["rows"], cols=game.params["cols"], depth=depth,
+                                weights=trained.weights)
+            agent.act(game, positions[0], rng)
+            t = time.perf_counter()
+            for s in positions:
+                agent.act(game, s, rng)
+            ms = 1000 * (time.perf_counter() - t) / len(positions)
+            rows_out.append({"board": board, "depth": depth, "ms_per_move": round(ms, 2)})
+            print(f"{board} depth {depth}: {ms:.2f} ms per move", flush=True)
+    return {"rows": rows_out}
+
+
 def _load(args, stage: str) -> dict:
     path = Path(args.work) / f"{stage}.json"
     if not path.is_file():
@@ -306,16 +367,29 @@ def write_report(args) -> str:
             lines += [f"### Strength (Nemesh plays at depth {ev['nemesh_depth']})", ""] + _eval_table(ev) + [""]
         else:
             lines += [f"Evaluation not run yet: `{COMMAND} --stages eval-{board},report`", ""]
+        if _have(args, f"abdl-{board}"):
+            lines += ["### Against AB-DL (the perfect player that delays a lost game as long as it can)", ""] \
+                + _eval_table(_load(args, f"abdl-{board}")) + [""]
         if _have(args, f"ablation-{board}"):
             lines += ["### Search depth and learning (same trained weights at other depths; the untrained initial "
                       "weights)", ""] + _eval_table(_load(args, f"ablation-{board}")) + [""]
         w = np.array(tr["weights"])
-        lines += ["<details><summary>Learned weights (player 1's vector; first 18 own features, then "
-                  "player 2's)</summary>", "", "| feature | w1 on own | w1 on opponent's | w2 on own | "
+        lines += ["<details><summary>Learned weights (w1: player 1's vector, w2: player 2's; 'own': the "
+                  "features of the vector's player, initially positive; 'opponent's': initially negative)"
+                  "</summary>", "", "| feature | w1 on own | w1 on opponent's | w2 on own | "
                   "w2 on opponent's |", "|---|---|---|---|---|"]
         for i, name in enumerate(FEATURE_NAMES):
             lines.append(f"| {name} | {w[0, i]:+.3f} | {w[0, 18 + i]:+.3f} | {w[1, 18 + i]:+.3f} | {w[1, i]:+.3f} |")
         lines += ["", "</details>", ""]
+    if _have(args, "speed"):
+        sp = _load(args, "speed")["rows"]
+        lines += ["## Time per move", "", "Trained agent, 200 positions after 4-16 random plies (forced moves "
+                  "included, so easy positions are cheap; stage `speed`):", "", "| board | depth 3 | depth 5 | "
+                  "depth 7 |", "|---|---|---|---|"]
+        for board in BOARDS:
+            ms = {r["depth"]: r["ms_per_move"] for r in sp if r["board"] == board}
+            lines.append(f"| {board} | {ms.get(3, '-')} ms | {ms.get(5, '-')} ms | {ms.get(7, '-')} ms |")
+        lines.append("")
     png = Path(args.out).with_suffix(".png")
     if _plot(args, png):
         lines += [f"![win rates]({png.name})", ""]
@@ -356,9 +430,9 @@ def main(argv=None) -> int:
             continue
         t = time.time()
         kind, _, board = stage.partition("-")
-        result = {"alpha": lambda: _stage_alpha(args), "train": lambda: _stage_train(args, board),
+        result = {"alpha": lambda: _stage_alpha(args), "speed": lambda: _stage_speed(args), "train": lambda: _stage_train(args, board),
                   "tdfarl": lambda: _stage_tdfarl(args, board), "eval": lambda: _stage_eval(args, board),
-                  "ablation": lambda: _stage_ablation(args, board)}[kind]()
+                  "ablation": lambda: _stage_ablation(args, board), "abdl": lambda: _stage_abdl(args, board)}[kind]()
         result["stage_seconds"] = round(time.time() - t, 1)
         result["command"] = COMMAND + " " + " ".join(sys.argv[1:] if argv is None else argv)
         atomic_write_json(Path(args.work) / f"{stage}.json", result)
