@@ -17,6 +17,7 @@ Prints a table and writes ``docs/results/opponents_speed.md``.
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import sys
 import time
@@ -162,6 +163,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.games < 1:
         raise SystemExit("--games must be >= 1")
+    load0 = os.getloadavg()[0]
     rows = []
     rows += maxn_speed("tictactoe", 10, args.games)
     rows += maxn_speed("nim3p", 15, args.games)
@@ -174,9 +176,12 @@ def main(argv=None):
         lines.append(f"| {name} | {val} | {unit} | {note} |")
     table = "\n".join(lines)
     print(table)
+    load = os.getloadavg()[0]
     cmd = "python benchmarks/opponents_speed.py" + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:]))
     text = (f"# Reference opponents: speed\n\nMade by `{cmd}` on {platform.processor() or platform.machine()}, "
-            f"Python {platform.python_version()}, one core, after compilation.\n\n{table}\n")
+            f"Python {platform.python_version()}, one core, after compilation; load average "
+            f"{load0:.1f} at the start and {load:.1f} at the end on {os.cpu_count()} cores (above 1, other "
+            f"processes shared the CPU and the figures are that much too slow).\n\n{table}\n")
     out = Path(args.out)
     atomic_write_text(out, text)
     print(f"\nwrote {out}")
