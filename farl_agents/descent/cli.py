@@ -2,9 +2,11 @@
 
 ``farl train GAME --algo descent [--search descent|ubfm|id|mcts] [--learning tree|root|terminal]
 [--heuristic classic|depth-add|depth-mul|score|mobility|presence] [--selection egreedy|softmax|ordinal]
-[--minutes M] [--seed S] [--out DIR]`` trains f_θ by self-play for M minutes
-(progress bar, atomic checkpoints, ``DIR/run.json`` with ``"algo": "descent"``);
-``farl train --resume DIR`` continues it. ``farl eval`` / ``farl play`` accept
+[--minutes M] [--seed S] [--out DIR] [--eval-every-seconds S] [--eval-vs OPP]`` trains f_θ by
+self-play for M minutes (progress bar, atomic checkpoints, ``DIR/run.json`` with
+``"algo": "descent"``) and every S training seconds measures the learning curve
+(``DIR/curve.csv`` and ``DIR/curve.png``: f_θ with depth-2 alpha-beta against
+OPP, see :mod:`farl_agents.descent.curves`); ``farl train --resume DIR`` continues it. ``farl eval`` / ``farl play`` accept
 the ``agent.npz`` it writes (played by UBFMs, 200 iterations per move).
 
 ``farl tournament GAME --variant NAME:key=value,... (repeat) --minutes M``
@@ -82,21 +84,29 @@ def train_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="DIR", help="run folder (default runs/descent-GAME-...)")
     p.add_argument("--resume", metavar="DIR", help="continue the run in DIR")
     p.add_argument("--checkpoint-seconds", type=float, default=30.0, help="training seconds between checkpoints")
-    p.add_argument("--eval-vs", action="append", metavar="OPP", help="evaluate the final agent against OPP")
-    p.add_argument("--eval-games", type=int, default=20, help="games per seat of the final evaluation")
+    p.add_argument("--eval-every-seconds", type=float, default=15.0, metavar="S",
+                   help="learning curve: measure f_θ every S training seconds (default 15; 0: no curve); "
+                        "measuring does not count as training time")
+    p.add_argument("--eval-vs", default="mcts100", metavar="OPP",
+                   help="the curve's reference opponent (default mcts100; any farl opponent name)")
+    p.add_argument("--eval-games", type=int, default=10, help="curve: games per seat and point (default 10)")
+    p.add_argument("--eval-depth", type=int, default=2,
+                   help="curve: alpha-beta depth of the measured player (default 2, as in farl tournament)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 
 
 def train_main(argv: list[str]) -> int:
+    from farl_agents.descent.curves import CurveSettings
     from farl_agents.descent.run import run_training
 
     args = train_parser().parse_args(argv)
     if args.resume:
         given = [a for a in argv if a.startswith("--") and a.split("=")[0] not in
-                 ("--resume", "--no-progress", "--algo", "--checkpoint-seconds", "--eval-vs", "--eval-games")]
+                 ("--resume", "--no-progress", "--algo", "--checkpoint-seconds")]
         if args.game or given:
-            raise ValueError(f"--resume continues the run stored in {args.resume}; drop the other settings")
+            raise ValueError(f"--resume continues the run stored in {args.resume} with its own settings "
+                             f"(learning curve included); drop {' '.join(given) or args.game}")
         out = Path(args.resume)
         trainer = run_training(None, out, resume=True, progress=not args.no_progress,
                                checkpoint_seconds=args.checkpoint_seconds)
@@ -112,18 +122,22 @@ def train_main(argv: list[str]) -> int:
         from farl_agents.descent.heuristics import make_heuristic
 
         make_heuristic(config.heuristic, game)  # a clear error before any folder is made
+        curve = CurveSettings(every_seconds=args.eval_every_seconds, vs=args.eval_vs, games=args.eval_games,
+                              depth=args.eval_depth, seed=args.seed).check(game)
         out = Path(args.out) if args.out else Path("runs") / (
             f"descent-{game.name}-{args.search}-{args.learning}-{args.heuristic}-seed{args.seed}-"
             f"{time.strftime('%Y%m%d-%H%M%S')}")
         trainer = run_training(config, out, progress=not args.no_progress,
-                               checkpoint_seconds=args.checkpoint_seconds)
+                               checkpoint_seconds=args.checkpoint_seconds, curve=curve)
     print(f"descent: {trainer.games} games in {trainer.elapsed:.1f} s; agent {out / 'agent.npz'}")
-    if args.eval_vs:
-        from farl_agents.evaluate import evaluate
+    from farl_agents.descent.curves import read_curve
 
-        player, spec = load_player(out / "agent.npz")
-        res = evaluate(spec, [player], list(args.eval_vs), n_games=args.eval_games, seed=args.seed)
-        print(res.table())
+    rows = read_curve(out / "curve.csv")
+    if rows:
+        last = rows[-1]
+        n = last["wins"] + last["draws"] + last["losses"]
+        print(f"learning curve ({len(rows)} points, {out / 'curve.csv'}, {out / 'curve.png'}): final f_θ vs "
+              f"{last['opponent']}: score {last['score']:.3f} ± {last['se']:.3f} ({n} games)")
     return 0
 
 
