@@ -208,7 +208,7 @@ class CurveLog:
             s = [r["score"] for r in self.rows]
             se = [r["se"] for r in self.rows]
             st = self.settings
-            title = (f"{self.title}: f_θ (alpha-beta depth {st.depth}) vs {st.vs}, "
+            title = (f"{self.title}\nf_θ (alpha-beta depth {st.depth}) vs {st.vs}, "
                      f"{2 * st.games} games per point, band ±1 s.e.")
             plot_curves(self.png_path, {"f_θ": (t, s, [a - b for a, b in zip(s, se)],
-                                                [a + b for a, b in zip(s, se)])}, title.strip(": "))
+                                                [a + b for a, b in zip(s, se)])}, title.strip())

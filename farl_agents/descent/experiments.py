@@ -14,6 +14,12 @@ Stages (each cached in ``OUT``; rerunning skips what is done):
                  (Sec. 6.2), and the best descent agent against TD-FARL and the
                  reference opponents (perfect Connect Four player, MCTS on Hex).
 ``speed``        (only when asked for) search speed per game; ID counts inner nodes.
+``curves``       (only when asked for) learning curves of tree, root and terminal
+                 learning (:data:`CURVE_VARIANTS`) on Hex 6x6: every variant and seed
+                 trained for the same wall-clock, f_θ measured every ``--curve-every``
+                 training seconds (depth-2 alpha-beta vs ``--curve-vs``, the same
+                 openings at every point); one PNG (``--curves-png``) with the mean
+                 over seeds and the band between the lowest and highest seed.
 
 Writes ``OUT/results.json`` and ``docs/results/descent_tables.md`` (the
 generated tables; the reading is in descent.md).
@@ -31,6 +37,7 @@ import numpy as np
 import farl_envs
 from farl_agents.atomic import atomic_write_json, atomic_write_text
 from farl_agents.descent.agent import load_agent
+from farl_agents.descent.curves import CurveSettings, plot_curves, read_curve
 from farl_agents.descent.run import run_training
 from farl_agents.descent.tournament import all_play_all, markdown
 from farl_agents.descent.trainer import DescentConfig
@@ -55,6 +62,9 @@ EXPERIMENTS = {
     "search": ["descent-tree", "ubfm-tree", "id-tree", "mcts-tree"],
     "heuristic": ["descent-tree", "descent-depth-add", "descent-depth-mul", "descent-mobility"],
 }
+
+CURVE_VARIANTS = ["id-tree", "id-root", "id-terminal"]
+"""The data experiment's variants (tree / root / terminal learning, ID alpha-beta as in the paper's Sec. 3.3)."""
 
 REFERENCES = {"hex6": ["random", "mcts1000", "mcts10000"], "c4": ["random", "mcts1000", "ab"]}
 
@@ -249,6 +259,82 @@ def speed_stage(out: Path, seconds: float = 3.0) -> None:
     _store(out, results)
 
 
+def _train_curve_run(task) -> str:
+    """One (variant, seed) training run with its learning curve (a process-pool task)."""
+    folder, config, curve = task
+    folder = Path(folder)
+    rec = folder / "run.json"
+    if rec.exists() and json.loads(rec.read_text()).get("status") == "done":
+        return str(folder)
+    t0 = time.time()
+    tr = run_training(DescentConfig(**config), folder, resume=rec.exists(), progress=False,
+                      curve=CurveSettings(**curve))
+    print(f"[curves] {folder.name}: {tr.games} games, {tr.elapsed:.0f} s training, {time.time() - t0:.0f} s wall",
+          flush=True)
+    return str(folder)
+
+
+def curve_series(per_seed: dict) -> tuple:
+    """``(t, mean, low, high)`` over seeds, aligned by point index (points every S training seconds)."""
+    runs = [rows for rows in per_seed.values() if rows]
+    n = min(len(rows) for rows in runs)
+    t = [float(np.mean([rows[k]["train_seconds"] for rows in runs])) for k in range(n)]
+    score = np.array([[rows[k]["score"] for k in range(n)] for rows in runs])
+    if len(runs) > 1:
+        return t, score.mean(axis=0).tolist(), score.min(axis=0).tolist(), score.max(axis=0).tolist()
+    se = np.array([rows[k]["se"] for k in range(n) for rows in runs])
+    return t, score[0].tolist(), (score[0] - se).tolist(), (score[0] + se).tolist()
+
+
+def curves_stage(out: Path, key: str, minutes: float, move_seconds: float, seeds, every: float, vs: str,
+                 games: int, jobs: int, png) -> None:
+    """Tree / root / terminal learning on ``key`` with learning curves; writes ``results["curves"][key]`` and ``png``."""
+    import multiprocessing
+
+    name, params = GAMES[key]
+    curve = CurveSettings(every_seconds=every, vs=vs, games=games, depth=2, seed=0).check(
+        farl_envs.game_spec(name, **params))
+    tasks = [(str(out / "curves" / key / f"{var}-s{seed}"),
+              dict(game=name, game_params=params, minutes=minutes, move_seconds=move_seconds, seed=seed,
+                   **VARIANTS[var]), curve.to_dict())
+             for seed in seeds for var in CURVE_VARIANTS]
+    t0 = time.time()
+    if jobs > 1:
+        with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+            list(pool.imap_unordered(_train_curve_run, tasks))
+    else:
+        for task in tasks:
+            _train_curve_run(task)
+    wall = time.time() - t0
+    runs = {var: {str(seed): read_curve(out / "curves" / key / f"{var}-s{seed}" / "curve.csv") for seed in seeds}
+            for var in CURVE_VARIANTS}
+    info = {}
+    for var in CURVE_VARIANTS:
+        info[var] = {}
+        for seed in seeds:
+            rec = json.loads((out / "curves" / key / f"{var}-s{seed}" / "run.json").read_text())
+            info[var][str(seed)] = {"games": rec["games"], "train_seconds": rec["train_seconds"]}
+    results = _load(out)
+    results.setdefault("curves", {})[key] = {
+        "settings": {"minutes": minutes, "move_seconds": move_seconds, "seeds": list(seeds), "jobs": jobs,
+                     **curve.to_dict()},
+        "runs": runs, "training": info, "wall_seconds": wall, "png": str(png)}
+    _store(out, results)
+    draw_curves(results["curves"][key], key, png)
+    print(f"[curves] {key}: {len(tasks)} runs in {wall:.0f} s wall; figure {png}", flush=True)
+
+
+def draw_curves(entry: dict, key: str, png) -> None:
+    st = entry["settings"]
+    series = {}
+    for var, per_seed in entry["runs"].items():
+        series[var.replace("id-", "ID + ") + " learning"] = curve_series(per_seed)
+    band = "band: lowest to highest seed" if len(st["seeds"]) > 1 else "band: ±1 s.e."
+    plot_curves(png, series, f"{key}: f_θ (alpha-beta depth {st['depth']}) vs {st['vs']}, "
+                             f"{2 * st['games']} games per point\nmean of {len(st['seeds'])} seeds, {band}; "
+                             f"{st['minutes']} min wall-clock training per run")
+
+
 def tables(results: dict, meta: dict) -> str:
     """The generated markdown tables."""
     lines = ["# Descent family: generated tables", "", "Made by (in this order):", ""]
@@ -286,6 +372,28 @@ def tables(results: dict, meta: dict) -> str:
                          f"{r['ubfm']['iterations_per_s']:.0f} | {r['ubfm']['nodes_per_s']:.0f} | "
                          f"{r['mcts']['iterations_per_s']:.0f} | {r['id']['nodes_per_s']:.0f} ({r['id']['depth']}) |")
         lines.append("")
+    for key, entry in results.get("curves", {}).items():
+        st = entry["settings"]
+        lines += [f"## {key}: learning curves (tree / root / terminal learning)", "",
+                  f"f_θ with alpha-beta depth {st['depth']} against {st['vs']}, {2 * st['games']} games per point "
+                  f"({st['games']} random {st['opening_plies']}-ply openings x 2 seats, the same at every point); "
+                  f"a point every {st['every_seconds']:g} training seconds; {st['minutes']} min wall-clock per run, "
+                  f"{st['move_seconds']} s per move; seeds {', '.join(map(str, st['seeds']))}; "
+                  f"{st['jobs']} runs at a time; {entry['wall_seconds']:.0f} s wall for the stage. "
+                  f"Figure: `{entry['png']}`.", "",
+                  "Score (win 1, draw ½) per point: mean over seeds [per seed]; training games at the last point.", ""]
+        header = "| variant | " + " | ".join(f"t≈{t:.0f} s" for t in curve_series(
+            next(iter(entry["runs"].values())))[0]) + " | games (per seed) |"
+        lines += [header, "|---|" + "---:|" * (header.count("|") - 2)]
+        for var, per_seed in entry["runs"].items():
+            t, mean, _, _ = curve_series(per_seed)
+            cells = []
+            for k, m in enumerate(mean):
+                each = " ".join(f"{rows[k]['score']:.2f}" for rows in per_seed.values())
+                cells.append(f"{m:.2f} [{each}]")
+            g = " / ".join(str(r["games"]) for r in entry["training"][var].values())
+            lines.append(f"| {var} | " + " | ".join(cells) + f" | {g} |")
+        lines.append("")
     for key, per in results.get("play", {}).items():
         lines += [f"## {key}: play", ""]
         for tag, table in per.items():
@@ -312,7 +420,8 @@ def main(argv=None) -> int:
     p.add_argument("--minutes", type=float, default=1.0, help="training minutes per variant")
     p.add_argument("--move-seconds", type=float, default=0.05, help="search seconds per move (training)")
     p.add_argument("--games", default="hex6,c4")
-    p.add_argument("--stage", default="all", choices=["train", "tournaments", "play", "speed", "tables", "all"])
+    p.add_argument("--stage", default="all",
+                   choices=["train", "tournaments", "play", "speed", "curves", "tables", "all"])
     p.add_argument("--depth", type=int, default=2, help="alpha-beta depth of the tournaments")
     p.add_argument("--openings", type=int, default=10, help="random 2-ply openings per pair (x 2 seats)")
     p.add_argument("--play-seconds", type=float, default=0.03, help="seconds per move in the play stage")
@@ -323,6 +432,12 @@ def main(argv=None) -> int:
     p.add_argument("--experiments", default="", help="restrict training/tournaments to these experiments "
                                                       "(comma-separated: data,search,heuristic)")
     p.add_argument("--no-td", action="store_true", help="do not train TD-FARL")
+    p.add_argument("--curve-seeds", default="0,1,2", help="curves stage: training seeds (comma-separated)")
+    p.add_argument("--curve-every", type=float, default=15.0, help="curves stage: training seconds between points")
+    p.add_argument("--curve-vs", default="mcts100", help="curves stage: the reference opponent")
+    p.add_argument("--curve-games", type=int, default=20, help="curves stage: games per seat and point")
+    p.add_argument("--jobs", type=int, default=2, help="curves stage: training runs at a time")
+    p.add_argument("--curves-png", default="docs/results/descent_curves.png", help="curves stage: the figure")
     p.add_argument("--pool", default="", help="further run folders (repetitions) for pooled tournaments")
     args = p.parse_args(argv)
     out = Path(args.out)
@@ -345,6 +460,12 @@ def main(argv=None) -> int:
         play_stage(out, games, args.play_seconds, args.play_games, args.ref_games, args.seed)
     if args.stage == "speed":
         speed_stage(out)
+    if args.stage == "curves":
+        seeds = [int(x) for x in args.curve_seeds.split(",") if x.strip()]
+        for g in games:
+            curves_stage(out, g, args.minutes, args.move_seconds, seeds, args.curve_every, args.curve_vs,
+                         args.curve_games, args.jobs, args.curves_png if len(games) == 1 else
+                         str(Path(args.curves_png).with_name(f"{Path(args.curves_png).stem}_{g}.png")))
     results = _load(out)
     meta = results.setdefault("meta", {})
     commands = meta.setdefault("commands", [meta.pop("command")] if "command" in meta else [])
