@@ -47,9 +47,11 @@ def test_agent_file_round_trip_and_foreign_files(tmp_path):
 def test_cli_train_resume_eval_and_tournament(tmp_path, capsys):
     out = tmp_path / "run"
     assert cli.main(["train", "tictactoe", "--algo", "descent", "--minutes", "0.02", "--move-iterations", "10",
-                     "--out", str(out), "--no-progress", "--checkpoint-seconds", "0.5"]) == 0
+                     "--out", str(out), "--no-progress", "--checkpoint-seconds", "0.5", "--eval-vs", "random",
+                     "--eval-every-seconds", "0.4"]) == 0
     rec = json.loads((out / "run.json").read_text())
     assert rec["algo"] == "descent" and rec["status"] == "done" and rec["games"] > 0
+    assert len((out / "curve.csv").read_text().splitlines()) == 1 + 4  # header + points at 0, 0.4, 0.8, 1.2 s
     # resume past the end does nothing more; a cut-short run (status running) continues
     minutes = rec["train_seconds"] / 60 + 0.02
     rec["status"], rec["config"]["minutes"] = "running", minutes
@@ -65,11 +67,12 @@ def test_cli_train_resume_eval_and_tournament(tmp_path, capsys):
     tdir = tmp_path / "t"
     assert cli.main(["tournament", "tictactoe", "--variant", "tree:learning=tree", "--variant",
                      "terminal:learning=terminal,move_iterations=10", "--minutes", "0.01", "--depth", "1",
-                     "--openings", "2", "--out", str(tdir), "--no-progress"]) == 0
+                     "--openings", "2", "--out", str(tdir), "--no-progress", "--eval-vs", "random"]) == 0
     res = json.loads((tdir / "tournament.json").read_text())
     pct = [v["win_pct"] for v in res["variants"].values()]
     assert len(pct) == 2 and sum(pct) == pytest.approx(100.0)
     assert all(v["games"] == 4 for v in res["variants"].values())
+    assert (tdir / "tree" / "curve.csv").exists() and (tdir / "terminal" / "curve.png").exists()
 
 
 def test_tiny_descent_learning_beats_random_clearly():

@@ -170,15 +170,20 @@ def register(subparsers) -> None:
     p.add_argument("--opening-plies", type=int, default=2)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", metavar="DIR", help="folder for runs and results (default runs/tournament-GAME-TIME)")
+    p.add_argument("--eval-every-seconds", type=float, default=15.0, metavar="S",
+                   help="learning curve of each variant's run: a point every S training seconds (0: none)")
+    p.add_argument("--eval-vs", default="mcts100", metavar="OPP", help="the curves' reference opponent")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=cmd_tournament, command="tournament")
 
 
 def cmd_tournament(args) -> int:
+    from farl_agents.descent.curves import CurveSettings
     from farl_agents.descent.run import run_training
     from farl_agents.descent.tournament import all_play_all, markdown, parse_variant, write
 
     game = _game(args.game, _params(args.param))
+    curve = CurveSettings(every_seconds=args.eval_every_seconds, vs=args.eval_vs, seed=args.seed).check(game)
     out = Path(args.out) if args.out else Path("runs") / f"tournament-{game.name}-{time.strftime('%Y%m%d-%H%M%S')}"
     files = {}
     if args.agents:
@@ -193,7 +198,7 @@ def cmd_tournament(args) -> int:
         if rec.exists() and json.loads(rec.read_text()).get("status") == "done":
             pass  # trained in an earlier call: reuse
         else:
-            run_training(cfg, folder, resume=rec.exists(), progress=not args.no_progress)
+            run_training(cfg, folder, resume=rec.exists(), progress=not args.no_progress, curve=curve)
         files[name] = str(folder / "agent.npz")
     if len(files) < 2:
         raise ValueError("a tournament needs at least two variants or agent files (--variant / --agents)")
