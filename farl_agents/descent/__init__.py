@@ -11,6 +11,8 @@ Modules, each with one job:
 ``selection``   ε-greedy, softmax, ordinal distribution (Alg. 12), completed selection
 ``learning``    tree / root / terminal learning data (Alg. 3-5), experience replay (Alg. 6)
 ``trainer``     the self-play learning loop with a wall-clock budget (Alg. 3-7)
+``curves``      learning curves: f_θ vs a reference opponent every S training seconds
+``run``         run folders: checkpoints, run.json, curve.csv / curve.png, resume
 ``agent``       the harness player and its agent file (format ``farl-descent-agent``)
 ``cli``         ``farl train GAME --algo descent`` and ``farl tournament``
 ``experiments`` the scaled-down measurements of docs/results/descent.md
