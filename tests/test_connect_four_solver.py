@@ -383,10 +383,9 @@ def test_first_player_never_loses_to_random():
 
 
 def test_first_player_beats_itself(solver):
-    # From the empty board the first player wins, but early moves outside the
-    # book are budgeted (not always exact, see ABPlayer); so this is checked
-    # from positions with >= 12 discs (exact regime) that are won for the
-    # first player, who is to move: AB against AB must convert every one.
+    # Positions with >= 12 discs that are won for the first player, who is to
+    # move: AB against AB must convert every one (the empty board is checked
+    # in the slow test below: early exact moves take seconds).
     rng = np.random.default_rng(1)
     checked = 0
     while checked < 3:
@@ -428,6 +427,23 @@ def test_perfect_play_ends_when_predicted(solver):
             assert winner == expected_winner, end
             assert len(end) == _end_ply(n, v), (moves, v, end)
             done["win"] += 1
+
+
+@pytest.mark.slow
+def test_perfect_play_from_the_empty_board():
+    # Known solution of Connect Four: the first player wins with its 21st disc.
+    # AB (fastest win) against AB-DL (longest resistance) must therefore end
+    # every game at ply 41 with a first-player win, which checks every move of
+    # both players; and AB must also win against AB, whose lost side plays at
+    # random (positions off the perfect line).
+    rng = np.random.default_rng(11)
+    shared = Solver()
+    for _ in range(2):
+        winner, end = play(ABPlayer(shared), ABDLPlayer(shared), rng)
+        assert winner == 0 and len(end) == 41, end
+    for _ in range(2):
+        winner, end = play(ABPlayer(shared), ABPlayer(shared), rng)
+        assert winner == 0, end
 
 
 def test_ab_and_abdl_when_lost(solver):

@@ -73,19 +73,19 @@ Cost of exact answers, and what the players do about it
 -------------------------------------------------------
 Measured on this project's machine (numba, ~3-7 M nodes/s, cold table), the
 exact best-move set of a position takes ~10-100 ms after 12 or more discs,
-~0.1-1 s after 10, seconds after 8, and minutes after 1-4 discs (the exact
+~0.1-1 s after 10, seconds after 6-8, and minutes after 1-4 discs (the exact
 scores of the seven first moves took ~8 CPU minutes).  An opening book that
 holds every position up to ply k is therefore out of reach for k >= 3 or so;
-the packaged book holds the positions a perfect player meets in plies 0-3
-(see ``c4_book``).  The players hence work in two regimes (see
-``ABPlayer``):
+the packaged book holds the positions a perfect player meets against any
+opponent (``c4_book``: complete through ply 4, ply 5 in progress).
 
-* from ``EXACT_FROM_PLY`` (10) discs on, and in every position of the book
-  (``c4_book``), every move is exact;
-* before that, a move gets a node budget (``DEFAULT_MAX_NODES``): exact if
-  the search finishes within it, otherwise chosen from depth-limited
-  searches (forced wins/losses within the horizon are still exact).
-  ``max_nodes=None`` makes all moves exact (and early ones slow).
+The players are exact at every move by default: book positions are
+instant, later ones are searched on the shared table, which warms up over an
+evaluation.  The price is speed before ply ~10 outside the book (see
+``benchmarks/opponents_speed.py``, whose AB vs AB-DL games also check
+perfect play: every one must end with a first-player win at ply 41).  A node
+budget (``ABPlayer(max_nodes=...)``) makes early moves fast but not always
+perfect (see ``ABPlayer``).
 
 ``solve`` and ``analyze`` are always exact, however long that takes.
 """
