@@ -51,7 +51,10 @@ def test_cli_train_resume_eval_and_tournament(tmp_path, capsys):
                      "--eval-every-seconds", "0.4"]) == 0
     rec = json.loads((out / "run.json").read_text())
     assert rec["algo"] == "descent" and rec["status"] == "done" and rec["games"] > 0
-    assert len((out / "curve.csv").read_text().splitlines()) == 1 + 4  # header + points at 0, 0.4, 0.8, 1.2 s
+    rows = (out / "curve.csv").read_text().splitlines()[1:]
+    # a point at 0, then one at the first game end past each 0.4 s step (a slow machine may skip some steps)
+    points = [int(r.split(",")[0]) for r in rows]
+    assert 2 <= len(points) <= 4 and points[0] == 0 and points == sorted(set(points)), rows
     # resume past the end does nothing more; a cut-short run (status running) continues
     minutes = rec["train_seconds"] / 60 + 0.02
     rec["status"], rec["config"]["minutes"] = "running", minutes
