@@ -33,11 +33,8 @@ from __future__ import annotations
 import importlib
 import json
 import sys
-import zipfile
 from pathlib import Path
 from types import ModuleType
-
-import numpy as np
 
 FAMILIES = ("farl_agents.nemesh.cli", "farl_agents.descent.cli")
 """Modules of the learner families, in the order ``farl info`` lists them."""
@@ -111,12 +108,11 @@ def file_format(path) -> str | None:
     path = Path(path)
     if not path.is_file():
         return None
+    from farl_agents.learners.agent_io import UNREADABLE, read_npz_with_meta
+
     try:
-        with np.load(path, allow_pickle=False) as data:
-            if "meta" not in data.files:
-                return None
-            meta = json.loads(str(data["meta"]))
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError, json.JSONDecodeError):
+        _, meta = read_npz_with_meta(path)
+    except UNREADABLE:
         return None
     return meta.get("format") if isinstance(meta, dict) else None
 

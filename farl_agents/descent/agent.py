@@ -23,12 +23,12 @@ shape checked against the network the metadata describes.
 from __future__ import annotations
 
 import json
-import zipfile
 from pathlib import Path
 
 import numpy as np
 
 from farl_agents.atomic import atomic_file
+from farl_agents.learners.agent_io import UNREADABLE, read_npz_with_meta
 from farl_agents.descent.alphabeta import AlphaBeta
 from farl_agents.descent.evaluation import evaluation_from_file
 from farl_agents.descent.heuristics import make_heuristic
@@ -119,10 +119,8 @@ def read_agent_file(path, game=None):
     if not path.is_file():
         raise ValueError(f"{path}: no such agent file")
     try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
-        meta = json.loads(str(arrays["meta"]))
-    except (zipfile.BadZipFile, OSError, EOFError, KeyError, ValueError) as exc:
+        arrays, meta = read_npz_with_meta(path)
+    except UNREADABLE as exc:
         raise ValueError(f"{path}: not a readable descent agent file ({type(exc).__name__})") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise ValueError(f"{path}: not a descent agent file (format {meta.get('format') if isinstance(meta, dict) else None!r})")

@@ -33,6 +33,21 @@ FORMAT = "farl-agent"
 VERSION = 1
 
 
+UNREADABLE = (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError)
+"""What :func:`read_npz_with_meta` raises for a file that is not a readable ``.npz`` with ``meta``."""
+
+
+def read_npz_with_meta(path) -> tuple[dict, object]:
+    """Every array of a farl ``.npz`` file (``allow_pickle=False``) and its decoded ``meta`` JSON.
+
+    The one reader of agent files for every learner family; the callers check
+    the ``format`` and turn :data:`UNREADABLE` errors into their own messages.
+    """
+    with np.load(path, allow_pickle=False) as data:
+        arrays = {k: data[k] for k in data.files}
+    return arrays, json.loads(str(arrays["meta"]))
+
+
 class AgentFileError(ValueError):
     """The file is not a readable farl agent (corrupt, truncated, foreign or for another game)."""
 

@@ -23,7 +23,6 @@ File layout (format ``farl-nemesh-agent``, version 1; ``.npz`` read with
 from __future__ import annotations
 
 import json
-import zipfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -31,6 +30,7 @@ import numpy as np
 
 import farl_envs
 from farl_agents.atomic import atomic_file
+from farl_agents.learners.agent_io import UNREADABLE, read_npz_with_meta
 from farl_agents.nemesh.features import N_FEATURES
 from farl_agents.nemesh.learner import ALPHA0, GAMMA, initial_weights
 from farl_agents.nemesh.search import SearchScratch, choose_move
@@ -161,10 +161,8 @@ class NemeshAgent:
         if not path.is_file():
             raise FileNotFoundError(f"no Nemesh agent file at {path}")
         try:
-            with np.load(path, allow_pickle=False) as data:
-                arrays = {k: data[k] for k in data.files}
-            meta = json.loads(str(arrays["meta"]))
-        except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError, json.JSONDecodeError) as exc:
+            arrays, meta = read_npz_with_meta(path)
+        except UNREADABLE as exc:
             raise NemeshFileError(f"{path} is not a Nemesh agent file (unreadable: {' '.join(str(exc).split())})") \
                 from None
         if not isinstance(meta, dict) or meta.get("format") != FORMAT:
