@@ -9,8 +9,16 @@ Measures on one core, after compilation (one warm-up move per player):
    moves of whole games against a random player;
 3. Bench moves/s on Othello (Bench against Bench from the 244 4-ply starts);
 4. the Connect Four solver's ms/move over whole games against a random
-   player, and over whole AB vs AB-DL games from the empty board, which
-   also checks perfect play: each must end in a first-player win at ply 41.
+   player (the worst case: random moves leave the opening book at once),
+   over whole AB vs AB-DL games from the empty board, which also checks
+   perfect play: each must end in a first-player win at ply 41, and over
+   whole *evaluations* of a trained TD-FARL agent as the harness runs them:
+   Table 1's protocol (50 games per seat against AB, then AB-DL) and seed
+   002's (200 games, learner first, the perfect player randomising its
+   first 12 plies).  Those start from a cold table (the book only), so the
+   figure includes the early expensive solves.  The agent is the one given
+   with ``--c4-agent`` (e.g. a Table 1 run's ``agent.npz``), else one trained
+   here for ``--c4-train`` episodes with the paper settings.
 
 Prints a table and writes ``docs/results/opponents_speed.md``.
 """
@@ -39,7 +47,7 @@ class Timed:
 
     def __init__(self, player):
         self.player, self.name = player, player.name
-        self.seconds, self.moves = 0.0, 0
+        self.seconds, self.moves, self.worst = 0.0, 0, 0.0
 
     def reset(self):
         r = getattr(self.player, "reset", None)
@@ -49,7 +57,9 @@ class Timed:
     def act(self, game, state, rng):
         t = time.perf_counter()
         a = self.player.act(game, state, rng)
-        self.seconds += time.perf_counter() - t
+        dt = time.perf_counter() - t
+        self.seconds += dt
+        self.worst = max(self.worst, dt)
         self.moves += 1
         return a
 
@@ -132,6 +142,42 @@ def connect_four_speed(games):
     return rows
 
 
+def _c4_agent(path, episodes):
+    """The trained agent the evaluation timings use: loaded, or trained here."""
+    if path:
+        from farl_agents.learners.agent_io import load_agent
+        return load_agent(path), f"agent {path}"
+    from farl_agents.learners import NTupleAgent
+    from farl_agents.learners.presets import paper_config
+    agent = NTupleAgent("connect_four", paper_config("connect_four", episodes=episodes, seed=0))
+    t = time.perf_counter()
+    agent.train(episodes)
+    return agent, f"TD-FARL agent trained here ({episodes:,} episodes, paper settings, {time.perf_counter() - t:.0f} s)"
+
+
+def connect_four_eval_speed(agent_path, train_episodes, table1_games=50, seed002_games=200):
+    """ms per perfect-player move over whole evaluations of a trained agent, cold table."""
+    from farl_agents.evaluate import evaluate
+    from farl_agents.opponents import connect_four as c4
+    from farl_agents.opponents import connect_four_player
+
+    game = farl_envs.game_spec("connect_four")
+    agent, what = _c4_agent(agent_path, train_episodes)
+    rows = []
+    for label, kinds, kw in (("Table 1 protocol", ("ab", "ab-dl"), dict(n_games=table1_games)),
+                             ("seed-002 protocol", ("ab",), dict(n_games=seed002_games, protocol="c4-seed002"))):
+        c4.default_solver().clear()  # cold: only the opening book is known
+        extra = dict(random_plies=12) if "protocol" in kw else {}
+        opps = [Timed(connect_four_player(k, game, **extra)) for k in kinds]
+        res = evaluate(game, agent, opps, seed=0, **kw)
+        for opp, m in zip(opps, res.matchups):
+            rows.append((f"Connect Four {opp.name} in a whole evaluation ({label})",
+                         1000 * opp.seconds / opp.moves, "ms/move",
+                         f"{opp.moves} moves in {m.n_games} games vs {what}; its win rate {m.win_rate:.1%}; "
+                         f"slowest move {opp.worst:.2f} s; cold table at the start of the {label}"))
+    return rows
+
+
 def perfect_play_check(game, games):
     """AB (first) against AB-DL (second) from the empty board, timed over whole games.
 
@@ -159,17 +205,25 @@ def perfect_play_check(game, games):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=20, help="games per measurement (default 20)")
+    ap.add_argument("--c4-agent", default=None,
+                    help="Connect Four agent file for the evaluation timings (default: train one here)")
+    ap.add_argument("--c4-train", type=int, default=200_000,
+                    help="episodes of the agent trained here when --c4-agent is not given (default 200000)")
+    ap.add_argument("--only", choices=["all", "connect4"], default="all",
+                    help="measure every opponent (default) or the Connect Four solver only")
     ap.add_argument("--out", default=str(ROOT / "docs" / "results" / "opponents_speed.md"))
     args = ap.parse_args(argv)
     if args.games < 1:
         raise SystemExit("--games must be >= 1")
     load0 = os.getloadavg()[0]
     rows = []
-    rows += maxn_speed("tictactoe", 10, args.games)
-    rows += maxn_speed("nim3p", 15, args.games)
-    rows += mcts_speed(max(2, args.games // 5))
-    rows += bench_speed(args.games)
+    if args.only == "all":
+        rows += maxn_speed("tictactoe", 10, args.games)
+        rows += maxn_speed("nim3p", 15, args.games)
+        rows += mcts_speed(max(2, args.games // 5))
+        rows += bench_speed(args.games)
     rows += connect_four_speed(max(2, args.games // 2))
+    rows += connect_four_eval_speed(args.c4_agent, args.c4_train)
     lines = ["| opponent | speed | unit | notes |", "|---|---:|---|---|"]
     for name, value, unit, note in rows:
         val = "-" if value != value else f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
