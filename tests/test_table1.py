@@ -86,6 +86,21 @@ def test_foreign_run_folder_is_reported_not_overwritten(tmp_path, capsys):
     assert "(1 run)" in md  # the FARL run finished and is tabulated
 
 
+def test_unfinished_run_shows_its_progress(tmp_path):
+    row = table1.ROWS["tictactoe"]
+    folder = table1.run_folder(tmp_path, "smoke", row, True, 0)
+    run = Run.create(folder, table1.run_spec(row, True, 0, "smoke"))
+    assert run.train(stop_after=100, progress=False) == "stopped"  # as after Ctrl-C at episode 100
+    points = read_curve(folder / "curve.csv")
+    assert [r["episode"] for r in points] == [0, 100]
+    md = table1.write_table(tmp_path, "smoke", None).read_text()
+    note = [line for line in md.splitlines() if "unfinished run `farl-seed0`" in line]
+    assert len(note) == 1, md
+    assert "100 of 200 episodes at its last checkpoint" in note[0]
+    assert f"(episode 100): {100 * points[-1]['score_maxn10']:.1f} %" in note[0]
+    assert "| TicTacToe |" in md and "not run" in md.split("| TicTacToe |")[1].splitlines()[0]
+
+
 def test_paper_figures_and_budgets():
     P = table1.PAPER_TABLE1
     assert P[("2048", "alone")] == ((142_000, 1_000), (122_000, 900))

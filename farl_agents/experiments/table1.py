@@ -395,6 +395,41 @@ def finished_results(out: Path, budget: str, row: Row) -> list[dict]:
     return found
 
 
+def _seed_of(folder: Path) -> int | None:
+    try:
+        return int(folder.name.rsplit("seed", 1)[1])
+    except (IndexError, ValueError):
+        return None
+
+
+def unfinished_progress(folder: Path, row: Row, episodes: int) -> str | None:
+    """How far an unfinished run got: episodes of its last checkpoint and its last curve point.
+
+    Only facts read from the run folder (``checkpoint.json``, ``curve.csv``);
+    None when the run has no checkpoint yet.
+    """
+    try:
+        marker = json.loads((folder / "checkpoint.json").read_text())
+        done = int(marker["episodes_done"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    text = f"{done:,} of {episodes:,} episodes at its last checkpoint"
+    opp = row.curve_opponent
+    try:
+        points = [r for r in read_curve(folder / "curve.csv")
+                  if r.get(f"score_{opp.name}") is not None and r["episode"] <= done]
+    except (OSError, ValueError, KeyError):
+        points = []
+    if points:
+        last = points[-1]
+        value = last[f"score_{opp.name}"]
+        percent = row.game not in ("game2048", "nim3p")
+        shown = f"{100 * value:.1f} %" if percent else f"{value:,.0f}" if row.game == "game2048" else f"{value:.3f}"
+        what = opp.label if row.game != "game2048" else "average score"
+        text += f"; latest curve point (episode {last['episode']:,}): {shown} ({what})"
+    return text
+
+
 def mean_se(values) -> tuple[float, float | None, int]:
     """Mean, standard error of the mean (None for one value) and count."""
     v = np.asarray(values, dtype=float)
@@ -449,6 +484,11 @@ def write_table(out: Path, budget: str, command: str | None, seconds: float | No
         if unfinished > 0:
             notes.append(f"{row.title}: {unfinished} more run{'s are' if unfinished > 1 else ' is'} unfinished "
                          f"(checkpointed or failed; run the command again to continue).")
+            done = {(r["farl"], r["seed"]) for r in res}
+            for run_json in sorted(started):
+                progress = unfinished_progress(run_json.parent, row, p.episodes)
+                if progress and (run_json.parent.name.startswith("farl-"), _seed_of(run_json.parent)) not in done:
+                    notes.append(f"{row.title}, unfinished run `{run_json.parent.name}`: {progress}.")
         t_row = sum(r.get("train_seconds", 0) + r.get("eval_seconds", 0) for r in res)
         paper_episodes = LearnerConfig.paper(row.game).episodes
         episodes = f"{p.episodes:,}" + ("" if p.episodes == paper_episodes else f" ({paper_episodes:,})")
