@@ -124,3 +124,26 @@ def test_tampered_shapes_are_refused(trained, tmp_path):
     np.savez(bad, **arrays)
     with pytest.raises(AgentFileError, match="unknown learner options"):
         NTupleAgent.load(bad)
+
+
+def test_agent_of_another_board_encoding_is_refused(trained, tmp_path):
+    """A file records the number of cell values P; a mismatch (the game's n-tuple
+    board changed since) is named, and so is a shape mismatch in an older file."""
+    _, path = trained
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    meta = json.loads(str(arrays["meta"]))
+    assert meta["n_cell_values"] == NTupleAgent.load(path).game.n_cell_values
+    meta["n_cell_values"] += 1
+    arrays["meta"] = np.array(json.dumps(meta))
+    bad = tmp_path / "other_p.npz"
+    np.savez(bad, **arrays)
+    with pytest.raises(AgentFileError, match="valued nim3p n-tuple board.*train the agent again"):
+        NTupleAgent.load(bad)
+    del meta["n_cell_values"]  # an older file, whose weights no longer fit
+    arrays["meta"] = np.array(json.dumps(meta))
+    arrays["weights"] = np.zeros(3, np.float32)
+    arrays.pop("weights_index", None), arrays.pop("weights_value", None)
+    np.savez(bad, **arrays)
+    with pytest.raises(AgentFileError, match="other cell values"):
+        NTupleAgent.load(bad)

@@ -379,3 +379,41 @@ def test_make_opponent_connect_four_solver_when_available():
         s = game.initial_state(game.p, make_rng(0))
         a = p.act(game, s, make_rng(0))
         assert 0 <= a < game.n_actions
+
+
+def test_bench_gbg_flips_the_sign_after_pass_forcing_and_final_moves():
+    """GBG's Bench counts the board from the wrong side after a move that leaves the
+    opponent only the pass or ends the game; the count is worked out here in Python."""
+    g = farl_envs.game_spec("othello")
+    normal, gbg = make_opponent("bench", g), make_opponent("bench-gbg", g)
+    assert gbg.name == "Bench-GBG" and gbg.gbg and not normal.gbg
+    mask, mask2, out, rew = (np.zeros(65, np.int8), np.zeros(65, np.int8), np.zeros(g.state_size, np.int32),
+                             np.zeros(2))
+
+    def best_sets(s):
+        g.legal_actions(g.p, s, mask)
+        me = int(s[TO_MOVE]) + 1
+        plain, flipped = {}, {}
+        for a in np.flatnonzero(mask):
+            g.afterstate(g.p, s, int(a), out, rew)
+            cells = out[HEADER:HEADER + 64]
+            v = float(np.sum(BENCH_WEIGHTS * ((cells == me) * 1.0 - ((cells != me) & (cells != 0)))))
+            g.legal_actions(g.p, out, mask2)
+            quirk = bool(out[TERMINAL]) or bool(mask2[64])
+            plain[int(a)], flipped[int(a)] = v, (-v if quirk else v)
+        top = lambda d: {a for a, v in d.items() if v == max(d.values())}  # noqa: E731
+        return top(plain), top(flipped)
+
+    rng = np.random.default_rng(5)
+    differing = 0
+    for game_no in range(150):
+        s = g.initial_state(g.p, make_rng(game_no))
+        while not s[TERMINAL]:
+            plain, flipped = best_sets(s)
+            if plain != flipped:
+                differing += 1
+                r = make_rng(game_no)
+                assert gbg.act(g, s, r) in flipped and normal.act(g, s, make_rng(game_no)) in plain
+            g.legal_actions(g.p, s, mask)
+            g.afterstate(g.p, s, int(rng.choice(np.flatnonzero(mask))), s, rew)
+    assert differing >= 3  # the quirk matters in real games

@@ -292,3 +292,49 @@ def test_api_test():
     from pettingzoo.test import api_test
 
     api_test(othello_v0.env(), num_cycles=200)
+
+
+def _ntuple_board(s) -> np.ndarray:
+    out = np.full(oth.N_CELLS, -1, dtype=np.int32)
+    oth.board(P, s, out)
+    return out
+
+
+def test_ntuple_board_marks_the_legal_cells_of_the_next_mover():
+    assert oth.make_spec().n_cell_values == 4
+    b = _ntuple_board(oth.initial_state(P, make_rng(0)))
+    # black to move: the four standard opening moves are the 3s
+    assert {int(c) for c in np.flatnonzero(b == 3)} == {_cell(x) for x in ("d3", "c4", "f5", "e6")}
+    assert {int(c) for c in np.flatnonzero(b == 1)} == {_cell("e4"), _cell("d5")}
+    assert {int(c) for c in np.flatnonzero(b == 2)} == {_cell("d4"), _cell("e5")}
+    assert int(np.sum(b == 0)) == 64 - 8
+    # after 1. f5 white may answer f4 (parallel), f6 (diagonal) or d6 (perpendicular)
+    after, _ = _after(oth.initial_state(P, make_rng(0)), _cell("f5"))
+    b = _ntuple_board(after)
+    assert {int(c) for c in np.flatnonzero(b == 3)} == {_cell(x) for x in ("f4", "f6", "d6")}
+    assert b[_cell("f5")] == 1 and b[_cell("e5")] == 1 and b[_cell("d4")] == 2
+
+
+def test_ntuple_board_when_the_mover_must_pass_or_the_game_is_over():
+    s = _position("""
+        ........
+        ........
+        ........
+        OXXXXXXX
+        .X.XX...
+        ........
+        ........
+        ........""", ply=8)  # black must pass; white's only move is c6
+    b = _ntuple_board(s)
+    assert {int(c) for c in np.flatnonzero(b == 3)} == {_cell("c6")}
+    s = _position("""
+        ........
+        ........
+        ...X....
+        ...XO...
+        ...XX...
+        ........
+        ........
+        ........""", ply=2)
+    over, _ = _after(s, _cell("f4"))
+    assert over[1] == 1 and not np.any(_ntuple_board(over) == 3)

@@ -87,6 +87,7 @@ def save_agent(agent, path: str | os.PathLike) -> Path:
     meta = {
         "format": FORMAT, "version": VERSION, "farl_version": __version__,
         "game": agent.game.name, "game_params": agent.game.params,
+        "n_cell_values": agent.game.n_cell_values,
         "config": agent.config.to_dict(), "episodes_done": agent.episodes_done,
     }
     arrays = {"meta": np.array(json.dumps(meta)), "tuples": agent.tuples,
@@ -135,8 +136,18 @@ def load_agent(path: str | os.PathLike, game: str | None = None):
         agent = NTupleAgent(meta["game"], config, tuples=arrays["tuples"], **meta["game_params"])
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise AgentFileError(f"{path}: inconsistent agent description ({exc})") from None
+    stored_p = meta.get("n_cell_values")
+    if stored_p is not None and stored_p != agent.game.n_cell_values:
+        raise AgentFileError(f"{path} was trained on a {stored_p}-valued {meta['game']} n-tuple board; this farl "
+                             f"encodes that game with {agent.game.n_cell_values} values: train the agent again")
     net = agent.net
-    net.weights[...] = _get_table(arrays, "weights", net.weights.shape, 0.0)
+    try:
+        net.weights[...] = _get_table(arrays, "weights", net.weights.shape, 0.0)
+    except AgentFileError as exc:
+        if stored_p is None:  # written before the files recorded P: the encoding may have changed since
+            raise AgentFileError(f"{exc} (the file may come from a farl whose {meta['game']} n-tuple board had "
+                                 f"other cell values: train the agent again)") from None
+        raise
     if net.tcl_n.size:
         net.tcl_n[...] = _get_table(arrays, "tcl_n", net.tcl_n.shape, config.tcl_init)
         net.tcl_a[...] = _get_table(arrays, "tcl_a", net.tcl_a.shape, config.tcl_init)

@@ -7,6 +7,7 @@ name (``make_opponent``)  player                                        games
 ``maxn`` / ``maxn15``   :class:`MaxN` (depth 15 unless given)           no chance (TTT, Nim, Nim3P)
 ``mcts`` / ``mcts5000`` :class:`MCTS` (1000 iterations unless given)    all
 ``bench`` / ``heur``    :class:`BenchPlayer`                            Othello
+``bench-gbg``           :class:`BenchPlayer` as GBG plays it (``gbg``)  Othello
 ``edax`` / ``edax1``    :class:`EdaxPlayer` (depth 1 unless given)      Othello (binary needed)
 ``bouton``              :class:`BoutonPlayer`                           two-player Nim
 ``ab`` / ``ab-dl``      Connect Four solver (perfect; AB-DL delays      Connect Four
@@ -37,7 +38,7 @@ from farl_agents.players import RandomPlayer
 __all__ = ["MaxN", "MCTS", "BenchPlayer", "EdaxPlayer", "BoutonPlayer", "RandomPlayer",
            "nim3p_player", "make_opponent", "connect_four_player", "OPPONENT_NAMES"]
 
-OPPONENT_NAMES = ("random", "maxn<depth>", "mcts<iterations>", "bench", "heur", "edax<depth>",
+OPPONENT_NAMES = ("random", "maxn<depth>", "mcts<iterations>", "bench", "bench-gbg", "heur", "edax<depth>",
                   "bouton", "ab", "ab-dl")
 
 
@@ -127,6 +128,9 @@ def make_opponent(spec: str, game):
     if flat in ("bench", "heur"):
         _require(g, ("othello",), spec)
         return BenchPlayer(flat)
+    if flat == "benchgbg":
+        _require(g, ("othello",), spec)
+        return BenchPlayer("bench", gbg=True)
     m = re.fullmatch(r"edax(?:d)?(\d+)?", flat)
     if m:
         _require(g, ("othello",), spec)

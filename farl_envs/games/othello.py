@@ -10,7 +10,8 @@ rewards             +1 / -1 / 0 by disc count (more discs wins), at the
                     move that ends the game; 0 at every other move
 observation         ``int8[8, 8, 2]``: plane 0 the observer's discs,
                     plane 1 the opponent's; row 0 (rank 1) at the top
-n-tuple board       64 cells, values 0 empty / 1 black / 2 white (P = 3)
+n-tuple board       64 cells: 0 empty, 1 black, 2 white, 3 empty where
+                    the next disc may go (P = 4)
 symmetries          8 (rotations and reflections of the square)
 ==================  ===========================================
 
@@ -62,7 +63,10 @@ It cannot tell which colour placed which disc, so it accepts some
 positions that no game reaches (e.g. the start position with colours
 swapped).
 
-Version history: v0, first release.
+Version history: v0, first release.  The n-tuple board (not the
+environment's observation) gained value 3, the legal cells of the next
+mover, as seed 000 A.6 specifies (P = 4); agents saved with the earlier
+three-valued board no longer load.
 """
 from __future__ import annotations
 
@@ -212,8 +216,29 @@ def chance(p, s, rng):
 
 @njit(cache=True)
 def board(p, s, out):
+    """The n-tuple board: 1 black, 2 white, 3 an empty cell where the next
+    disc may go, 0 any other empty cell (P = 4, as in seed 000 A.6 and GBG).
+
+    "The next disc" is that of the player to move, or, when that player must
+    pass, of the other player, who places the next disc; a finished game
+    has no 3s.  Marking the legal cells hands the value function the
+    mobility of the side to move, which the disc pattern alone shows only
+    through long-range lines (Othello's n-tuples are 6 cells long).
+    """
     for c in range(N_CELLS):
         out[c] = s[HEADER + c]
+    if s[TERMINAL]:
+        return
+    seat = s[TO_MOVE]
+    marked = 0
+    for c in range(N_CELLS):
+        if _is_move(s, c, seat + 1, 2 - seat):
+            out[c] = 3
+            marked += 1
+    if marked == 0:  # the player to move must pass: the other one moves next
+        for c in range(N_CELLS):
+            if _is_move(s, c, 2 - seat, seat + 1):
+                out[c] = 3
 
 
 @njit(cache=True)
@@ -293,7 +318,7 @@ def make_spec() -> GameSpec:
     names = tuple(f"{'abcdefgh'[c % SIZE]}{c // SIZE + 1}" for c in range(N_CELLS)) + ("pass",)
     return GameSpec(
         name="othello", version=0, params={}, p=np.zeros(1, dtype=np.int64),
-        n_players=2, n_actions=N_ACTIONS, state_size=STATE_SIZE, n_cells=N_CELLS, n_cell_values=3,
+        n_players=2, n_actions=N_ACTIONS, state_size=STATE_SIZE, n_cells=N_CELLS, n_cell_values=4,
         obs_shape=(SIZE, SIZE, 2), obs_high=1, max_plies=MAX_PLIES, has_chance=False,
         reward_range=(-1.0, 1.0),
         initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate,
