@@ -14,9 +14,9 @@ Measures on one core, after compilation (one warm-up move per player):
    perfect play: each must end in a first-player win at ply 41, and over
    whole *evaluations* of a trained TD-FARL agent as the harness runs them:
    Table 1's protocol (50 games per seat against AB, then AB-DL) and seed
-   002's (200 games, learner first, the perfect player randomising its
-   first 12 plies).  Those start from a cold table (the book only), so the
-   figure includes the early expensive solves.  The agent is the one given
+   002's (learner first, the perfect player randomising its first 12
+   plies; 50 of the protocol's 200 games).  Those start from a cold table
+   (the book only), so the figure includes the early expensive solves.  The agent is the one given
    with ``--c4-agent`` (e.g. a Table 1 run's ``agent.npz``), else one trained
    here for ``--c4-train`` episodes with the paper settings.
 
@@ -155,7 +155,7 @@ def _c4_agent(path, episodes):
     return agent, f"TD-FARL agent trained here ({episodes:,} episodes, paper settings, {time.perf_counter() - t:.0f} s)"
 
 
-def connect_four_eval_speed(agent_path, train_episodes, table1_games=50, seed002_games=200):
+def connect_four_eval_speed(agent_path, train_episodes, table1_games=50, seed002_games=50):
     """ms per perfect-player move over whole evaluations of a trained agent, cold table."""
     from farl_agents.evaluate import evaluate
     from farl_agents.opponents import connect_four as c4
