@@ -399,13 +399,6 @@ def finished_results(out: Path, budget: str, row: Row) -> list[dict]:
     return found
 
 
-def _seed_of(folder: Path) -> int | None:
-    try:
-        return int(folder.name.rsplit("seed", 1)[1])
-    except (IndexError, ValueError):
-        return None
-
-
 def unfinished_progress(folder: Path, row: Row, episodes: int) -> str | None:
     """How far an unfinished run got: episodes of its last checkpoint and its last curve point.
 
@@ -488,11 +481,11 @@ def write_table(out: Path, budget: str, command: str | None, seconds: float | No
         if unfinished > 0:
             notes.append(f"{row.title}: {unfinished} more run{'s are' if unfinished > 1 else ' is'} unfinished "
                          f"(checkpointed or failed; run the command again to continue).")
-            done = {(r["farl"], r["seed"]) for r in res}
             for run_json in sorted(started):
-                progress = unfinished_progress(run_json.parent, row, p.episodes)
-                if progress and (run_json.parent.name.startswith("farl-"), _seed_of(run_json.parent)) not in done:
-                    notes.append(f"{row.title}, unfinished run `{run_json.parent.name}`: {progress}.")
+                folder = run_json.parent
+                progress = None if (folder / "result.json").exists() else unfinished_progress(folder, row, p.episodes)
+                if progress:
+                    notes.append(f"{row.title}, unfinished run `{folder.name}`: {progress}.")
         t_row = sum(r.get("train_seconds", 0) + r.get("eval_seconds", 0) for r in res)
         paper_episodes = LearnerConfig.paper(row.game).episodes
         episodes = f"{p.episodes:,}" + ("" if p.episodes == paper_episodes else f" ({paper_episodes:,})")
