@@ -6,7 +6,7 @@ import pytest
 
 from farl_agents import cli
 from farl_agents.experiments import table1
-from farl_agents.experiments.run import Run, read_curve
+from farl_agents.experiments.run import LostCheckpoint, Run, read_curve
 from farl_agents.learners import LearnerConfig, NTupleAgent
 
 
@@ -99,6 +99,26 @@ def test_unfinished_run_shows_its_progress(tmp_path):
     assert "100 of 200 episodes at its last checkpoint" in note[0]
     assert f"(episode 100): {100 * points[-1]['score_maxn10']:.1f} %" in note[0]
     assert "| TicTacToe |" in md and "not run" in md.split("| TicTacToe |")[1].splitlines()[0]
+
+
+def test_run_whose_checkpoint_agent_is_gone_starts_again(tmp_path, capsys):
+    """A fresh clone has the run folder's marker but not its (uncommitted) checkpoint agents."""
+    import shutil
+
+    row = table1.ROWS["nim"]
+    folder = table1.run_folder(tmp_path, "smoke", row, True, 0)
+    run = Run.create(folder, table1.run_spec(row, True, 0, "smoke"))
+    assert run.train(stop_after=100, progress=False) == "stopped"
+    shutil.rmtree(folder / "checkpoints")
+    with pytest.raises(LostCheckpoint, match="is missing"):
+        Run.open(folder)
+    assert table1.reproduce([row], runs=1, jobs=1, budget="smoke", out=tmp_path, progress=False) == 0
+    assert "nim farl seed 0 started again from episode 0" in capsys.readouterr().out
+    fresh = Run.create(tmp_path / "fresh", table1.run_spec(row, True, 0, "smoke"))
+    assert fresh.train(progress=False) == "done"
+    again = NTupleAgent.load(folder / "agent.npz")
+    assert np.array_equal(again.net.weights, fresh.agent.net.weights)
+    assert [r["episode"] for r in read_curve(folder / "curve.csv")] == [r["episode"] for r in fresh.rows]
 
 
 def test_paper_figures_and_budgets():

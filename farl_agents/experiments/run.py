@@ -77,6 +77,16 @@ class RunError(ValueError):
     """A run folder that cannot be used (missing, foreign, inconsistent, not writable)."""
 
 
+class LostCheckpoint(RunError):
+    """The checkpoint marker names an agent file that is gone (in a fresh clone, say: checkpoint
+    agents are not committed). Such a run cannot continue, only start again from episode 0."""
+
+    def __init__(self, folder: Path, agent_file: str):
+        self.folder, self.agent_file = Path(folder), agent_file
+        super().__init__(f"{folder}: the checkpoint's agent {agent_file} is missing (checkpoint agents are "
+                         f"not committed with a run); start the run again in a new folder")
+
+
 # ---------------------------------------------------------------- what a run is
 @dataclass(frozen=True)
 class RunSpec:
@@ -365,6 +375,8 @@ class Run:
             marker = json.loads(marker_path.read_text())
             if marker.get("format") != MARKER_FORMAT or marker.get("version") != MARKER_VERSION:
                 raise RunError(f"{marker_path} is not a farl checkpoint marker (version {MARKER_VERSION})")
+            if not (folder / marker["agent"]).exists():
+                raise LostCheckpoint(folder, marker["agent"])
             agent = NTupleAgent.load(folder / marker["agent"], game=spec.game)
             rows, pending, wall = marker["rows"], marker["pending"], float(marker["wall_seconds"])
             episodes = int(marker["episodes_done"])
@@ -375,6 +387,16 @@ class Run:
             raise RunError(f"{folder}: the checkpoint's agent does not match run.json; start the run again "
                            f"in a new folder")
         return cls(folder, spec, agent, rows, pending, wall)
+
+    @classmethod
+    def restart(cls, folder) -> "Run":
+        """Drop the progress of the run in ``folder`` (marker, curve, latest evaluation) and start it
+        again from episode 0 with the settings of its ``run.json``."""
+        folder = Path(folder)
+        read_spec(folder)  # only a farl run folder is touched
+        for name in ("checkpoint.json", "curve.csv", "curve.png", "eval.json", "agent.npz"):
+            (folder / name).unlink(missing_ok=True)
+        return cls.open(folder)
 
     # -------------------------------------------------------------- state
     @property

@@ -58,8 +58,8 @@ import numpy as np
 
 import farl_envs
 from farl_agents.atomic import atomic_write_json, atomic_write_text
-from farl_agents.experiments.run import (Run, RunError, RunSpec, StopRequest, ensure_writable, evaluate_agent,
-                                         read_curve)
+from farl_agents.experiments.run import (LostCheckpoint, Run, RunError, RunSpec, StopRequest, ensure_writable,
+                                         evaluate_agent, read_curve)
 from farl_agents.learners import LearnerConfig, paper_game_params
 
 #: Seed 000, Table 1 (Konen & Bagheri, "Final Adaptation Reinforcement Learning for N-Player Games"):
@@ -225,8 +225,13 @@ def _run_task(task: dict, folder: Path) -> dict:
         return {**json.loads(result_path.read_text()), "status": "cached"}
     row = ROWS[task["row"]]
     spec = run_spec(row, task["farl"], task["seed"], task["budget"])
+    restarted = None
     if (folder / "run.json").exists():
-        run = Run.open(folder)
+        try:
+            run = Run.open(folder)
+        except LostCheckpoint as exc:  # e.g. a fresh clone of a repository holding an unfinished run
+            restarted = f"its checkpoint agent {exc.agent_file} is missing"
+            run = Run.restart(folder)
         if run.spec != spec:
             raise RunError(f"{folder} holds a run with other settings than this farl's {task['budget']} budget; "
                            f"move it away to rerun")
@@ -234,7 +239,7 @@ def _run_task(task: dict, folder: Path) -> dict:
         run = Run.create(folder, spec, command=f"farl reproduce table1 --rows {row.key} --budget {task['budget']}")
     status = run.train(progress=False, checkpoint_minutes=task.get("checkpoint_minutes", 5.0))
     if status != "done":
-        return {**_task_id(task), "status": status, "episodes_done": run.episodes_done}
+        return {**_task_id(task), "status": status, "episodes_done": run.episodes_done, "restarted": restarted}
     train_seconds = run.wall_seconds
     opps = [o for o in row.opponents if available(o)]
     skipped = [o.name for o in row.opponents if not available(o)]
@@ -251,7 +256,7 @@ def _run_task(task: dict, folder: Path) -> dict:
               "finished": datetime.datetime.now().isoformat(timespec="seconds"),
               "farl_version": farl_envs.__version__}
     atomic_write_json(result_path, result)
-    return {**result, "status": "done"}
+    return {**result, "status": "done", "restarted": restarted}
 
 
 def _ignore_sigint() -> None:
@@ -287,6 +292,10 @@ def reproduce(rows: list[Row], runs: int = 10, jobs: int | None = None, budget: 
         raise ValueError(f"unknown backend {backend!r}; use local or ray")
     failed = [r for r in results if r["status"] == "failed"]
     interrupted = [r for r in results if r["status"] == "interrupted"] or len(results) < len(todo)
+    for r in results:
+        if r.get("restarted"):
+            log(f"run {r['row']} {'farl' if r['farl'] else 'nofarl'} seed {r['seed']} started again from "
+                f"episode 0: {r['restarted']}")
     for r in failed:
         log(f"run {r['row']} {'farl' if r['farl'] else 'nofarl'} seed {r['seed']} failed: {r['error']}")
     md = write_table(out, budget, command, seconds=time.perf_counter() - t0)
