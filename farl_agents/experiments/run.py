@@ -26,7 +26,10 @@ the training statistics of the unfinished curve interval. A run killed at
 any instant therefore resumes from a consistent state: the last marker and
 the agent file it names. ``agent.npz``, ``curve.csv`` and ``eval.json`` are
 copies for people and tools; they may be one checkpoint ahead of the marker
-after a crash and are rewritten on resume.
+after a crash and are rewritten on resume. A marker whose agent file is gone
+(``checkpoints/`` is not committed with a run, so a fresh clone has only the
+marker) raises ``LostCheckpoint``: ``farl train --resume`` stops with that
+message, ``farl reproduce`` starts such a run again from episode 0.
 
 **Determinism.** ``agent.train`` continues exactly where it stopped
 (schedules by episode index, random streams and TCL accumulators in the
