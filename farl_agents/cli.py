@@ -727,6 +727,11 @@ def _add_reproduce(sub) -> None:
     p.add_argument("--backend", choices=["local", "ray"], default="local",
                    help="local worker processes or Ray tasks (pip install 'farl[ray]')")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--table-only", action="store_true",
+                   help="train nothing: write the table and the curves from the runs already in OUT")
+    p.add_argument("--readme", metavar="PATH", default=None,
+                   help="also rewrite the table block of PATH (between its <!-- table1:BUDGET start/end --> "
+                        "markers) with the short form of the table")
     p.set_defaults(func=cmd_reproduce, command="reproduce")
 
 
@@ -739,8 +744,25 @@ def cmd_reproduce(args) -> int:
         raise CliError(str(exc)) from None
     if args.runs < 1 or args.jobs < 1:
         raise CliError("--runs and --jobs must be >= 1")
-    return table1.reproduce(rows, runs=args.runs, jobs=args.jobs, budget=args.budget, out=args.out,
-                            backend=args.backend, command=_command(args.argv), progress=not args.quiet)
+    if args.readme is not None and not Path(args.readme).is_file():
+        raise CliError(f"--readme {args.readme}: no such file")
+    if args.table_only:
+        if not Path(args.out).is_dir():
+            raise CliError(f"--out {args.out}: no such folder (nothing to tabulate)")
+        md = table1.write_table(Path(args.out), args.budget, _command(args.argv))
+        for row in rows:
+            table1.plot_row(Path(args.out), args.budget, row)
+        print(f"wrote {md}")
+        code = 0
+    else:
+        code = table1.reproduce(rows, runs=args.runs, jobs=args.jobs, budget=args.budget, out=args.out,
+                                backend=args.backend, command=_command(args.argv), progress=not args.quiet)
+    if args.readme is not None:
+        try:
+            print(f"updated {table1.update_readme(Path(args.readme), Path(args.out), args.budget, rows)}")
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
+    return code
 
 
 # ------------------------------------------------------------------ info

@@ -61,6 +61,28 @@ def test_resumed_run_equals_a_fresh_one(results, tmp_path):
     assert nofarl_cfg == LearnerConfig.paper("tictactoe", farl=False, seed=0, episodes=200)
 
 
+def test_table_only_rewrites_the_readme_block(results, tmp_path, capsys):
+    readme = tmp_path / "README.md"
+    readme.write_text("# x\n\nbefore\n<!-- table1:smoke start -->\nold table\n<!-- table1:smoke end -->\nafter\n")
+    before = {p: p.read_text() for p in (results / "table1_smoke_runs").glob("*/*/result.json")}
+    assert reproduce(results, "--table-only", "--rows", "tictactoe", "--readme", readme) == 0
+    assert {p: p.read_text() for p in (results / "table1_smoke_runs").glob("*/*/result.json")} == before
+    text = readme.read_text()
+    assert text.startswith("# x\n\nbefore\n<!-- table1:smoke start -->\n| game |") and "old table" not in text
+    assert text.endswith("<!-- table1:smoke end -->\nafter\n")
+    block = [line for line in text.splitlines() if line.startswith("| TicTacToe")]
+    assert len(block) == 1 and block[0].count("(1 run)") == 2 and "49 % ± 5 %" in block[0]
+    assert "Nim 3x5" not in text  # only the rows asked for
+    md = (results / "table1_smoke.md").read_text()
+    assert "farl reproduce table1 --rows nim --budget smoke" in md  # the commands that started the runs
+    # a README without the block, and a missing one: one-line errors, exit code 2
+    readme.write_text("# no markers\n")
+    assert reproduce(results, "--table-only", "--readme", readme) == 2
+    err = capsys.readouterr().err.strip()
+    assert "<!-- table1:smoke start -->" in err and "\n" not in err
+    assert reproduce(results, "--table-only", "--readme", tmp_path / "missing.md") == 2
+
+
 def test_second_invocation_skips_finished_runs(results, capsys):
     before = (results / "table1_smoke_runs" / "nim" / "farl-seed0" / "result.json").read_text()
     assert reproduce(results, "--rows", "nim", "--runs", 1) == 0

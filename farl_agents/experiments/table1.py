@@ -466,6 +466,58 @@ def _minutes(seconds: float) -> str:
     return f"{seconds / 60:.1f} min" if seconds >= 60 else f"{seconds:.0f} s"
 
 
+def cell_lines(row: Row, res: list[dict]) -> list[dict]:
+    """One line of the table per opponent of ``row``: the paper's cells and ours (formatted) from the
+    finished runs ``res``; ``runs`` counts our runs behind the line (FARL plus no-FARL)."""
+    percent = row.game not in ("game2048", "nim3p")
+    big = row.game == "game2048"
+    out = []
+    for opp in row.opponents:
+        paper = PAPER_TABLE1[(row.key, opp.name)]
+        cells, runs = [], 0
+        for farl in (True, False):
+            vals = [r["scores"][opp.name] for r in res if r["farl"] == farl and opp.name in r["scores"]]
+            m, se, n = mean_se(vals)
+            runs += n
+            cells.append("not run" if n == 0 else f"{_fmt(m, se, percent, big)} ({n} run{'s' if n > 1 else ''})")
+        skipped = (any(opp.name in r.get("skipped", ()) for r in res)
+                   and all(opp.name not in r["scores"] for r in res))
+        out.append({"label": opp.label, "opponent": opp.name, "paper_farl": _fmt_paper(paper[0], percent, big),
+                    "paper_nofarl": _fmt_paper(paper[1], percent, big), "farl": cells[0], "nofarl": cells[1],
+                    "runs": runs, "skipped_everywhere": skipped})
+    return out
+
+
+README_START = "<!-- table1:{budget} start -->"
+README_END = "<!-- table1:{budget} end -->"
+
+
+def readme_table(out: Path, budget: str, rows: list[Row] | None = None) -> str:
+    """The short form of ``OUT/<prefix>.md`` for the README: game, opponent, the paper's cells and ours,
+    for ``rows`` (default all), only lines with at least one finished run."""
+    lines = ["| game | vs. | paper FARL | paper no-FARL | ours FARL | ours no-FARL |",
+             "|---|---|---|---|---|---|"]
+    for row in rows or ROWS.values():
+        for line in cell_lines(row, finished_results(out, budget, row)):
+            if line["runs"]:
+                lines.append(f"| {row.title} | {line['label']} | {line['paper_farl']} | {line['paper_nofarl']} | "
+                             f"{line['farl']} | {line['nofarl']} |")
+    return "\n".join(lines)
+
+
+def update_readme(readme: Path, out: Path, budget: str, rows: list[Row] | None = None) -> Path:
+    """Replace the block between the ``table1:<budget>`` markers of ``readme`` by ``readme_table``."""
+    readme = Path(readme)
+    text = readme.read_text()
+    start, end = README_START.format(budget=budget), README_END.format(budget=budget)
+    i, j = text.find(start), text.find(end)
+    if i < 0 or j < i:
+        raise ValueError(f"{readme} has no table block for the {budget} budget: put the lines {start} and {end} "
+                         f"where the table belongs")
+    atomic_write_text(readme, text[:i + len(start)] + "\n" + readme_table(out, budget, rows) + "\n" + text[j:])
+    return readme
+
+
 def write_table(out: Path, budget: str, command: str | None, seconds: float | None = None) -> Path:
     """Write ``OUT/<prefix>.md`` from every finished run on disk; returns its path."""
     out = Path(out)
@@ -499,22 +551,14 @@ def write_table(out: Path, budget: str, command: str | None, seconds: float | No
         paper_episodes = LearnerConfig.paper(row.game).episodes
         episodes = f"{p.episodes:,}" + ("" if p.episodes == paper_episodes else f" ({paper_episodes:,})")
         first = True
-        for opp in row.opponents:
-            paper = PAPER_TABLE1[(row.key, opp.name)]
-            percent = row.game not in ("game2048", "nim3p")
-            big = row.game == "game2048"
-            cells = []
-            for farl in (True, False):
-                vals = [r["scores"][opp.name] for r in res if r["farl"] == farl and opp.name in r["scores"]]
-                m, se, n = mean_se(vals)
-                cells.append("not run" if n == 0 else f"{_fmt(m, se, percent, big)} ({n} run{'s' if n > 1 else ''})")
-            if any(opp.name in r.get("skipped", ()) for r in res) and all(opp.name not in r["scores"] for r in res):
-                notes.append(f"{row.title} vs {opp.label}: not played ({opp.name} is not installed here).")
+        for line in cell_lines(row, res):
+            if line["skipped_everywhere"]:
+                notes.append(f"{row.title} vs {line['label']}: not played ({line['opponent']} is not installed here).")
             timing = ""
             if first and res:
                 timing = f"{_minutes(t_row)} ({_minutes(t_row / len(res))} per run)"
-            lines.append(f"| {row.title if first else ''} | {opp.label} | {_fmt_paper(paper[0], percent, big)} | "
-                         f"{_fmt_paper(paper[1], percent, big)} | {cells[0]} | {cells[1]} | "
+            lines.append(f"| {row.title if first else ''} | {line['label']} | {line['paper_farl']} | "
+                         f"{line['paper_nofarl']} | {line['farl']} | {line['nofarl']} | "
                          f"{episodes if first else ''} | {timing} |")
             first = False
     lines += ["", "Protocol per row (games are per seat and opponent in the final evaluation):", ""]
@@ -532,8 +576,18 @@ def write_table(out: Path, budget: str, command: str | None, seconds: float | No
     lines += ["", "Time per row is the wall time of its finished runs (training and evaluation) added up; runs",
               f"ran in parallel. Learning curves: `{prefix(budget)}_<row>.png`; the runs: `{prefix(budget)}_runs/`.",
               ""]
+    made_by = set()
+    for run_json in (out / f"{prefix(budget)}_runs").glob("*/*-seed*/run.json"):
+        try:
+            made_by.add(json.loads(run_json.read_text()).get("command"))
+        except (OSError, json.JSONDecodeError):
+            continue
+    made_by.discard(None)
+    if made_by:
+        lines += ["The runs were started by these commands; each continues its unfinished runs and, with",
+                  "`--runs N`, adds seeds (finished runs are cached):", "", "```", *sorted(made_by), "```", ""]
     if command:
-        lines += ["Produced (last) by:", "", "```", command, "```", ""]
+        lines += [f"This file was written by `{command}`.", ""]
     stamp = datetime.datetime.now().isoformat(timespec="seconds")
     extra = f", this invocation took {_minutes(seconds)}" if seconds is not None else ""
     lines += [f"Written {stamp} by farl {farl_envs.__version__} on {os.cpu_count()} CPU(s){extra}.", ""]
