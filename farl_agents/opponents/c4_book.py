@@ -275,18 +275,23 @@ def _main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="c4_book", description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("build", help="build the book")
-    b.add_argument("--max-ply", type=int, default=4)
-    b.add_argument("--path", default=DEFAULT_BOOK_PATH)
-    b.add_argument("--time-budget", type=float, default=None)
-    b.add_argument("--tt-entries", type=int, default=1 << 27)
-    b.add_argument("--expand", choices=("best", "keep"), default="best")
+    b.add_argument("--max-ply", type=int, default=4,
+                   help="expand book nodes up to this many discs on the board (default 4)")
+    b.add_argument("--path", default=DEFAULT_BOOK_PATH, help="book file (default: the packaged one)")
+    b.add_argument("--time-budget", type=float, default=None,
+                   help="seconds; stop cleanly after the node in progress (resume later with --resume)")
+    b.add_argument("--tt-entries", type=int, default=1 << 27,
+                   help="transposition-table entries, 8 bytes each (default 2**27: 1 GiB)")
+    b.add_argument("--expand", choices=("best", "keep"), default="best",
+                   help="best: the perfect side's best (or loss-delaying) moves, as AB and AB-DL play; "
+                        "keep: every move the seed-002 opening rule may pick")
     b.add_argument("--start", default=None, help="build below this move string only")
     b.add_argument("--resume", action="store_true", help="extend the book at --path")
     v = sub.add_parser("verify", help="re-solve a random sample of entries")
-    v.add_argument("--path", default=DEFAULT_BOOK_PATH)
-    v.add_argument("--sample", type=int, default=20)
-    v.add_argument("--min-ply", type=int, default=0)
-    v.add_argument("--seed", type=int, default=0)
+    v.add_argument("--path", default=DEFAULT_BOOK_PATH, help="book file (default: the packaged one)")
+    v.add_argument("--sample", type=int, default=20, help="entries to re-solve (default 20)")
+    v.add_argument("--min-ply", type=int, default=0, help="sample only positions with at least this many discs")
+    v.add_argument("--seed", type=int, default=0, help="seed of the sample")
     a = ap.parse_args(argv)
     if a.cmd == "build":
         print(build_book(a.max_ply, a.path, True, a.time_budget, a.tt_entries,
