@@ -72,6 +72,27 @@ def test_stop_after_then_resume_is_bit_identical(tmp_path, reference, setting, c
     assert json.loads((out / "checkpoint.json").read_text())["finished"]
 
 
+def test_resume_without_checkpoints_folder_uses_the_published_agent(tmp_path, reference, capsys):
+    """As in a fresh clone of a repository that commits run folders but not ``checkpoints/``."""
+    import shutil
+
+    out = tmp_path / "run"
+    assert farl(*train_args(out, SETTINGS["tcl-traces"], "--stop-after", 1234)) == 0
+    shutil.rmtree(out / "checkpoints")
+    assert farl("train", "--resume", out, "--quiet") == 0
+    assert_same_agent(reference / "tcl-traces" / "agent.npz", out / "agent.npz")
+    assert_same_curve(reference / "tcl-traces", out)
+    # without the published copy either, --resume says what is missing, in one line
+    out2 = tmp_path / "run2"
+    assert farl(*train_args(out2, SETTINGS["tcl-traces"], "--stop-after", 1234)) == 0
+    shutil.rmtree(out2 / "checkpoints")
+    (out2 / "agent.npz").unlink()
+    capsys.readouterr()
+    assert farl("train", "--resume", out2) == 2
+    err = capsys.readouterr().err.strip()
+    assert "is missing" in err and "\n" not in err
+
+
 def test_evaluations_do_not_change_training(tmp_path, reference):
     extra = SETTINGS["tcl-traces"]
     assert farl("train", "tictactoe", "--preset", "paper", "--episodes", EPISODES, "--quiet", "--out",

@@ -28,8 +28,9 @@ the agent file it names. ``agent.npz``, ``curve.csv`` and ``eval.json`` are
 copies for people and tools; they may be one checkpoint ahead of the marker
 after a crash and are rewritten on resume. A marker whose agent file is gone
 (``checkpoints/`` is not committed with a run, so a fresh clone has only the
-marker) raises ``LostCheckpoint``: ``farl train --resume`` stops with that
-message, ``farl reproduce`` starts such a run again from episode 0.
+marker) is served by ``agent.npz`` when that holds the same episode count;
+otherwise it raises ``LostCheckpoint``: ``farl train --resume`` stops with
+that message, ``farl reproduce`` starts such a run again from episode 0.
 
 **Determinism.** ``agent.train`` continues exactly where it stopped
 (schedules by episode index, random streams and TCL accumulators in the
@@ -378,11 +379,14 @@ class Run:
             marker = json.loads(marker_path.read_text())
             if marker.get("format") != MARKER_FORMAT or marker.get("version") != MARKER_VERSION:
                 raise RunError(f"{marker_path} is not a farl checkpoint marker (version {MARKER_VERSION})")
-            if not (folder / marker["agent"]).exists():
-                raise LostCheckpoint(folder, marker["agent"])
-            agent = NTupleAgent.load(folder / marker["agent"], game=spec.game)
             rows, pending, wall = marker["rows"], marker["pending"], float(marker["wall_seconds"])
             episodes = int(marker["episodes_done"])
+            agent_path = folder / marker["agent"]
+            if not agent_path.exists():
+                agent_path = cls._published_copy_of(folder, episodes, spec)
+                if agent_path is None:
+                    raise LostCheckpoint(folder, marker["agent"])
+            agent = NTupleAgent.load(agent_path, game=spec.game)
         except (json.JSONDecodeError, KeyError, TypeError, FileNotFoundError) as exc:
             raise RunError(f"{folder}: damaged checkpoint ({type(exc).__name__}: {exc}); "
                            f"start the run again in a new folder") from None
@@ -390,6 +394,19 @@ class Run:
             raise RunError(f"{folder}: the checkpoint's agent does not match run.json; start the run again "
                            f"in a new folder")
         return cls(folder, spec, agent, rows, pending, wall)
+
+    @staticmethod
+    def _published_copy_of(folder: Path, episodes: int, spec: RunSpec) -> Path | None:
+        """``folder/agent.npz`` when it is the checkpoint's agent (same episode count and settings):
+        a copy of the checkpoint file, so a run whose ``checkpoints/`` is gone can still go on."""
+        path = folder / "agent.npz"
+        try:
+            copy = NTupleAgent.load(path, game=spec.game)
+        except (OSError, ValueError, KeyError):
+            return None
+        same = (copy.episodes_done == episodes and copy.config == spec.config
+                and copy.game.params == spec.game_params)
+        return path if same else None
 
     @classmethod
     def restart(cls, folder) -> "Run":
