@@ -234,8 +234,9 @@ def main(argv=None):
     cmd = "python benchmarks/opponents_speed.py" + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:]))
     text = (f"# Reference opponents: speed\n\nMade by `{cmd}` on {platform.processor() or platform.machine()}, "
             f"Python {platform.python_version()}, one core, after compilation; load average "
-            f"{load0:.1f} at the start and {load:.1f} at the end on {os.cpu_count()} cores (above 1, other "
-            f"processes shared the CPU and the figures are that much too slow).\n\n{table}\n")
+            f"{load0:.1f} at the start and {load:.1f} at the end on {os.cpu_count()} cores (the benchmark "
+            f"counts 1; above the number of cores, processes shared a core and the figures are that much too "
+            f"slow).\n\n{table}\n")
     out = Path(args.out)
     atomic_write_text(out, text)
     print(f"\nwrote {out}")
