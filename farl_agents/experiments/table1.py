@@ -301,7 +301,8 @@ def reproduce(rows: list[Row], runs: int = 10, jobs: int | None = None, budget: 
     md = write_table(out, budget, command, seconds=time.perf_counter() - t0)
     for row in rows:
         plot_row(out, budget, row)
-    log(f"wrote {md} and the learning curves {out / prefix(budget)}_<row>.png")
+    log("\n" + readme_table(out, budget, rows) + "\n")
+    log(f"wrote {md} (the full table) and the learning curves {out / prefix(budget)}_<row>.png")
     if interrupted:
         log("interrupted: finished runs are cached and unfinished ones checkpointed; run the same command "
             "again to continue")
