@@ -749,10 +749,7 @@ def cmd_reproduce(args) -> int:
     if args.table_only:
         if not Path(args.out).is_dir():
             raise CliError(f"--out {args.out}: no such folder (nothing to tabulate)")
-        md = table1.write_table(Path(args.out), args.budget, _command(args.argv))
-        for row in rows:
-            table1.plot_row(Path(args.out), args.budget, row)
-        print(f"wrote {md}")
+        table1.tabulate(Path(args.out), args.budget, rows, _command(args.argv))
         code = 0
     else:
         code = table1.reproduce(rows, runs=args.runs, jobs=args.jobs, budget=args.budget, out=args.out,

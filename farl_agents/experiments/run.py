@@ -381,12 +381,12 @@ class Run:
                 raise RunError(f"{marker_path} is not a farl checkpoint marker (version {MARKER_VERSION})")
             rows, pending, wall = marker["rows"], marker["pending"], float(marker["wall_seconds"])
             episodes = int(marker["episodes_done"])
-            agent_path = folder / marker["agent"]
-            if not agent_path.exists():
-                agent_path = cls._published_copy_of(folder, episodes, spec)
-                if agent_path is None:
+            if (folder / marker["agent"]).exists():
+                agent = NTupleAgent.load(folder / marker["agent"], game=spec.game)
+            else:
+                agent = cls._published_copy_of(folder, episodes, spec)
+                if agent is None:
                     raise LostCheckpoint(folder, marker["agent"])
-            agent = NTupleAgent.load(agent_path, game=spec.game)
         except (json.JSONDecodeError, KeyError, TypeError, FileNotFoundError) as exc:
             raise RunError(f"{folder}: damaged checkpoint ({type(exc).__name__}: {exc}); "
                            f"start the run again in a new folder") from None
@@ -396,17 +396,16 @@ class Run:
         return cls(folder, spec, agent, rows, pending, wall)
 
     @staticmethod
-    def _published_copy_of(folder: Path, episodes: int, spec: RunSpec) -> Path | None:
-        """``folder/agent.npz`` when it is the checkpoint's agent (same episode count and settings):
-        a copy of the checkpoint file, so a run whose ``checkpoints/`` is gone can still go on."""
-        path = folder / "agent.npz"
+    def _published_copy_of(folder: Path, episodes: int, spec: RunSpec) -> NTupleAgent | None:
+        """The agent of ``folder/agent.npz`` when it is the checkpoint's agent (same episode count and
+        settings): a copy of the checkpoint file, so a run whose ``checkpoints/`` is gone can still go on."""
         try:
-            copy = NTupleAgent.load(path, game=spec.game)
+            copy = NTupleAgent.load(folder / "agent.npz", game=spec.game)
         except (OSError, ValueError, KeyError):
             return None
         same = (copy.episodes_done == episodes and copy.config == spec.config
                 and copy.game.params == spec.game_params)
-        return path if same else None
+        return copy if same else None
 
     @classmethod
     def restart(cls, folder) -> "Run":

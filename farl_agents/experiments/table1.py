@@ -294,20 +294,31 @@ def reproduce(rows: list[Row], runs: int = 10, jobs: int | None = None, budget: 
     interrupted = [r for r in results if r["status"] == "interrupted"] or len(results) < len(todo)
     for r in results:
         if r.get("restarted"):
-            log(f"run {r['row']} {'farl' if r['farl'] else 'nofarl'} seed {r['seed']} started again from "
-                f"episode 0: {r['restarted']}")
+            log(f"run {_run_name(r)} started again from episode 0: {r['restarted']}")
     for r in failed:
-        log(f"run {r['row']} {'farl' if r['farl'] else 'nofarl'} seed {r['seed']} failed: {r['error']}")
-    md = write_table(out, budget, command, seconds=time.perf_counter() - t0)
-    for row in rows:
-        plot_row(out, budget, row)
-    log("\n" + readme_table(out, budget, rows) + "\n")
-    log(f"wrote {md} (the full table) and the learning curves {out / prefix(budget)}_<row>.png")
+        log(f"run {_run_name(r)} failed: {r['error']}")
+    tabulate(out, budget, rows, command, seconds=time.perf_counter() - t0, log=log)
     if interrupted:
         log("interrupted: finished runs are cached and unfinished ones checkpointed; run the same command "
             "again to continue")
         return 130
     return 1 if failed else 0
+
+
+def tabulate(out: Path, budget: str, rows: list[Row], command: str | None, seconds: float | None = None,
+             log=print) -> Path:
+    """Write ``OUT/<prefix>.md`` and the curves of ``rows`` from the runs on disk, and log the short
+    table of ``rows``; returns the path of the markdown file."""
+    md = write_table(out, budget, command, seconds=seconds)
+    for row in rows:
+        plot_row(out, budget, row)
+    log("\n" + readme_table(out, budget, rows) + "\n")
+    log(f"wrote {md} (the full table) and the learning curves {out / prefix(budget)}_<row>.png")
+    return md
+
+
+def _run_name(r: dict) -> str:
+    return f"{r['row']} {'farl' if r['farl'] else 'nofarl'} seed {r['seed']}"
 
 
 def _describe(r: dict) -> str:
