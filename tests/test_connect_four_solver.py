@@ -557,3 +557,42 @@ def test_packaged_book_sample():
         pytest.skip("no packaged opening book")
     r = c4_book.verify_book(sample=4, min_ply=4)  # ~45 s
     assert r["mismatches"] == []
+
+
+def _book_nodes(path, start, solver):
+    """Positions two plies below ``start`` whose every child has a book entry
+    (i.e. the build expanded them as book nodes)."""
+    keys = {int(k) for k in c4_book.load_book(path)[0]}
+    cur, mask, n = position_from_moves(start)
+    found = set()
+    for c in legal_columns(mask):
+        for r in legal_columns(mask | (((mask + (1 << 7 * c)) & (127 << 7 * c)))):
+            moves = start + str(c + 1) + str(r + 1)
+            try:
+                gc, gm, gn = position_from_moves(moves)
+            except ValueError:  # the game ended on the way
+                continue
+            kids = [position_from_moves(moves + str(k + 1)) for k in legal_columns(gm)
+                    if not (c4._win_spots(gc, gm) & c4._possible(gm) & c4._col_mask(k))]
+            if kids and all(c4_book.canonical_key(kc, km) in keys for kc, km, _ in kids):
+                found.add(c)
+    return found
+
+
+def test_lost_all_until_expands_every_move_of_a_lost_node(tmp_path, solver):
+    # a lost position where the moves lose at different distances: the
+    # default build follows only the loss-delaying moves, lost_all_until every one
+    rng = np.random.default_rng(3)
+    while True:
+        start, (cur, mask, n) = _random_position(rng, 24, 24)
+        scores = [s for s in solver.move_scores(cur, mask, n) if s is not None]
+        if max(scores) < 0 and len(set(scores)) > 1 and not any(s >= (43 - n) // 2 for s in scores):
+            break
+    delaying = {c for c, s in enumerate(solver.move_scores(cur, mask, n)) if s == max(scores)}
+    plain, every = tmp_path / "plain.npz", tmp_path / "every.npz"
+    c4_book.build_book(n + 2, plain, progress=False, tt_entries=1 << 20, start=start)
+    c4_book.build_book(n + 2, every, progress=False, tt_entries=1 << 20, start=start,
+                       lost_all_until=n)
+    legal = set(legal_columns(mask))
+    assert _book_nodes(plain, start, solver) <= delaying < legal
+    assert _book_nodes(every, start, solver) == legal

@@ -132,7 +132,7 @@ def _children(cur: int, mask: int):
 def build_book(max_ply: int, path=DEFAULT_BOOK_PATH, progress: bool = True,
                time_budget: Optional[float] = None, tt_entries: int = 1 << 27,
                start: Optional[str] = None, expand: str = "best",
-               resume: bool = False) -> dict:
+               resume: bool = False, lost_all_until: int = -1) -> dict:
     """Build the book of perfect-player nodes up to ``max_ply`` (see the
     module docstring) and save it to ``path``.
 
@@ -141,6 +141,12 @@ def build_book(max_ply: int, path=DEFAULT_BOOK_PATH, progress: bool = True,
     seed-002 opening rule: every move scoring >= 0, or when there is none
     every move whose loss is >= 12 plies away, or else the longest-delaying
     ones); "keep" trees are several times larger.
+
+    ``lost_all_until=k`` also expands lost book nodes with at most ``k``
+    discs by *every* move, not only the loss-delaying ones: AB plays a
+    random move when lost, and a random opponent often blunders the win
+    back, after which AB needs exact answers again (``k=1`` covers the
+    second player after the centre opening).
 
     ``resume=True`` first loads the book already at ``path``: its entries are
     not solved again, so a bigger ``max_ply`` or budget extends an earlier
@@ -220,6 +226,8 @@ def build_book(max_ply: int, path=DEFAULT_BOOK_PATH, progress: bool = True,
                         played = [c for c in scores if c4.loss_delay(scores[c], ply) >= 12]
                     if not played:
                         played = [c for c in scores if scores[c] == v]
+                elif v < 0 and ply <= lost_all_until:
+                    played = list(scores)
                 else:
                     played = [c for c in scores if scores[c] == v]
                 for c in played:
@@ -286,6 +294,9 @@ def _main(argv=None) -> int:
     b.add_argument("--expand", choices=("best", "keep"), default="best",
                    help="best: the perfect side's best (or loss-delaying) moves, as AB and AB-DL play; "
                         "keep: every move the seed-002 opening rule may pick")
+    b.add_argument("--lost-all-until", type=int, default=-1, metavar="K",
+                   help="expand lost nodes with at most K discs by every move (AB's random move when "
+                        "lost), not only the loss-delaying ones (default -1: never)")
     b.add_argument("--start", default=None, help="build below this move string only")
     b.add_argument("--resume", action="store_true", help="extend the book at --path")
     v = sub.add_parser("verify", help="re-solve a random sample of entries")
@@ -296,7 +307,7 @@ def _main(argv=None) -> int:
     a = ap.parse_args(argv)
     if a.cmd == "build":
         print(build_book(a.max_ply, a.path, True, a.time_budget, a.tt_entries,
-                         a.start, a.expand, a.resume))
+                         a.start, a.expand, a.resume, a.lost_all_until))
     else:
         r = verify_book(a.path, a.sample, a.seed, a.min_ply)
         print(r)
