@@ -18,7 +18,10 @@ Measures on one core, after compilation (one warm-up move per player):
    plies; 50 of the protocol's 200 games).  Those start from a cold table
    (the book only), so the figure includes the early expensive solves.  The agent is the one given
    with ``--c4-agent`` (e.g. a Table 1 run's ``agent.npz``), else one trained
-   here for ``--c4-train`` episodes with the paper settings.
+   here for ``--c4-train`` episodes with the paper settings.  A second, weak
+   agent (``--c4-weak-train`` episodes, default 10,000) shows the slow case:
+   the worse the learner plays, the more positions lie outside the opening
+   book, and the seed-002 rule then needs a proof near 0 for every move.
 
 Prints a table and writes ``docs/results/opponents_speed.md``.
 """
@@ -143,7 +146,7 @@ def connect_four_speed(games):
 
 
 def _c4_agent(path, episodes):
-    """The trained agent the evaluation timings use: loaded, or trained here."""
+    """An agent for the evaluation timings: loaded, or trained here."""
     if path:
         from farl_agents.learners.agent_io import load_agent
         return load_agent(path), f"agent {path}"
@@ -156,11 +159,13 @@ def _c4_agent(path, episodes):
 
 
 def connect_four_eval_speed(agent_path, train_episodes, table1_games=50, seed002_games=50):
-    """ms per perfect-player move over whole evaluations of a trained agent, cold table."""
+    """ms per perfect-player move over whole evaluations of an agent, cold table."""
     from farl_agents.evaluate import evaluate
     from farl_agents.opponents import connect_four as c4
     from farl_agents.opponents import connect_four_player
 
+    if train_episodes < 1 and not agent_path:
+        return []
     game = farl_envs.game_spec("connect_four")
     agent, what = _c4_agent(agent_path, train_episodes)
     rows = []
@@ -205,16 +210,21 @@ def perfect_play_check(game, games):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=20, help="games per measurement (default 20)")
+    ap.add_argument("--c4-games", type=int, default=40,
+                    help="Connect Four games vs random per player, and AB vs AB-DL games (default 40: "
+                         "a few slow games dominate the mean, so fewer games give noisy figures)")
     ap.add_argument("--c4-agent", default=None,
                     help="Connect Four agent file for the evaluation timings (default: train one here)")
     ap.add_argument("--c4-train", type=int, default=200_000,
                     help="episodes of the agent trained here when --c4-agent is not given (default 200000)")
+    ap.add_argument("--c4-weak-train", type=int, default=10_000,
+                    help="episodes of the weak agent also timed (default 10000; 0: skip it)")
     ap.add_argument("--only", choices=["all", "connect4"], default="all",
                     help="measure every opponent (default) or the Connect Four solver only")
     ap.add_argument("--out", default=str(ROOT / "docs" / "results" / "opponents_speed.md"))
     args = ap.parse_args(argv)
-    if args.games < 1:
-        raise SystemExit("--games must be >= 1")
+    if args.games < 1 or args.c4_games < 2:
+        raise SystemExit("--games must be >= 1 and --c4-games >= 2")
     load0 = os.getloadavg()[0]
     rows = []
     if args.only == "all":
@@ -222,8 +232,9 @@ def main(argv=None):
         rows += maxn_speed("nim3p", 15, args.games)
         rows += mcts_speed(max(2, args.games // 5))
         rows += bench_speed(args.games)
-    rows += connect_four_speed(max(2, args.games // 2))
+    rows += connect_four_speed(args.c4_games)
     rows += connect_four_eval_speed(args.c4_agent, args.c4_train)
+    rows += connect_four_eval_speed(None, args.c4_weak_train)
     lines = ["| opponent | speed | unit | notes |", "|---|---:|---|---|"]
     for name, value, unit, note in rows:
         val = "-" if value != value else f"{value:,.0f}" if value >= 100 else f"{value:.3g}"

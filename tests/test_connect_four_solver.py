@@ -596,3 +596,29 @@ def test_lost_all_until_expands_every_move_of_a_lost_node(tmp_path, solver):
     legal = set(legal_columns(mask))
     assert _book_nodes(plain, start, solver) <= delaying < legal
     assert _book_nodes(every, start, solver) == legal
+
+
+def test_sharded_build_merges_into_the_whole_book(tmp_path):
+    start, _ = _random_position(np.random.default_rng(10), 22, 22)
+    whole = tmp_path / "whole.npz"
+    c4_book.build_book(26, whole, progress=False, tt_entries=1 << 20, start=start)
+    parts = [tmp_path / f"part{i}.npz" for i in range(3)]
+    sizes = []
+    for i, part in enumerate(parts):
+        c4_book.build_book(26, part, progress=False, tt_entries=1 << 20, start=start, shard=(i, 3))
+        sizes.append(len(c4_book.load_book(part)[0]))
+    merged = tmp_path / "merged.npz"
+    whole_keys, whole_vals, _ = c4_book.load_book(whole)
+    assert max(sizes) < len(whole_keys)  # each shard solved only part of the last ply
+    # two of three shards: the last ply is not complete
+    assert c4_book.merge_books(merged, parts[:2])["complete_ply"] == 25
+    stats = c4_book.merge_books(merged, parts)
+    keys, vals, max_ply = c4_book.load_book(merged)
+    assert np.array_equal(keys, whole_keys) and np.array_equal(vals, whole_vals)
+    assert stats == {"entries": len(whole_keys), "max_ply": 27, "complete_ply": 26}
+    # a position stored with two different scores is refused
+    c4_book.save_book(tmp_path / "bad.npz", {int(keys[0]): int(vals[0]) + 1}, max_ply=27)
+    with pytest.raises(ValueError, match="scored"):
+        c4_book.merge_books(tmp_path / "m2.npz", [merged, tmp_path / "bad.npz"])
+    with pytest.raises(ValueError, match="shard"):
+        c4_book.build_book(26, tmp_path / "x.npz", progress=False, start=start, shard=(3, 3))

@@ -132,7 +132,8 @@ def _children(cur: int, mask: int):
 def build_book(max_ply: int, path=DEFAULT_BOOK_PATH, progress: bool = True,
                time_budget: Optional[float] = None, tt_entries: int = 1 << 27,
                start: Optional[str] = None, expand: str = "best",
-               resume: bool = False, lost_all_until: int = -1) -> dict:
+               resume: bool = False, lost_all_until: int = -1,
+               shard: tuple[int, int] = (0, 1)) -> dict:
     """Build the book of perfect-player nodes up to ``max_ply`` (see the
     module docstring) and save it to ``path``.
 
@@ -151,6 +152,13 @@ def build_book(max_ply: int, path=DEFAULT_BOOK_PATH, progress: bool = True,
     ``resume=True`` first loads the book already at ``path``: its entries are
     not solved again, so a bigger ``max_ply`` or budget extends an earlier
     (possibly interrupted) build.
+
+    ``shard=(i, k)`` splits the work of the last ply (``max_ply``) between
+    ``k`` processes: this one solves only every k-th node of that ply,
+    starting at the i-th (earlier plies are processed whole, so run the
+    shards with ``resume=True`` on copies of a book already complete below
+    ``max_ply``, each with its own ``path``); ``merge_books`` then joins the
+    shard files.
 
     ``start`` (a move string) builds only the tree below that position, with
     its mover as the perfect side (handy for tests and for extending the book
@@ -188,6 +196,9 @@ def build_book(max_ply: int, path=DEFAULT_BOOK_PATH, progress: bool = True,
     done_ply = -1
     if expand not in ("best", "keep"):
         raise ValueError(f"expand must be 'best' or 'keep', got {expand!r}")
+    shard_i, shard_k = (int(x) for x in shard)
+    if not 0 <= shard_i < shard_k:
+        raise ValueError(f"shard must be (i, k) with 0 <= i < k, got {shard!r}")
     stats = {"nodes": 0, "entries": 0, "seconds": 0.0, "complete_ply": -1}
     last_save, save_every = time.time(), 300.0
     for ply in range(first, max_ply + 1):
@@ -196,7 +207,10 @@ def build_book(max_ply: int, path=DEFAULT_BOOK_PATH, progress: bool = True,
         nodes = frontier.pop(ply, {})
         nxt = frontier.setdefault(ply + 2, {})
         complete = True
-        for i, key in enumerate(sorted(nodes)):
+        todo = sorted(nodes)
+        if ply == max_ply:
+            todo = todo[shard_i::shard_k]
+        for i, key in enumerate(todo):
             if time_budget is not None and time.time() - t0 > time_budget:
                 complete = False  # keep the finished nodes of this ply
                 break
@@ -239,23 +253,64 @@ def build_book(max_ply: int, path=DEFAULT_BOOK_PATH, progress: bool = True,
                             nxt[canonical_key(gc, gm)] = (gc, gm)
             if time.time() - last_save > save_every:  # an interrupted build keeps its finished nodes
                 save_book(path, table, max_ply=ply + 1, complete_ply=done_ply,
-                          build_seconds=earlier_seconds + time.time() - t0, expand=expand)
+                          build_seconds=earlier_seconds + time.time() - t0, expand=expand,
+                          shard=(shard_i, shard_k))
                 last_save = time.time()
             if progress:
-                print(f"[c4-book] ply {ply}: node {i + 1}/{len(nodes)} "
+                print(f"[c4-book] ply {ply}: node {i + 1}/{len(todo)} "
                       f"v={v:+d} entries={len(table)} "
                       f"{time.time() - t0:.0f}s", file=sys.stderr, flush=True)
         if complete:
             done_ply = ply
         stats.update(entries=len(table), seconds=time.time() - t0, complete_ply=done_ply)
         save_book(path, table, max_ply=ply + 1, complete_ply=done_ply,
-                  build_seconds=earlier_seconds + stats["seconds"], expand=expand)
+                  build_seconds=earlier_seconds + stats["seconds"], expand=expand,
+                  shard=(shard_i, shard_k))
         if progress:
             print(f"[c4-book] ply {ply} {'complete' if complete else 'partial'}: "
-                  f"{len(nodes)} nodes, {len(table)} "
+                  f"{len(todo)} nodes, {len(table)} "
                   f"entries, {stats['seconds']:.0f}s, saved to {path}",
                   file=sys.stderr, flush=True)
     return stats
+
+
+def merge_books(out, paths) -> dict:
+    """Join book files (e.g. the shards of one build) into ``out``.
+
+    Every entry is exact, so the union is a valid book; an entry stored with
+    two different scores raises ``ValueError``.  ``complete_ply`` of the
+    result is the deepest ply some input covers on its own, where the shards
+    of one build count together: their last ply is covered when all of them
+    are present and finished.
+    """
+    if not paths:
+        raise ValueError("nothing to merge")
+    table: dict[int, int] = {}
+    max_ply, seconds, expand = -1, 0.0, "best"
+    covered: list[int] = []
+    groups: dict[int, dict[int, int]] = {}  # k -> {i: complete_ply}
+    for p in paths:
+        keys, vals, mp = load_book(p)
+        for k, v in zip(keys.tolist(), vals.tolist()):
+            if table.setdefault(k, v) != v:
+                raise ValueError(f"{p}: position {k} scored {v}, elsewhere {table[k]}")
+        max_ply = max(max_ply, mp)
+        with np.load(p) as z:
+            cp = int(z["complete_ply"]) if "complete_ply" in z.files else mp - 1
+            i, k = (int(x) for x in z["shard"]) if "shard" in z.files else (0, 1)
+            seconds = max(seconds, float(z["build_seconds"])) if "build_seconds" in z.files else seconds
+            expand = str(z["expand"]) if "expand" in z.files else expand
+        if k == 1:
+            covered.append(cp)
+        else:
+            groups.setdefault(k, {})[i] = cp
+    for k, got in groups.items():
+        low = min(got.values())
+        covered.append(low if len(got) == k else low - 1)
+    complete = max(covered)
+    save_book(out, table, max_ply=max_ply, complete_ply=complete, build_seconds=seconds,
+              expand=expand)
+    return {"entries": len(table), "max_ply": max_ply, "complete_ply": complete}
 
 
 def verify_book(path=DEFAULT_BOOK_PATH, sample: int = 20, seed: int = 0,
@@ -299,6 +354,12 @@ def _main(argv=None) -> int:
                         "lost), not only the loss-delaying ones (default -1: never)")
     b.add_argument("--start", default=None, help="build below this move string only")
     b.add_argument("--resume", action="store_true", help="extend the book at --path")
+    b.add_argument("--shard", default="0/1", metavar="I/K",
+                   help="solve only every K-th node of the last ply, from the I-th (run K processes "
+                        "on copies of the book, then merge them; default 0/1: all)")
+    m = sub.add_parser("merge", help="join book files (e.g. the shards of one build)")
+    m.add_argument("--out", required=True, help="merged book file")
+    m.add_argument("inputs", nargs="+", help="book files to join")
     v = sub.add_parser("verify", help="re-solve a random sample of entries")
     v.add_argument("--path", default=DEFAULT_BOOK_PATH, help="book file (default: the packaged one)")
     v.add_argument("--sample", type=int, default=20, help="entries to re-solve (default 20)")
@@ -306,8 +367,16 @@ def _main(argv=None) -> int:
     v.add_argument("--seed", type=int, default=0, help="seed of the sample")
     a = ap.parse_args(argv)
     if a.cmd == "build":
+        try:
+            shard = tuple(int(x) for x in a.shard.split("/"))
+            if len(shard) != 2:
+                raise ValueError
+        except ValueError:
+            ap.error(f"--shard must look like I/K (e.g. 0/2), got {a.shard!r}")
         print(build_book(a.max_ply, a.path, True, a.time_budget, a.tt_entries,
-                         a.start, a.expand, a.resume, a.lost_all_until))
+                         a.start, a.expand, a.resume, a.lost_all_until, shard))
+    elif a.cmd == "merge":
+        print(merge_books(a.out, a.inputs))
     else:
         r = verify_book(a.path, a.sample, a.seed, a.min_ply)
         print(r)
