@@ -27,7 +27,10 @@ meets when it faces *any* opponent, ply by ply ("book nodes"):
   likewise.
 * When a book node is lost, the perfect side is expanded by its
   loss-delaying moves only (AB-DL's choice; AB itself then plays at random
-  and needs only the sign, which the book gives for the node itself).
+  and needs only the sign, which the book gives for the node itself) --
+  except at plies up to ``lost_all_until``, where every move is followed:
+  a random opponent often gives a lost AB the game back, and AB then needs
+  exact answers again.
 
 For every book node the book holds the node's score and the exact score of
 each of its children (the full ``analyze`` of the node), so AB, AB-DL and
@@ -37,20 +40,35 @@ outside the book are searched by the players (see ``connect_four``).
 
 Building
 --------
-``python -m farl_agents.opponents.c4_book build --max-ply 7`` (or
-``build_book(7, path)``) rebuilds the packaged book; ``--resume`` extends an
-existing file, ``--time-budget`` stops cleanly after the current node;
-``verify`` re-solves a random sample.  The packaged book (``data/
-c4_book.npz``, 65 kB) is complete through ply 7: 3,564 book nodes (733
-through ply 6, 2,831 at ply 7, the perfect second player's), 23,146 exact
-scores in all.  Building it took several resumed sessions on a shared
-2-core machine with a 1 GiB table: ~8 CPU minutes for the empty board,
-2-13 minutes per ply-1 node, then faster as the table warmed (ply 2-4:
-seconds to minutes per node), hours for ply 5, 28 minutes for the 273
-ply-6 nodes and 1-5 s per ply-7 node (about 2 h in all).  ``verify
---min-ply 8 --sample 300 --seed 5`` re-solved 300 of the ply-8 entries
-with a book-free solver: no mismatch.  Each node finished is saved within
-five minutes, so a build may be stopped at any time and resumed.
+``python -m farl_agents.opponents.c4_book build --max-ply 9 --lost-all-until 1``
+(or ``build_book(9, path, lost_all_until=1)``) rebuilds the packaged book;
+``--resume`` extends an existing file, ``--time-budget`` stops cleanly
+after the current node, ``--shard I/K`` splits the last ply between K
+processes (each on its own copy of the book) and ``merge`` joins their
+files; ``verify`` re-solves a random sample.  Each node finished is saved
+within five minutes, so a build may be stopped at any time and resumed.
+
+The packaged book (``data/c4_book.npz``, 322 kB, 120,521 exact scores) is
+complete through ply 8 and holds about half of ply 9:
+
+* plies 0-6: 733 nodes; ply 7: the perfect second player's 2,831 nodes;
+  ply 8: the perfect first player's 1,898 nodes;
+* ``--lost-all-until 1``: the second player, lost after the centre opening,
+  followed with every move (17 more ply-3 nodes and their subtrees through
+  ply 7; 6,323 nodes through ply 8 in all);
+* ply 9: 12,718 of the perfect second player's 24,051 nodes (two shards of
+  65 minutes; the rest: the build command above with ``--resume``, about
+  2 CPU hours).
+
+Times on a shared 2-core machine with a 1 GiB table: ~8 CPU minutes for
+the empty board, 2-13 minutes per ply-1 node, then faster as the table
+warmed (ply 2-4: seconds to minutes per node), hours for ply 5, 28 minutes
+for the 273 ply-6 nodes, 1-5 s per ply-7 node, ~0.5 s per ply-8 node
+(15 minutes), 27 minutes for the lost-node subtrees, ~0.6 s per ply-9
+node.  Checked with a book-free solver: ``verify --min-ply 8 --sample 300
+--seed 5`` (ply-8 entries, before ply 8 was expanded), ``--min-ply 9
+--sample 100 --seed 7`` and ``--min-ply 10 --sample 200 --seed 11``: no
+mismatch.
 """
 from __future__ import annotations
 
