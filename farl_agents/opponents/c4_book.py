@@ -48,17 +48,17 @@ processes (each on its own copy of the book) and ``merge`` joins their
 files; ``verify`` re-solves a random sample.  Each node finished is saved
 within five minutes, so a build may be stopped at any time and resumed.
 
-The packaged book (``data/c4_book.npz``, 322 kB, 120,521 exact scores) is
-complete through ply 8 and holds about half of ply 9:
+The packaged book (``data/c4_book.npz``, 353 kB, 131,752 exact scores) is
+complete through ply 8 and holds 61 % of ply 9:
 
 * plies 0-6: 733 nodes; ply 7: the perfect second player's 2,831 nodes;
   ply 8: the perfect first player's 1,898 nodes;
 * ``--lost-all-until 1``: the second player, lost after the centre opening,
   followed with every move (17 more ply-3 nodes and their subtrees through
   ply 7; 6,323 nodes through ply 8 in all);
-* ply 9: 12,718 of the perfect second player's 24,051 nodes (two shards of
-  65 minutes; the rest: the build command above with ``--resume``, about
-  2 CPU hours).
+* ply 9: 14,617 of the perfect second player's 24,051 nodes (two shards,
+  65 and 90 minutes; the rest: the build command above with ``--resume``,
+  about 1.5 CPU hours).
 
 Times on a shared 2-core machine with a 1 GiB table: ~8 CPU minutes for
 the empty board, 2-13 minutes per ply-1 node, then faster as the table
@@ -67,8 +67,8 @@ for the 273 ply-6 nodes, 1-5 s per ply-7 node, ~0.5 s per ply-8 node
 (15 minutes), 27 minutes for the lost-node subtrees, ~0.6 s per ply-9
 node.  Checked with a book-free solver: ``verify --min-ply 8 --sample 300
 --seed 5`` (ply-8 entries, before ply 8 was expanded), ``--min-ply 9
---sample 100 --seed 7`` and ``--min-ply 10 --sample 200 --seed 11``: no
-mismatch.
+--sample 100 --seed 7``, ``--min-ply 10 --sample 200 --seed 11`` and
+``--seed 13``: no mismatch.
 """
 from __future__ import annotations
 
