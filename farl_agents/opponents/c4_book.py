@@ -219,6 +219,11 @@ def build_book(max_ply: int, path=DEFAULT_BOOK_PATH, progress: bool = True,
         raise ValueError(f"shard must be (i, k) with 0 <= i < k, got {shard!r}")
     stats = {"nodes": 0, "entries": 0, "seconds": 0.0, "complete_ply": -1}
     last_save, save_every = time.time(), 300.0
+
+    def save(max_ply_now: int) -> None:
+        save_book(path, table, max_ply=max_ply_now, complete_ply=done_ply,
+                  build_seconds=earlier_seconds + time.time() - t0, expand=expand,
+                  shard=(shard_i, shard_k))
     for ply in range(first, max_ply + 1):
         if time_budget is not None and time.time() - t0 > time_budget:
             break
@@ -270,9 +275,7 @@ def build_book(max_ply: int, path=DEFAULT_BOOK_PATH, progress: bool = True,
                         if not rwin:
                             nxt[canonical_key(gc, gm)] = (gc, gm)
             if time.time() - last_save > save_every:  # an interrupted build keeps its finished nodes
-                save_book(path, table, max_ply=ply + 1, complete_ply=done_ply,
-                          build_seconds=earlier_seconds + time.time() - t0, expand=expand,
-                          shard=(shard_i, shard_k))
+                save(ply + 1)
                 last_save = time.time()
             if progress:
                 print(f"[c4-book] ply {ply}: node {i + 1}/{len(todo)} "
@@ -281,9 +284,7 @@ def build_book(max_ply: int, path=DEFAULT_BOOK_PATH, progress: bool = True,
         if complete:
             done_ply = ply
         stats.update(entries=len(table), seconds=time.time() - t0, complete_ply=done_ply)
-        save_book(path, table, max_ply=ply + 1, complete_ply=done_ply,
-                  build_seconds=earlier_seconds + stats["seconds"], expand=expand,
-                  shard=(shard_i, shard_k))
+        save(ply + 1)
         if progress:
             print(f"[c4-book] ply {ply} {'complete' if complete else 'partial'}: "
                   f"{len(todo)} nodes, {len(table)} "

@@ -875,16 +875,16 @@ def seed002_opening_choice(cur: int, mask: int, n: int, rng: np.random.Generator
        loss the longest (the AB-DL choice).
 
     Only threshold tests are needed, never exact scores, which keeps this
-    cheaper; the position itself is tested first (when it is lost no move
-    keeps the draw, and the per-move tests near 0 are skipped).  Exact (uses ``solver`` without a budget unless the caller set
+    cheaper.  Exact (uses ``solver`` without a budget unless the caller set
     one, then it may raise ``SearchAborted``).  Returns a 0-based column.
     """
     s = solver or default_solver()
     legal = legal_columns(mask)
-    # One test of the position itself settles whether any move keeps the
-    # draw: when it is lost (the common case for the second player) the seven
-    # expensive per-move proofs near 0 are skipped.
-    keep = [c for c in legal if s.move_at_least(cur, mask, n, c, 0)] if s.at_least(cur, mask, n, 0) else []
+    # A lost position (the common case for the second player) has no move
+    # keeping the draw: one test of it spares the seven proofs near 0.
+    keep = []
+    if s.at_least(cur, mask, n, 0):
+        keep = [c for c in legal if s.move_at_least(cur, mask, n, c, 0)]
     if keep:
         return _pick(keep, rng)
     t = _min_score_for_delay(n, min_delay)
