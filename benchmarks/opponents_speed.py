@@ -174,12 +174,15 @@ def connect_four_eval_speed(agent_path, train_episodes, table1_games=50, seed002
         c4.default_solver().clear()  # cold: only the opening book is known
         extra = dict(random_plies=12) if "protocol" in kw else {}
         opps = [Timed(connect_four_player(k, game, **extra)) for k in kinds]
+        nodes = c4.default_solver().nodes
         res = evaluate(game, agent, opps, seed=0, **kw)
+        rate = (c4.default_solver().nodes - nodes) / max(1e-9, sum(o.seconds for o in opps)) / 1e6
         for opp, m in zip(opps, res.matchups):
             rows.append((f"Connect Four {opp.name} in a whole evaluation ({label})",
                          1000 * opp.seconds / opp.moves, "ms/move",
                          f"{opp.moves} moves in {m.n_games} games vs {what}; its win rate {m.win_rate:.1%}; "
-                         f"slowest move {opp.worst:.2f} s; cold table at the start of the {label}"))
+                         f"slowest move {opp.worst:.2f} s; cold table at the start of the {label}; "
+                         f"search {rate:.1f} M nodes/s"))
     return rows
 
 

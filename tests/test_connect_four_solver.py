@@ -307,6 +307,19 @@ def test_queries_are_consistent(solver):
             assert not solver.move_at_least(cur, mask, n, c, scores[c] + 1)
 
 
+def test_table_keeps_near_end_positions_in_its_small_region():
+    # Every stored entry must sit in the region its disc count selects: the
+    # first NEAR_END_BUCKETS buckets for positions with >= NEAR_END_PLY
+    # discs, the big region after them for all others.
+    s = Solver(tt_entries=1 << 16, book=False)
+    s.score(*position_from_moves("4444433322"))  # ply 10: reaches both regions
+    used = np.flatnonzero(s.tt != -1)
+    plies = (s.tt[used] >> 7) & 63
+    split = 2 * c4.NEAR_END_BUCKETS
+    assert used.size > 1000 and (used < split).any() and (used >= split).any()
+    assert np.array_equal(used < split, plies >= c4.NEAR_END_PLY)
+
+
 def test_horizon_scores_nonzero_values_are_exact(solver):
     rng = np.random.default_rng(12)
     private = Solver(tt_entries=1 << 18, book=False)

@@ -56,7 +56,10 @@ on an explicit per-ply stack, see ``_negamax``):
   one slot prefers positions nearer the root, the other always takes the
   newest entry); each entry packs the full key, the ply and one bound (upper
   bound after a fail-low, lower bound after a cut-off).  Entries are true
-  bounds of the exact score, so the table is kept between searches;
+  bounds of the exact score, so the table is kept between searches.
+  Positions near the end of the game (``NEAR_END_PLY``) get a small region
+  of their own that stays in the CPU cache: memory latency, not the search
+  itself, was what limited the node rate;
 * enhanced transposition cut-off (children's table bounds are probed before
   searching them);
 * ``_solve`` finds the exact score by repeated null-window searches
@@ -71,7 +74,7 @@ scratch.
 
 Cost of exact answers, and what the players do about it
 -------------------------------------------------------
-Measured on this project's machine (numba, ~3-7 M nodes/s, cold table), the
+Measured on this project's machine (numba, ~10 M nodes/s, cold table), the
 exact best-move set of a position takes ~10-100 ms after 12 or more discs,
 ~0.1-1 s after 10, seconds after 6-8, and minutes after 1-4 discs (the exact
 scores of the seven first moves took ~8 CPU minutes).  An opening book that
@@ -186,13 +189,35 @@ def _win_now_score(n):
 # --------------------------------------------------------------------------
 # Transposition table and opening book
 # --------------------------------------------------------------------------
-# Buckets of two entries; the bucket count is prime so that ``key % count``
+# Buckets of two entries; bucket counts are prime so that ``key % count``
 # depends on every column.
 # Entry: key << 13 | ply << 7 | is_lower << 6 | (score + 32); -1 = empty.
+#
+# The table array has two regions.  Positions with at least
+# ``NEAR_END_PLY`` discs live in the first ``NEAR_END_BUCKETS`` buckets
+# (1 MiB: it stays in the CPU cache), all others in the rest (the big
+# region, e.g. 128 MiB).  Most search nodes are near the end of the game,
+# and with one big table nearly every probe was a cache miss, which bounded
+# the search at ~5 M nodes/s; their subtrees are small, so losing some of
+# their entries costs little.  Measured on the seed-002 evaluation of a weak
+# agent (benchmarks/opponents_speed.py), the split cut the CPU time by ~35 %
+# although ~30 % more nodes are searched.
+NEAR_END_PLY = 26
+NEAR_END_BUCKETS = 65521  # prime
+
+
 @njit(cache=True, inline="always")
-def _tt_get(tt, key):
-    nb = tt.shape[0] >> 1
-    i = (key % nb) << 1
+def _tt_slot(tt, key, n):
+    """Index of the first entry of ``key``'s bucket (``n``: its disc count)."""
+    if n >= NEAR_END_PLY:
+        return (key % NEAR_END_BUCKETS) << 1
+    nb = (tt.shape[0] >> 1) - NEAR_END_BUCKETS
+    return (NEAR_END_BUCKETS + key % nb) << 1
+
+
+@njit(cache=True, inline="always")
+def _tt_get(tt, key, n):
+    i = _tt_slot(tt, key, n)
     e = tt[i]
     if (e >> 13) == key:
         return e
@@ -204,8 +229,7 @@ def _tt_get(tt, key):
 
 @njit(cache=True, inline="always")
 def _tt_put(tt, key, n, lower, score, root_n):
-    nb = tt.shape[0] >> 1
-    i = (key % nb) << 1
+    i = _tt_slot(tt, key, n)
     e = (key << 13) | (n << 7) | (lower << 6) | (score + 32)
     d = tt[i]
     dn = (d >> 7) & 63
@@ -298,7 +322,7 @@ def _negamax(cur, mask, n, alpha, beta, horizon, tt, bkeys, bvals, bply, ctx, st
                 state = 2
                 continue
             key = cur + mask
-            e = _tt_get(tt, key)
+            e = _tt_get(tt, key, n)
             if e != -1:
                 b = (e & 63) - 32
                 if (e >> 6) & 1:
@@ -330,7 +354,7 @@ def _negamax(cur, mask, n, alpha, beta, horizon, tt, bkeys, bvals, bply, ctx, st
                 if mv:
                     if n < 34:  # enhanced transposition cut-off
                         ck = opp + (mask | mv)
-                        ce = _tt_get(tt, ck)
+                        ce = _tt_get(tt, ck, n + 1)
                         if ce != -1 and ((ce >> 6) & 1) == 0:
                             s = 32 - (ce & 63)  # child <= u  =>  we >= -u
                             if s >= beta:
@@ -628,15 +652,16 @@ class SearchAborted(RuntimeError):
 class Solver:
     """Exact Connect Four solver with its transposition table and book.
 
-    The table (``tt_entries`` int64 entries, rounded to twice a prime) is
-    reused between calls: its entries are true bounds, so it only ever speeds
+    The table (``tt_entries`` int64 entries, rounded to twice a prime, plus
+    the small near-end region, see ``NEAR_END_PLY``) is reused between calls: its entries are true bounds, so it only ever speeds
     later searches up (moves of the same game share most of their trees).
     ``book`` is a path to a ``.npz`` made by ``c4_book.build_book``, ``None``
     for the packaged book when it exists, or ``False`` for no book.
     """
 
     def __init__(self, tt_entries: int = DEFAULT_TT_ENTRIES, book=None):
-        self.tt = np.full(2 * _next_prime(max(2, int(tt_entries)) // 2), -1, dtype=np.int64)
+        big = _next_prime(max(2, int(tt_entries)) // 2)
+        self.tt = np.full(2 * (NEAR_END_BUCKETS + big), -1, dtype=np.int64)
         # ctx: nodes searched, root ply, node limit (0 = none), aborted flag
         self.ctx = np.zeros(4, dtype=np.int64)
         self.scratch = np.zeros((N_CELLS + 2, 16), dtype=np.int64)
