@@ -22,6 +22,9 @@ Measures on one core, after compilation (one warm-up move per player):
    agent (``--c4-weak-train`` episodes, default 10,000) shows the slow case:
    the worse the learner plays, the more positions lie outside the opening
    book, and the seed-002 rule then needs a proof near 0 for every move.
+   The slowest case of all is the seed-002 protocol against a uniformly
+   random player (``--c4-random-games``, default 20 games): random openings
+   leave the book at ply 3-5, where each such proof takes seconds.
 
 Prints a table and writes ``docs/results/opponents_speed.md``.
 """
@@ -161,17 +164,23 @@ def _c4_agent(path, episodes):
 
 def connect_four_eval_speed(agent_path, train_episodes, table1_games=50, seed002_games=50):
     """ms per perfect-player move over whole evaluations of an agent, cold table."""
+    if train_episodes < 1 and not agent_path:
+        return []
+    agent, what = _c4_agent(agent_path, train_episodes)
+    return _timed_evaluations(agent, what, table1_games, seed002_games)
+
+
+def _timed_evaluations(agent, what, table1_games, seed002_games):
+    """Rows for Table 1's protocol (skipped when ``table1_games`` is 0) and seed 002's."""
     from farl_agents.evaluate import evaluate
     from farl_agents.opponents import connect_four as c4
     from farl_agents.opponents import connect_four_player
 
-    if train_episodes < 1 and not agent_path:
-        return []
     game = farl_envs.game_spec("connect_four")
-    agent, what = _c4_agent(agent_path, train_episodes)
     rows = []
-    for label, kinds, kw in (("Table 1 protocol", ("ab", "ab-dl"), dict(n_games=table1_games)),
-                             ("seed-002 protocol", ("ab",), dict(n_games=seed002_games, protocol="c4-seed002"))):
+    protocols = [("Table 1 protocol", ("ab", "ab-dl"), dict(n_games=table1_games))] if table1_games else []
+    protocols.append(("seed-002 protocol", ("ab",), dict(n_games=seed002_games, protocol="c4-seed002")))
+    for label, kinds, kw in protocols:
         c4.default_solver().clear()  # cold: only the opening book is known
         extra = dict(random_plies=12) if "protocol" in kw else {}
         opps = [Timed(connect_four_player(k, game, **extra)) for k in kinds]
@@ -225,6 +234,9 @@ def main(argv=None):
                     help="episodes of the agent trained here when --c4-agent is not given (default 200000)")
     ap.add_argument("--c4-weak-train", type=int, default=10_000,
                     help="episodes of the weak agent also timed (default 10000; 0: skip it)")
+    ap.add_argument("--c4-random-games", type=int, default=20,
+                    help="games of the seed-002 protocol timed against a uniformly random player, the "
+                         "slowest case (default 20; 0: skip it)")
     ap.add_argument("--only", choices=["all", "connect4"], default="all",
                     help="measure every opponent (default) or the Connect Four solver only")
     ap.add_argument("--out", default=str(ROOT / "docs" / "results" / "opponents_speed.md"))
@@ -241,6 +253,8 @@ def main(argv=None):
     rows += connect_four_speed(args.c4_games)
     rows += connect_four_eval_speed(args.c4_agent, args.c4_train)
     rows += connect_four_eval_speed(None, args.c4_weak_train)
+    if args.c4_random_games:
+        rows += _timed_evaluations(RandomPlayer(), "a uniformly random player", 0, args.c4_random_games)
     lines = ["| opponent | speed | unit | notes |", "|---|---:|---|---|"]
     for name, value, unit, note in rows:
         val = "-" if value != value else f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
