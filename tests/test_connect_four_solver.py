@@ -611,6 +611,20 @@ def test_lost_all_until_expands_every_move_of_a_lost_node(tmp_path, solver):
     assert _book_nodes(every, start, solver) == legal
 
 
+def test_keep_expansion_follows_every_move_the_seed002_rule_may_pick(tmp_path, solver):
+    # 20 discs, the mover wins: three columns keep at least a draw, one is best
+    start = "13777173161171473335"
+    cur, mask, n = position_from_moves(start)
+    scores = solver.move_scores(cur, mask, n)
+    keep = {c for c, s in enumerate(scores) if s is not None and s >= 0}
+    best = {c for c, s in enumerate(scores) if s == max(x for x in scores if x is not None)}
+    assert best < keep
+    for expand, moves in (("best", best), ("keep", keep)):
+        path = tmp_path / f"{expand}.npz"
+        c4_book.build_book(n + 2, path, progress=False, tt_entries=1 << 20, start=start, expand=expand)
+        assert _book_nodes(path, start, solver) == moves
+
+
 def test_sharded_build_merges_into_the_whole_book(tmp_path):
     start, _ = _random_position(np.random.default_rng(10), 22, 22)
     whole = tmp_path / "whole.npz"
