@@ -36,7 +36,13 @@ For every book node the book holds the node's score and the exact score of
 each of its children (the full ``analyze`` of the node), so AB, AB-DL and
 the seed-002 opening rule are all answered from the book there.  Positions
 outside the book are searched by the players (see ``connect_four``).
-(``expand="keep"`` grows the tree along the seed-002 opening rule instead.)
+
+The seed-002 protocol needs a second tree: there the perfect player moves
+second and, for its first moves, picks at random among *every* move that
+keeps at least a draw (or, when lost, delays the loss by >= 12 plies), not
+only among the best ones.  ``expand="keep"`` grows the tree along that rule
+(with ``start`` = one first move); without it a weak learner leads the
+perfect player out of the book at ply 3-5, where every move costs seconds.
 
 Building
 --------
@@ -47,28 +53,38 @@ after the current node, ``--shard I/K`` splits the last ply between K
 processes (each on its own copy of the book) and ``merge`` joins their
 files; ``verify`` re-solves a random sample.  Each node finished is saved
 within five minutes, so a build may be stopped at any time and resumed.
+The seed-002 tree is added with one build per first move (5-7 are mirror
+images of 3-1 and share their entries)::
 
-The packaged book (``data/c4_book.npz``, 353 kB, 131,752 exact scores) is
-complete through ply 8 and holds 61 % of ply 9:
+    for o in 1 2 3 4; do
+      python -m farl_agents.opponents.c4_book build --expand keep --start $o --max-ply 5 --resume
+    done
+
+The packaged book (``data/c4_book.npz``, 532 kB, 201,471 exact scores) is
+complete through ply 9:
 
 * plies 0-6: 733 nodes; ply 7: the perfect second player's 2,831 nodes;
   ply 8: the perfect first player's 1,898 nodes;
 * ``--lost-all-until 1``: the second player, lost after the centre opening,
   followed with every move (17 more ply-3 nodes and their subtrees through
   ply 7; 6,323 nodes through ply 8 in all);
-* ply 9: 14,617 of the perfect second player's 24,051 nodes (two shards,
-  65 and 90 minutes; the rest: the build command above with ``--resume``,
-  about 1.5 CPU hours).
+* ply 9: all 24,051 nodes of the perfect second player (two shards: 65 and
+  90 minutes, then 53 and 42 more with the faster table of 2026-11-23);
+* the seed-002 tree (``--expand keep``) through ply 5 below every first
+  move (1,711 ply-5 nodes; ~65 minutes with ply 3, sharing two cores with
+  other builds), and at ply 7 below the centre opening 4,575 of its 4,764
+  nodes and below column 3 1,224 of 4,977 (budgeted runs, 34 minutes).
 
 Times on a shared 2-core machine with a 1 GiB table: ~8 CPU minutes for
 the empty board, 2-13 minutes per ply-1 node, then faster as the table
 warmed (ply 2-4: seconds to minutes per node), hours for ply 5, 28 minutes
 for the 273 ply-6 nodes, 1-5 s per ply-7 node, ~0.5 s per ply-8 node
 (15 minutes), 27 minutes for the lost-node subtrees, ~0.6 s per ply-9
-node.  Checked with a book-free solver: ``verify --min-ply 8 --sample 300
---seed 5`` (ply-8 entries, before ply 8 was expanded), ``--min-ply 9
---sample 100 --seed 7``, ``--min-ply 10 --sample 200 --seed 11`` and
-``--seed 13``: no mismatch.
+node (~0.35 s with the faster table).  Checked with a book-free solver:
+``verify --min-ply 8 --sample 300 --seed 5`` (ply-8 entries, before ply 8
+was expanded), ``--min-ply 9 --sample 100 --seed 7``, ``--min-ply 10
+--sample 200`` with seeds 11, 13 and 17, and 8 new entries of each ply
+3-10 after the seed-002 tree was added: no mismatch.
 """
 from __future__ import annotations
 

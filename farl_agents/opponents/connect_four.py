@@ -80,7 +80,8 @@ exact best-move set of a position takes ~10-100 ms after 12 or more discs,
 scores of the seven first moves took ~8 CPU minutes).  An opening book that
 holds every position up to ply k is therefore out of reach for k >= 3 or so;
 the packaged book holds the positions a perfect player meets against any
-opponent (``c4_book``: complete through ply 8, 61 % of ply 9).
+opponent (``c4_book``: complete through ply 9, and the seed-002 rule's tree
+through ply 5).
 
 The players are exact at every move by default: book positions are
 instant, later ones are searched on the shared table, which warms up over an
