@@ -74,7 +74,7 @@ scratch.
 
 Cost of exact answers, and what the players do about it
 -------------------------------------------------------
-Measured on this project's machine (numba, ~10 M nodes/s, cold table), the
+Measured on this project's machine (numba, ~15 M nodes/s, cold table), the
 exact best-move set of a position takes ~10-100 ms after 12 or more discs,
 ~0.1-1 s after 10, seconds after 6-8, and minutes after 1-4 discs (the exact
 scores of the seven first moves took ~8 CPU minutes).  An opening book that
