@@ -24,7 +24,8 @@ Measures on one core, after compilation (one warm-up move per player):
    book, and the seed-002 rule then needs a proof near 0 for every move.
    The slowest case of all is the seed-002 protocol against a uniformly
    random player (``--c4-random-games``, default 20 games): random openings
-   leave the book at ply 3-5, where each such proof takes seconds.
+   leave the book's seed-002 tree after ply 5, where each such proof takes
+   up to seconds.
 
 Prints a table and writes ``docs/results/opponents_speed.md``.
 """

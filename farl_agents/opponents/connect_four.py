@@ -200,9 +200,9 @@ def _win_now_score(n):
 # region, e.g. 128 MiB).  Most search nodes are near the end of the game,
 # and with one big table nearly every probe was a cache miss, which bounded
 # the search at ~5 M nodes/s; their subtrees are small, so losing some of
-# their entries costs little.  Measured on the seed-002 evaluation of a weak
-# agent (benchmarks/opponents_speed.py), the split cut the CPU time by ~35 %
-# although ~30 % more nodes are searched.
+# their entries costs little.  With the split the search runs at 14-16 M
+# nodes/s in ``benchmarks/opponents_speed.py`` (its "M nodes/s" notes),
+# although more nodes are searched.
 NEAR_END_PLY = 26
 NEAR_END_BUCKETS = 65521  # prime
 
