@@ -38,11 +38,10 @@ import sys
 import time
 from pathlib import Path
 
-from farl_agents.atomic import atomic_write_text
-
 import farl_envs
+from farl_agents.atomic import atomic_write_text
 from farl_agents.evaluate import othello_4ply_starts, play_game
-from farl_agents.opponents import BenchPlayer, MaxN, MCTS
+from farl_agents.opponents import MCTS, BenchPlayer, MaxN
 from farl_agents.players import RandomPlayer
 from farl_envs.core.rng import make_rng
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import zipfile
 
 import numpy as np
 import pytest

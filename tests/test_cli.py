@@ -203,8 +203,8 @@ def test_eval_opponents_and_agents_against_each_other(trained, capsys):
 
 # ------------------------------------------------------------------ play
 def run_play(script: str, game="tictactoe", opponent="maxn10", seat=0, **params):
-    from farl_agents.opponents import make_opponent
     import farl_envs
+    from farl_agents.opponents import make_opponent
 
     g = farl_envs.game_spec(game, **params)
     out = io.StringIO()

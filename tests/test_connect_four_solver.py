@@ -17,12 +17,18 @@ from numba import njit
 
 from farl_agents.opponents import c4_book
 from farl_agents.opponents import connect_four as c4
-from farl_agents.opponents.connect_four import (ABDLPlayer, ABPlayer, Solver,
-                                                analyze, legal_columns,
-                                                loss_delay,
-                                                position_from_board,
-                                                position_from_moves,
-                                                seed002_opening_choice, solve)
+from farl_agents.opponents.connect_four import (
+    ABDLPlayer,
+    ABPlayer,
+    Solver,
+    analyze,
+    legal_columns,
+    loss_delay,
+    position_from_board,
+    position_from_moves,
+    seed002_opening_choice,
+    solve,
+)
 
 # A complete drawn game (found by random play; every position in it is
 # unfinished, checked by ``test_draw_game_is_legal``).  Final board, row 0 at

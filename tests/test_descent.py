@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import farl_envs
 from farl_agents.descent.alphabeta import AlphaBeta

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import farl_envs
-from farl_agents.learners import LearnerConfig, NTupleAgent, paper_config
+from farl_agents.learners import NTupleAgent, paper_config
 
 CASES = [
     ("tictactoe", paper_config("tictactoe", episodes=200, learn_from_random_moves=False)),

@@ -9,9 +9,13 @@ import pytest
 
 import farl_envs
 from farl_agents.evaluate import (
-    EvalResult, evaluate, othello_4ply_starts, play_game, positions_after,
+    EvalResult,
+    evaluate,
+    othello_4ply_starts,
+    play_game,
+    positions_after,
 )
-from farl_agents.opponents import MaxN, MCTS
+from farl_agents.opponents import MCTS, MaxN
 from farl_agents.players import CallablePlayer, RandomPlayer
 from farl_envs.core.rng import make_rng
 from farl_envs.core.spec import HEADER, TERMINAL

@@ -23,8 +23,8 @@ def toy_family(monkeypatch):
 
     def load_player(path, game=None):
         mod.calls.append(("load", str(path)))
-        from farl_agents.players import RandomPlayer
         import farl_envs
+        from farl_agents.players import RandomPlayer
         return RandomPlayer("toy"), farl_envs.game_spec("tictactoe")
 
     mod.train_main, mod.load_player = train_main, load_player

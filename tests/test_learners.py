@@ -5,13 +5,13 @@ import math
 
 import numpy as np
 import pytest
+from ttt_perfect import suboptimal_fraction, worst_outcome
 
 from farl_agents.learners import LearnerConfig, NTupleAgent, paper_config
 from farl_agents.ntuple.network import board_indices, build_net, value
 from farl_agents.ntuple.traces import adapt, horizon_entries, make_traces
 from farl_envs.core.rng import make_rng
 from farl_envs.games._grid import cell_action_symmetries, square_symmetries
-from ttt_perfect import suboptimal_fraction, worst_outcome
 
 
 def _net(tuples, n_values, n_sym_perms, tcl=False):

@@ -4,19 +4,35 @@ import pickle
 
 import numpy as np
 import pytest
+from test_nemesh_features import board
 
 import farl_envs
 from farl_agents import cli
 from farl_agents.evaluate import evaluate
 from farl_agents.nemesh import NemeshAgent, NemeshFileError, state_features
-from farl_agents.nemesh.learner import (AGENT, GAMMA, RANDOM, TRAINER, goodness, initial_weights, learning_rate,
-                                        play_games, sarsa_step)
-from farl_agents.nemesh.search import (FORCED_BLOCK, FORCED_WIN, SEARCHED, WIN_SCORE, SearchScratch,
-                                       alphabeta_value, choose_move)
+from farl_agents.nemesh.learner import (
+    AGENT,
+    GAMMA,
+    RANDOM,
+    TRAINER,
+    goodness,
+    initial_weights,
+    learning_rate,
+    play_games,
+    sarsa_step,
+)
+from farl_agents.nemesh.search import (
+    FORCED_BLOCK,
+    FORCED_WIN,
+    SEARCHED,
+    WIN_SCORE,
+    SearchScratch,
+    alphabeta_value,
+    choose_move,
+)
 from farl_agents.nemesh.trainer import PRESETS, Session, scaled, train, train_preset
 from farl_envs.core.rng import make_rng, rng_choice_mask
-from farl_envs.core.spec import HEADER, PLY, TERMINAL, TO_MOVE
-from test_nemesh_features import board
+from farl_envs.core.spec import TERMINAL, TO_MOVE
 
 
 def _choose(game, s, w, depth=2, epsilon=0.0, seed=0):

@@ -9,7 +9,14 @@ import pytest
 import farl_envs
 from farl_agents.evaluate import evaluate
 from farl_agents.opponents import (
-    BenchPlayer, BoutonPlayer, EdaxPlayer, MaxN, MCTS, RandomPlayer, make_opponent, nim3p_player,
+    MCTS,
+    BenchPlayer,
+    BoutonPlayer,
+    EdaxPlayer,
+    MaxN,
+    RandomPlayer,
+    make_opponent,
+    nim3p_player,
 )
 from farl_agents.opponents.bench import BENCH_WEIGHTS
 from farl_agents.opponents.edax import edax_board_string, edax_move_to_action, find_edax

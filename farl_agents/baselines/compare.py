@@ -34,8 +34,7 @@ from pathlib import Path
 import numpy as np
 
 import farl_envs
-from farl_agents.baselines.train import (Budget, Checkpoints, Evaluator, _check_algo, curve_row, plot_curves,
-                                         run_sb3)
+from farl_agents.baselines.train import Budget, Checkpoints, Evaluator, _check_algo, curve_row, plot_curves, run_sb3
 from farl_envs.core.spec import GameSpec
 
 LEARNERS = ("td-farl", "maskable-ppo", "dqn")

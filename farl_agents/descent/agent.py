@@ -28,11 +28,11 @@ from pathlib import Path
 import numpy as np
 
 from farl_agents.atomic import atomic_file
-from farl_agents.learners.agent_io import UNREADABLE, read_npz_with_meta
 from farl_agents.descent.alphabeta import AlphaBeta
 from farl_agents.descent.evaluation import evaluation_from_file
 from farl_agents.descent.heuristics import make_heuristic
 from farl_agents.descent.search import TreeSearch
+from farl_agents.learners.agent_io import UNREADABLE, read_npz_with_meta
 
 FORMAT = "farl-descent-agent"
 VERSION = 1

@@ -31,8 +31,6 @@ another child exists, and the wrapped method chooses among the rest.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from farl_envs.core.rng import rng_below, rng_uniform

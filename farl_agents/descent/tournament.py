@@ -15,7 +15,6 @@ draw ½, loss 0) with the standard error sd / √n.
 from __future__ import annotations
 
 import itertools
-import json
 import math
 from pathlib import Path
 

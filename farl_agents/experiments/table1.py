@@ -58,8 +58,16 @@ import numpy as np
 
 import farl_envs
 from farl_agents.atomic import atomic_write_json, atomic_write_text
-from farl_agents.experiments.run import (LostCheckpoint, Run, RunError, RunSpec, StopRequest, ensure_writable,
-                                         evaluate_agent, read_curve)
+from farl_agents.experiments.run import (
+    LostCheckpoint,
+    Run,
+    RunError,
+    RunSpec,
+    StopRequest,
+    ensure_writable,
+    evaluate_agent,
+    read_curve,
+)
 from farl_agents.learners import LearnerConfig, paper_game_params
 
 #: Seed 000, Table 1 (Konen & Bagheri, "Final Adaptation Reinforcement Learning for N-Player Games"):

@@ -10,13 +10,13 @@ from __future__ import annotations
 import numpy as np
 
 import farl_envs
-from farl_agents.learners.config import LearnerConfig
 from farl_agents.learners import sarsa_farl, td_farl
+from farl_agents.learners.config import LearnerConfig
 from farl_agents.ntuple.network import Net, board_indices, build_net, value
 from farl_agents.ntuple.sets import make_set
 from farl_agents.ntuple.traces import TRACE_MODES, horizon_entries, make_traces
 from farl_envs.core.rng import make_rng
-from farl_envs.core.spec import GameSpec, TO_MOVE
+from farl_envs.core.spec import TO_MOVE, GameSpec
 
 ENV_SEED_OFFSET = 0x5EED
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 
 ALGOS = ("td", "sarsa", "q")
 SCHEDULES = ("linear", "exponential")

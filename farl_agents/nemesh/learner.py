@@ -42,8 +42,23 @@ import numpy as np
 from numba import njit
 
 from farl_agents.nemesh.features import (
-    ALL_THREES, DIAG_BASE, HOLE1, HOLE2, N_FEATURES, N_PER_PLAYER, ONE_MOVE_TO_WIN, ONE_MOVE_TO_WIN_HOLE,
-    ONE_SIDE, POTENTIAL_FOUR, PROHIBITED, ROW_BASE, THREE_IN_COL, TWO_SIDE, TWOS, WIN_COLUMNS, features,
+    ALL_THREES,
+    DIAG_BASE,
+    HOLE1,
+    HOLE2,
+    N_FEATURES,
+    N_PER_PLAYER,
+    ONE_MOVE_TO_WIN,
+    ONE_MOVE_TO_WIN_HOLE,
+    ONE_SIDE,
+    POTENTIAL_FOUR,
+    PROHIBITED,
+    ROW_BASE,
+    THREE_IN_COL,
+    TWO_SIDE,
+    TWOS,
+    WIN_COLUMNS,
+    features,
 )
 from farl_agents.nemesh.search import choose_move
 from farl_envs.core.rng import rng_choice_mask

@@ -52,7 +52,13 @@ from numba import njit
 
 from farl_envs.core.kernel_utils import copy_state
 from farl_envs.core.spec import (
-    HEADER, PLY, TERMINAL, TO_MOVE, GameSpec, check_header, check_int_param,
+    HEADER,
+    PLY,
+    TERMINAL,
+    TO_MOVE,
+    GameSpec,
+    check_header,
+    check_int_param,
 )
 from farl_envs.games._grid import cell_action_symmetries, text_grid
 
