@@ -21,7 +21,7 @@ from farl_agents.opponents import (
 from farl_agents.opponents.bench import BENCH_WEIGHTS
 from farl_agents.opponents.edax import edax_board_string, edax_move_to_action, find_edax
 from farl_agents.opponents.nim import nim_sum, winning_actions
-from farl_envs.core.rng import make_rng
+from farl_envs.core.rng import make_rng, rng_choice_mask
 from farl_envs.core.spec import HEADER, TERMINAL, TO_MOVE
 
 
@@ -263,6 +263,39 @@ def test_mcts_handles_2048_chance_by_sampling():
     mask = np.zeros(game.n_actions, dtype=np.int8)
     game.legal_actions(game.p, s, mask)
     assert mask[a] and 1 < m.last_nodes <= 201
+
+
+# Root visit counts, move and generator state after ``MCTS(200).search`` then
+# ``act`` (seed 7, a few random plies first), recorded when MCTS still had a
+# playout loop of its own: calling the shared ``random_playout`` must draw
+# exactly the same random numbers.
+MCTS_RECORDED = [
+    ("tictactoe", {}, 2, [0, 20, 45, 25, 24, 35, 23, 28, 0], 2, 14489885969030244645),
+    ("connect_four", {}, 5, [31, 23, 26, 39, 30, 19, 32], 3, 1269460664852779290),
+    ("hex", {"size": 5}, 4, [0, 6, 8, 14, 9, 9, 9, 7, 9, 10, 0, 7, 11, 11, 0, 9, 13, 8, 9, 9, 12, 9, 0, 14, 7],
+     23, 6016807982226627467),
+    ("nim3p", {}, 1, [13, 19, 16, 32, 20, 18, 25, 31, 26], 5, 1995522467305782911),
+    ("game2048", {}, 3, [50, 59, 51, 40], 2, 1657642418006880335),
+]
+
+
+@pytest.mark.parametrize("name,params,plies,visits,move,rng_after", MCTS_RECORDED)
+def test_mcts_draws_the_recorded_random_numbers(name, params, plies, visits, move, rng_after):
+    game = farl_envs.game_spec(name, **params)
+    rng = make_rng(7)
+    s = game.initial_state(game.p, rng)
+    mask = np.zeros(game.n_actions, dtype=np.int8)
+    rew = np.zeros(game.n_players)
+    for _ in range(plies):
+        game.legal_actions(game.p, s, mask)
+        game.afterstate(game.p, s, rng_choice_mask(rng, mask), s, rew)
+        if not s[TERMINAL]:
+            game.chance(game.p, s, rng)
+    m = MCTS(200)
+    got, _ = m.search(game, s, rng)
+    assert [int(v) for v in got] == visits
+    assert m.act(game, s, rng) == move
+    assert int(rng[0]) == rng_after
 
 
 def test_mcts_validates_input():

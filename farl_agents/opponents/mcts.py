@@ -10,7 +10,9 @@ One search runs ``iterations`` times through four steps (Kocsis & Szepesvári
    iterations that passed through ``c``, mapped to [0, 1] (below);
 2. *expansion*: add one child for a uniformly drawn untried legal action;
 3. *simulation*: play uniformly random moves to the end
-   (the loop of :func:`farl_envs.core.playout.random_playout`);
+   (:func:`farl_envs.core.playout.random_playout`, the one random-playout
+   loop of farl; it calls ``chance`` after every move, which for games
+   without chance draws no random number);
 4. *backpropagation*: every node on the path adds the **reward vector**
    collected from the move into it to the end of the game (the sum of the
    kernels' reward deltas), so each node's statistics are read from the
@@ -48,20 +50,9 @@ import math
 import numpy as np
 from numba import njit
 
-from farl_envs.core.rng import rng_below, rng_choice_mask
+from farl_envs.core.playout import random_playout
+from farl_envs.core.rng import rng_below
 from farl_envs.core.spec import TERMINAL, TO_MOVE, GameSpec
-
-
-@njit
-def _rollout(legal_actions, afterstate, chance, p, s, mask, rew, total, has_chance, rng):
-    """Uniformly random moves from ``s`` (in place) to the end; adds the rewards to ``total``."""
-    while s[TERMINAL] == 0:
-        legal_actions(p, s, mask)
-        afterstate(p, s, rng_choice_mask(rng, mask), s, rew)
-        if has_chance and s[TERMINAL] == 0:
-            chance(p, s, rng)
-        for i in range(total.shape[0]):
-            total[i] += rew[i]
 
 
 @njit
@@ -118,10 +109,10 @@ def uct_search(legal_actions, afterstate, chance, p, root, iterations, c_explore
                 step_rew[depth, :] = rew
                 depth += 1
                 path[depth] = new
-                _rollout(legal_actions, afterstate, chance, p, s, mask, rew, total, has_chance, rng)
+                random_playout(legal_actions, afterstate, chance, p, s, mask, rew, total, rng)
                 break
             if untried > 0:  # tree full (cannot happen with cap >= iterations + 1): simulate here
-                _rollout(legal_actions, afterstate, chance, p, s, mask, rew, total, has_chance, rng)
+                random_playout(legal_actions, afterstate, chance, p, s, mask, rew, total, rng)
                 break
             # selection among the children of the legal actions
             mover = s[TO_MOVE]
