@@ -15,8 +15,9 @@ import torch  # noqa: E402
 import farl_envs  # noqa: E402
 from farl_agents.baselines import envs as benvs  # noqa: E402
 from farl_agents.baselines.dqn import ILLEGAL_Q, MaskedDQN, random_legal  # noqa: E402
+from farl_agents.baselines.files import load_baseline  # noqa: E402
 from farl_agents.baselines.players import FrozenPolicy, SB3Player, SnapshotCallback, SnapshotOpponent, action_scores  # noqa: E402
-from farl_agents.baselines.train import build_model, load_baseline, train_baseline  # noqa: E402
+from farl_agents.baselines.train import build_model, train_baseline  # noqa: E402
 from farl_agents.evaluate import evaluate  # noqa: E402
 from farl_envs.core.rng import make_rng  # noqa: E402
 from farl_envs.core.spec import TERMINAL  # noqa: E402

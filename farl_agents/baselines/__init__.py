@@ -15,7 +15,7 @@ importing this package does not import torch — the names below load on first u
                          actions (:mod:`~farl_agents.baselines.dqn`)
 ``make_env``             the registered Gymnasium env with the networks' observation
                          (:mod:`~farl_agents.baselines.envs`)
-``load_baseline``        reload a saved ``model.zip``
+``load_baseline``        reload a saved ``model.zip`` (:mod:`~farl_agents.baselines.files`)
 =======================  ==========================================================
 
 >>> from farl_agents.baselines import train_baseline, SB3Player      # doctest: +SKIP
@@ -31,7 +31,7 @@ from __future__ import annotations
 import importlib
 
 _EXPORTS = {
-    "train_baseline": "train", "load_baseline": "train", "Budget": "train", "Evaluator": "train",
+    "train_baseline": "train", "load_baseline": "files", "Budget": "train", "Evaluator": "train",
     "ALGOS": "train", "HYPERPARAMS": "train",
     "compare": "compare", "train_td_farl": "compare",
     "SB3Player": "players", "SnapshotOpponent": "players", "SnapshotCallback": "players",

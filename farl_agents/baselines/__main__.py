@@ -1,4 +1,4 @@
-"""``python -m farl_agents.baselines baseline|compare ...`` (the same commands as ``farl baseline`` / ``farl compare``)."""
+"""``python -m farl_agents.baselines baseline|compare ...``: the commands ``farl baseline`` / ``farl compare``."""
 import sys
 
 from farl_agents.baselines.cli import main

@@ -87,10 +87,7 @@ def _game(name: str, params: dict):
 
 
 def _command_line(args, default_prog: str) -> str:
-    argv = getattr(args, "argv", None)
-    if argv is None:
-        argv = sys.argv[1:]
-    return " ".join([default_prog] + [shlex.quote(a) for a in argv])
+    return " ".join([default_prog] + [shlex.quote(a) for a in args.argv])
 
 
 # ---------------------------------------------------------------- commands
@@ -124,8 +121,7 @@ def cmd_compare(args) -> int:
 
     learners = LEARNERS if not args.learners else [x.strip() for x in args.learners.split(",") if x.strip()]
     opps = None if not args.eval_vs else [o for item in args.eval_vs for o in item.split(",") if o]
-    prog = "farl" if getattr(args, "argv", None) is not None and not getattr(args, "standalone", False) \
-        else "python -m farl_agents.baselines"
+    prog = "python -m farl_agents.baselines" if args.standalone else "farl"
     out = compare(game, budget_steps=args.budget_steps, budget_minutes=args.budget_minutes, runs=args.runs,
                   out_md=args.out_md, seed=args.seed, learners=learners, opponent=args.opponent,
                   eval_opponents=opps, eval_games=args.eval_games, final_games=args.final_games,
@@ -169,7 +165,7 @@ def register(subparsers) -> None:
     p.add_argument("--eval-games", type=_positive_int, metavar="N", help="games per seat at each checkpoint")
     p.add_argument("--eval-points", type=_positive_int, default=10, metavar="K", help="checkpoints on the curve")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=cmd_baseline, command="baseline")
+    p.set_defaults(func=cmd_baseline, command="baseline", standalone=False)
 
     p = subparsers.add_parser(
         "compare", help="TD-FARL vs MaskablePPO vs DQN at equal steps and equal wall-clock",
@@ -190,7 +186,7 @@ def register(subparsers) -> None:
     p.add_argument("--final-games", type=_positive_int, metavar="N", help="games per seat at the budget points")
     p.add_argument("--eval-points", type=_positive_int, default=8, metavar="K", help="curve checkpoints per budget")
     p.add_argument("--out-md", metavar="FILE", help="report path (default docs/results/compare_GAME.md)")
-    p.set_defaults(func=cmd_compare, command="compare")
+    p.set_defaults(func=cmd_compare, command="compare", standalone=False)
 
 
 def main(argv=None) -> int:
@@ -201,7 +197,7 @@ def main(argv=None) -> int:
                                                  "commands).")
     register(parser.add_subparsers(dest="command"))
     args = parser.parse_args(argv)
-    if not hasattr(args, "func"):
+    if args.command is None:  # no subcommand given
         parser.print_help()
         return 2
     args.argv, args.standalone = argv, True

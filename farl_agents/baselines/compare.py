@@ -275,8 +275,8 @@ def _table(out: dict, key: str) -> list[str]:
             continue
         cells = [_cell([r[lb] for r in rows], [r[f"{lb}_se"] for r in rows], pct) for lb in labels]
         lines.append(f"| {name} | {np.mean([r['steps'] for r in rows]):,.0f} | "
-                     f"{_secs(np.mean([r['seconds'] for r in rows]))} | {np.mean([r['episodes'] for r in rows]):,.0f} | "
-                     + " | ".join(cells) + " |")
+                     f"{_secs(np.mean([r['seconds'] for r in rows]))} | "
+                     f"{np.mean([r['episodes'] for r in rows]):,.0f} | " + " | ".join(cells) + " |")
     ref = out.get("reference")
     if ref is not None:
         lines.append("| *random player (reference)* | – | – | – | "

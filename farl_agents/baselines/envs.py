@@ -23,6 +23,7 @@ import numpy as np
 from gymnasium import spaces
 
 import farl_envs
+from farl_agents.players import check_player
 from farl_envs.core.rng import make_rng
 from farl_envs.core.spec import TO_MOVE, GameSpec
 
@@ -115,8 +116,9 @@ class PlayerOpponent:
     """
 
     def __init__(self, player, seed: int = 0):
+        check_player(player, "opponent")
         self.player = player
-        self.name = getattr(player, "name", "player")
+        self.name = player.name
         self.rng = make_rng(seed)
 
     def __call__(self, aec) -> int:

@@ -16,12 +16,18 @@
 from __future__ import annotations
 
 import copy
+import os
 
 import numpy as np
 import torch as th
+from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.policies import BasePolicy
+from stable_baselines3.dqn.policies import DQNPolicy
 
+import farl_envs
 from farl_agents.baselines.envs import obs_dim, observe_state
+from farl_agents.baselines.files import load_baseline
 from farl_envs.core.spec import TERMINAL, GameSpec
 
 
@@ -37,7 +43,7 @@ class FrozenPolicy:
 
     def __init__(self, policy):
         policy = _policy_of(policy)
-        self.is_q = hasattr(policy, "q_net")
+        self.is_q = isinstance(policy, DQNPolicy)
         self.layers = _numpy_layers(policy)
         self.torch_policy = None
         if self.layers is None:
@@ -93,7 +99,7 @@ def action_scores(policy, obs: np.ndarray) -> np.ndarray:
     """Per-action scores of a torch ``policy`` for one network input: q-values (DQN) or logits (PPO)."""
     with th.no_grad():
         t = th.as_tensor(obs[None], device=policy.device)
-        if hasattr(policy, "q_net"):
+        if isinstance(policy, DQNPolicy):
             out = policy.q_net(t)
         else:
             out = policy.get_distribution(t).distribution.logits
@@ -126,8 +132,8 @@ def sample_action(frozen: FrozenPolicy, obs: np.ndarray, mask: np.ndarray, rng: 
 
 
 def _policy_of(model):
-    policy = getattr(model, "policy", model)
-    if not hasattr(policy, "device"):
+    policy = model.policy if isinstance(model, BaseAlgorithm) else model
+    if not isinstance(policy, BasePolicy):
         raise ValueError(f"expected a Stable-Baselines3 model or policy, got {model!r}")
     return policy
 
@@ -148,11 +154,9 @@ class SB3Player:
     """
 
     def __init__(self, model, game, name: str | None = None, **game_params):
-        if isinstance(model, (str, bytes)) or hasattr(model, "__fspath__"):
-            from farl_agents.baselines.train import load_baseline
+        if isinstance(model, (str, bytes, os.PathLike)):
             model = load_baseline(model)
         if isinstance(game, str):
-            import farl_envs
             game = farl_envs.game_spec(game, **game_params)
         elif not isinstance(game, GameSpec):
             raise ValueError(f"game must be a game name or a GameSpec, got {game!r}")
@@ -210,7 +214,7 @@ class SnapshotOpponent:
         """Copy ``model``'s current weights into the frozen policy."""
         self.frozen = FrozenPolicy(model)
         self.refreshes += 1
-        self.refreshed_at = int(getattr(model, "num_timesteps", 0))
+        self.refreshed_at = int(model.num_timesteps) if isinstance(model, BaseAlgorithm) else 0
 
     def __call__(self, aec) -> int:
         state = aec.state_array

@@ -62,15 +62,10 @@ def eval_opponents(game: GameSpec) -> list[str]:
     if name == "tictactoe":
         return ["maxn10", "random"]
     if name == "connect_four":
-        opps = ["mcts200", "random"]
         if game.params.get("rows") == 6 and game.params.get("cols") == 7:
-            try:
-                from farl_agents.opponents import connect_four as c4
-                if hasattr(c4, "make_player"):
-                    opps.insert(0, "ab")
-            except ImportError:
-                pass
-        return opps
+            # the perfect player and its delayed-loss variant exist for the standard board only
+            return ["ab", "ab-dl", "mcts200", "random"]
+        return ["mcts200", "random"]
     if name == "hex":
         return ["mcts200", "random"]
     if name == "othello":
@@ -321,29 +316,6 @@ def build_model(game: GameSpec, algo: str, seed: int = 0, opponent: str = "self-
     cls = MaskablePPO if algo == "maskable-ppo" else MaskedDQN
     model = cls("MlpPolicy", venv, seed=seed, verbose=verbose, device="cpu", **hp)
     return model, snap
-
-
-def load_baseline(path):
-    """Load a model saved by :func:`train_baseline` (its ``model.zip``, or the run directory)."""
-    import zipfile
-
-    p = Path(path)
-    if p.is_dir():
-        p = p / "model.zip"
-    if not p.exists():
-        raise ValueError(f"no saved model at {path}")
-    try:
-        with zipfile.ZipFile(p) as z:
-            data = z.read("data").decode()
-    except (zipfile.BadZipFile, KeyError) as exc:
-        raise ValueError(f"{path} is not a Stable-Baselines3 model file: {exc}") from exc
-    if "MaskedDQNPolicy" in data:
-        from farl_agents.baselines.dqn import MaskedDQN
-        return MaskedDQN.load(p, device="cpu")
-    if "Maskable" in data:
-        from sb3_contrib import MaskablePPO
-        return MaskablePPO.load(p, device="cpu")
-    raise ValueError(f"{path}: not a MaskablePPO or farl MaskedDQN model")
 
 
 def _curve_callback(budget: Budget, checkpoints: Checkpoints, evaluator, game: GameSpec, label: str, rows: list,
