@@ -151,10 +151,9 @@ def connect_four_speed(games):
 
 def _c4_agent(path, episodes):
     """An agent for the evaluation timings: loaded, or trained here."""
-    if path:
-        from farl_agents.learners.agent_io import load_agent
-        return load_agent(path), f"agent {path}"
     from farl_agents.learners import NTupleAgent
+    if path:
+        return NTupleAgent.load(path), f"agent {path}"
     from farl_agents.learners.presets import paper_config
     agent = NTupleAgent("connect_four", paper_config("connect_four", episodes=episodes, seed=0))
     t = time.perf_counter()

@@ -8,8 +8,10 @@
 from __future__ import annotations
 
 import importlib
+from importlib.metadata import version as _installed_version
 
-__version__ = "0.1.0"
+#: farl's version; pyproject.toml holds the only copy (farl is always installed, editable in development)
+__version__ = _installed_version("farl")
 
 #: short name -> (module of the versioned env, Gymnasium id), in listing order
 _GAMES = {

@@ -1,11 +1,15 @@
 """Agent files: round trips, exact continuation, and clear errors for anything else."""
 from __future__ import annotations
 
+import importlib.metadata
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import farl_agents
+import farl_envs
 from farl_agents.learners import LearnerConfig, NTupleAgent, paper_config
 from farl_agents.learners.agent_io import AgentFileError
 
@@ -33,6 +37,17 @@ def test_round_trip_and_exact_continuation(trained, tmp_path):
     straight = NTupleAgent("nim3p", agent.config)
     straight.train(1500)
     assert np.array_equal(straight.net.weights, loaded.net.weights)
+
+
+def test_one_version_source_and_typed_packages(trained):
+    """pyproject.toml holds the version; both packages and every agent file report the installed one."""
+    installed = importlib.metadata.version("farl")
+    assert farl_envs.__version__ == installed and farl_agents.__version__ == installed
+    _, path = trained
+    with np.load(path) as data:
+        assert json.loads(str(data["meta"]))["farl_version"] == installed
+    for package in (farl_envs, farl_agents):
+        assert (Path(package.__file__).parent / "py.typed").is_file()
 
 
 def test_large_tables_with_few_touched_entries_are_stored_sparse(tmp_path):

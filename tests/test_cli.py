@@ -10,7 +10,7 @@ import pytest
 
 from farl_agents import cli
 from farl_agents.experiments.run import read_curve
-from farl_agents.learners import LearnerConfig, NTupleAgent
+from farl_agents.learners import LearnerConfig, NTupleAgent, paper_config
 
 
 def farl(*args) -> int:
@@ -34,7 +34,7 @@ def test_train_writes_run_folder(trained, capsys):
     info = json.loads((trained / "run.json").read_text())
     assert info["game"] == "tictactoe" and info["farl_version"] and info["command"].startswith("farl train")
     cfg = LearnerConfig.from_dict(info["config"])
-    assert cfg == LearnerConfig.paper("tictactoe", episodes=1500, seed=3)
+    assert cfg == paper_config("tictactoe", episodes=1500, seed=3)
     assert info["eval_vs"] == ["random", "maxn10"]
     rows = read_curve(trained / "curve.csv")
     assert [r["episode"] for r in rows] == [0, 500, 1000, 1500]

@@ -181,9 +181,9 @@ def test_c4_seed002_protocol():
 
 
 def test_agent_game_parameters_are_used_and_checked():
-    from farl_agents.learners import LearnerConfig, NTupleAgent
+    from farl_agents.learners import NTupleAgent, paper_config
 
-    agent = NTupleAgent("nim", LearnerConfig.paper("nim"), max_take=5)
+    agent = NTupleAgent("nim", paper_config("nim"), max_take=5)
     agent.train(200)
     res = evaluate("nim", agent, "random", n_games=4)  # takes the agent's max_take=5
     assert sum(s["n_games"] for s in res.to_dict()["matchups"][0]["per_seat"]) == 8

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from farl_envs.core.rng import make_rng
+from farl_envs.core.spec import HEADER, TERMINAL, TO_MOVE
 from farl_envs.games import nim
 
 
@@ -60,26 +61,57 @@ def test_nim3p_ending(extra, expected):
 
 
 def test_bouton_rule_matches_exhaustive_search_on_3x5():
-    """P-positions (mover loses) are exactly those whose heap sizes mod 4 xor to 0."""
-    spec = nim.make_spec_2p()
+    """Solving farl's own Nim kernels exhaustively gives Bouton's rule.
+
+    The search uses only the spec (initial state, legal moves, afterstates and
+    their rewards); the rule, written here independently, says the mover loses
+    exactly when the heap sizes modulo ``max_take + 1`` xor to 0.
+    """
+    heaps, heap_size, max_take = 3, 5, 3
+    spec = nim.make_spec_2p(heaps=heaps, heap_size=heap_size, max_take=max_take)
+
+    def children(state):
+        """(afterstate, rewards) of every legal move in ``state``, by farl's kernels."""
+        mask = np.zeros(spec.n_actions, dtype=np.int8)
+        n = spec.legal_actions(spec.p, state, mask)
+        assert n == int(mask.sum())
+        for a in np.flatnonzero(mask):
+            out, rewards = np.empty_like(state), np.zeros(spec.n_players)
+            spec.afterstate(spec.p, state, int(a), out, rewards)
+            yield out, rewards
+
+    def key_of(state):
+        return tuple(int(x) for x in state)
 
     @lru_cache(maxsize=None)
-    def mover_wins(heaps):
-        if sum(heaps) == 0:
-            return False  # previous player took the last item
-        for h, c in enumerate(heaps):
-            for k in range(1, min(3, c) + 1):
-                child = list(heaps)
-                child[h] -= k
-                if not mover_wins(tuple(child)):
-                    return True
+    def mover_wins(key):
+        state = np.array(key, dtype=np.int32)
+        mover = state[TO_MOVE]
+        for out, rewards in children(state):
+            # a finishing move is judged by farl's reward, any other by the opponent's prospects
+            if rewards[mover] > 0 if out[TERMINAL] else not mover_wins(key_of(out)):
+                return True
         return False
 
-    for a in range(6):
-        for b in range(6):
-            for c in range(6):
-                bouton = (a % 4) ^ (b % 4) ^ (c % 4) != 0
-                assert mover_wins((a, b, c)) == bouton
+    start = spec.initial_state(spec.p, make_rng(0))
+    seen, stack = {key_of(start)}, [start]
+    while stack:
+        state = stack.pop()
+        for out, _ in children(state):
+            if not out[TERMINAL] and key_of(out) not in seen:
+                seen.add(key_of(out))
+                stack.append(out)
+
+    configurations = set()
+    for key in seen:
+        counts = key[HEADER:]
+        configurations.add(counts)
+        nim_sum = 0
+        for c in counts:
+            nim_sum ^= c % (max_take + 1)
+        assert mover_wins(key) == (nim_sum != 0), f"heaps {counts}, {key[TO_MOVE]} to move"
+    # every heap configuration but the empty (terminal) one was searched
+    assert len(configurations) == (heap_size + 1) ** heaps - 1
 
 
 def test_symmetries_are_heap_permutations():

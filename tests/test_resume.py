@@ -12,7 +12,7 @@ import pytest
 from farl_agents import cli
 from farl_agents.experiments import run as run_module
 from farl_agents.experiments.run import Run, RunError, RunSpec, read_curve
-from farl_agents.learners import LearnerConfig, NTupleAgent
+from farl_agents.learners import NTupleAgent, paper_config
 
 # TicTacToe with the paper's settings plus TC-EXP and λ-traces (RESET), so that the TCL accumulators and
 # the eligibility lists have to survive a checkpoint too; a second set carries traces across episodes.
@@ -149,8 +149,12 @@ def test_interrupt_during_an_evaluation_redoes_it(tmp_path, reference, monkeypat
     assert_same_curve(reference / "tcl-traces", out)
 
 
+@pytest.mark.slow
 def test_sigkill_mid_run_then_resume(tmp_path, reference):
-    """Kill -9 a `farl train` process at an arbitrary point after its first checkpoints; resume."""
+    """Kill -9 a `farl train` process at an arbitrary point after its first checkpoints; resume.
+
+    Marked slow: a fresh process compiles the learner and the resumed run trains to the end (~100 s).
+    """
     out = tmp_path / "run"
     episodes = 3000
     args = [sys.executable, "-m", "farl_agents", *map(str, train_args(out, SETTINGS["tcl-traces"])),
@@ -188,11 +192,11 @@ def test_resume_refuses_changed_settings_and_foreign_folders(tmp_path, reference
     # a finished run resumes to "done" at once
     assert farl("train", "--resume", reference / "tcl-traces", "--quiet") == 0
     # an agent file that does not match run.json is refused
-    spec = RunSpec("tictactoe", {}, LearnerConfig.paper("tictactoe", episodes=100))
+    spec = RunSpec("tictactoe", {}, paper_config("tictactoe", episodes=100))
     r = Run.create(tmp_path / "x", spec)
     r.train(stop_after=50, progress=False)
     marker = json.loads((tmp_path / "x" / "checkpoint.json").read_text())
-    other = NTupleAgent("tictactoe", LearnerConfig.paper("tictactoe", episodes=100, seed=5))
+    other = NTupleAgent("tictactoe", paper_config("tictactoe", episodes=100, seed=5))
     other.episodes_done = 50
     other.save(tmp_path / "x" / marker["agent"])
     with pytest.raises(RunError, match="does not match run.json"):
@@ -200,7 +204,7 @@ def test_resume_refuses_changed_settings_and_foreign_folders(tmp_path, reference
 
 
 def test_run_without_checkpoint_starts_over(tmp_path):
-    spec = RunSpec("tictactoe", {}, LearnerConfig.paper("tictactoe", episodes=300), eval_every=100)
+    spec = RunSpec("tictactoe", {}, paper_config("tictactoe", episodes=300), eval_every=100)
     Run.create(tmp_path / "r", spec)  # killed before its first checkpoint
     run = Run.open(tmp_path / "r")
     assert run.episodes_done == 0 and run.rows == []

@@ -7,7 +7,7 @@ import pytest
 from farl_agents import cli
 from farl_agents.experiments import table1
 from farl_agents.experiments.run import LostCheckpoint, Run, read_curve
-from farl_agents.learners import LearnerConfig, NTupleAgent
+from farl_agents.learners import NTupleAgent, paper_config
 
 
 def reproduce(out, *extra) -> int:
@@ -57,8 +57,8 @@ def test_resumed_run_equals_a_fresh_one(results, tmp_path):
     assert np.array_equal(cached.net.weights, fresh.agent.net.weights)
     farl_cfg = cached.config
     nofarl_cfg = NTupleAgent.load(results / "table1_smoke_runs" / "tictactoe" / "nofarl-seed0" / "agent.npz").config
-    assert farl_cfg == LearnerConfig.paper("tictactoe", farl=True, seed=0, episodes=200)
-    assert nofarl_cfg == LearnerConfig.paper("tictactoe", farl=False, seed=0, episodes=200)
+    assert farl_cfg == paper_config("tictactoe", farl=True, seed=0, episodes=200)
+    assert nofarl_cfg == paper_config("tictactoe", farl=False, seed=0, episodes=200)
 
 
 def test_table_only_rewrites_the_readme_block(results, tmp_path, capsys):
@@ -156,7 +156,7 @@ def test_paper_figures_and_budgets():
     for row in table1.ROWS.values():
         assert all((row.key, o.name) in P for o in row.opponents)
         paper, quick = table1.plan(row, "paper"), table1.plan(row, "quick")
-        assert paper.episodes == LearnerConfig.paper(row.game).episodes
+        assert paper.episodes == paper_config(row.game).episodes
         assert quick.episodes <= paper.episodes and quick.final_games <= paper.final_games
     assert [r.key for r in table1.parse_rows("nim, tictactoe")] == ["nim", "tictactoe"]
     with pytest.raises(ValueError, match="unknown Table 1 row"):

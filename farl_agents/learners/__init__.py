@@ -1,7 +1,7 @@
 """The FARL learners (TD, SARSA, Q) on n-tuple networks.
 
->>> from farl_agents.learners import NTupleAgent, LearnerConfig
->>> agent = NTupleAgent("tictactoe", LearnerConfig.paper("tictactoe"))
+>>> from farl_agents.learners import NTupleAgent, paper_config
+>>> agent = NTupleAgent("tictactoe", paper_config("tictactoe"))
 """
 from farl_agents.learners.agent import NTupleAgent
 from farl_agents.learners.config import LearnerConfig

@@ -1,16 +1,19 @@
 """``NTupleAgent``: an n-tuple FARL learner you can train, play, save and load.
 
->>> from farl_agents.learners import NTupleAgent, LearnerConfig
->>> agent = NTupleAgent("tictactoe", LearnerConfig.paper("tictactoe"))   # doctest: +SKIP
+>>> from farl_agents.learners import NTupleAgent, paper_config
+>>> agent = NTupleAgent("tictactoe", paper_config("tictactoe"))         # doctest: +SKIP
 >>> agent.train(5_000)                      # compiled self-play          # doctest: +SKIP
 >>> agent.save("ttt.farl.npz")                                          # doctest: +SKIP
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 import farl_envs
-from farl_agents.learners import sarsa_farl, td_farl
+from farl_agents.learners import agent_io, sarsa_farl, td_farl
+from farl_agents.learners.agent_io import AgentFileError
 from farl_agents.learners.config import LearnerConfig
 from farl_agents.ntuple.network import Net, board_indices, build_net, value
 from farl_agents.ntuple.sets import make_set
@@ -26,7 +29,7 @@ class NTupleAgent:
 
     Args:
         game: a game name (``"connect_four"``) or a :class:`GameSpec`.
-        config: the learner settings; ``LearnerConfig.paper(game)`` gives seed 000's.
+        config: the learner settings; ``presets.paper_config(game)`` gives Konen & Bagheri 2020's.
         tuples: use this n-tuple set instead of making one from ``config``
             (loading a saved agent does this).
         **game_params: the game's parameters when ``game`` is a name.
@@ -151,18 +154,64 @@ class NTupleAgent:
         return int(mem.cand_action[k])
 
     # ----------------------------------------------------------- files
-    def save(self, path):
-        """Write the agent to ``path`` (``.npz``) atomically; see :mod:`farl_agents.learners.agent_io`."""
-        from farl_agents.learners.agent_io import save_agent
+    def save(self, path) -> Path:
+        """Write the agent to ``path`` (``.npz``) atomically; the layout is in :mod:`farl_agents.learners.agent_io`."""
+        g, cfg, net = self.game, self.config, self.net
+        meta = {"game": g.name, "game_params": g.params, "n_cell_values": g.n_cell_values,
+                "config": cfg.to_dict(), "episodes_done": self.episodes_done}
+        arrays = {"tuples": self.tuples, "agent_rng": self.agent_rng, "env_rng": self.env_rng}
+        agent_io.put_table(arrays, "weights", net.weights, 0.0)
+        if net.tcl_n.size:
+            agent_io.put_table(arrays, "tcl_n", net.tcl_n, cfg.tcl_init)
+            agent_io.put_table(arrays, "tcl_a", net.tcl_a, cfg.tcl_init)
+        if cfg.carry_traces:
+            for field in self.traces._fields:
+                arrays["traces_" + field] = getattr(self.traces, field)
+        return agent_io.write_agent_file(path, meta, arrays)
 
-        return save_agent(self, path)
+    @classmethod
+    def load(cls, path, game: str | None = None) -> "NTupleAgent":
+        """Read an agent written by :meth:`save`; ``game`` (optional) must match the file's game.
 
-    @staticmethod
-    def load(path, game: str | None = None) -> "NTupleAgent":
-        """Read an agent file; raises ``ValueError`` (``AgentFileError``) for anything that is not one."""
-        from farl_agents.learners.agent_io import load_agent
-
-        return load_agent(path, game)
+        Raises :class:`~farl_agents.learners.agent_io.AgentFileError` (a
+        ``ValueError``) for anything that is not a valid farl agent file,
+        ``FileNotFoundError`` if there is no file.
+        """
+        meta, arrays = agent_io.read_agent_file(path, game)
+        try:
+            config = LearnerConfig.from_dict(meta["config"])
+            agent = cls(meta["game"], config, tuples=arrays["tuples"], **meta["game_params"])
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise AgentFileError(f"{path}: inconsistent agent description ({exc})") from None
+        stored_p = meta.get("n_cell_values")
+        if stored_p is not None and stored_p != agent.game.n_cell_values:
+            raise AgentFileError(f"{path} was trained on a {stored_p}-valued {meta['game']} n-tuple board; this farl "
+                                 f"encodes that game with {agent.game.n_cell_values} values: train the agent again")
+        net = agent.net
+        try:
+            net.weights[...] = agent_io.get_table(arrays, "weights", net.weights.shape, 0.0)
+        except AgentFileError as exc:
+            if stored_p is None:  # written before the files recorded P: the encoding may have changed since
+                raise AgentFileError(f"{exc} (the file may come from a farl whose {meta['game']} n-tuple board had "
+                                     f"other cell values: train the agent again)") from None
+            raise
+        if net.tcl_n.size:
+            net.tcl_n[...] = agent_io.get_table(arrays, "tcl_n", net.tcl_n.shape, config.tcl_init)
+            net.tcl_a[...] = agent_io.get_table(arrays, "tcl_a", net.tcl_a.shape, config.tcl_init)
+        for name in ("agent_rng", "env_rng"):
+            rng = arrays.get(name)
+            if rng is None or rng.shape != (1,) or rng.dtype != np.uint64:
+                raise AgentFileError(f"{path}: bad {name}")
+            getattr(agent, name)[:] = rng
+        if config.carry_traces:
+            for field in agent.traces._fields:
+                stored = arrays.get("traces_" + field)
+                target = getattr(agent.traces, field)
+                if stored is None or stored.shape != target.shape:
+                    raise AgentFileError(f"{path}: bad traces_{field}")
+                target[...] = stored
+        agent.episodes_done = int(meta.get("episodes_done", 0))
+        return agent
 
     @property
     def name(self) -> str:

@@ -17,6 +17,12 @@ Layout (format ``farl-agent``, version 1):
 
 Loading uses ``allow_pickle=False`` (no code can run) and checks every
 array's shape against the config before anything is used.
+
+This module knows the file format only: it reads and writes plain dicts and
+arrays.  :class:`~farl_agents.learners.agent.NTupleAgent` builds them in
+``save`` and rebuilds itself from them in ``load``, so the dependency runs
+one way (agent -> agent_io) and the other learner families (Nemesh, descent)
+reuse :func:`read_npz_with_meta` without touching the n-tuple agent.
 """
 from __future__ import annotations
 
@@ -27,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from farl_agents import __version__
 from farl_agents.atomic import atomic_file
 
 FORMAT = "farl-agent"
@@ -52,7 +59,8 @@ class AgentFileError(ValueError):
     """The file is not a readable farl agent (corrupt, truncated, foreign or for another game)."""
 
 
-def _put_table(arrays: dict, name: str, table: np.ndarray, base: float) -> None:
+def put_table(arrays: dict, name: str, table: np.ndarray, base: float) -> None:
+    """Add ``table`` to ``arrays`` under ``name``: dense, or sparse when under a third differs from ``base``."""
     flat = table.ravel()
     changed = np.flatnonzero(flat != np.float32(base))
     if changed.size * 3 < flat.size:
@@ -62,15 +70,16 @@ def _put_table(arrays: dict, name: str, table: np.ndarray, base: float) -> None:
         arrays[name] = table
 
 
-def _get_table(data, name: str, shape: tuple, base: float) -> np.ndarray:
-    if name in data:
-        table = data[name]
+def get_table(arrays: dict, name: str, shape: tuple, base: float) -> np.ndarray:
+    """The ``float32`` table ``name`` of shape ``shape`` stored by :func:`put_table`, checked entry by entry."""
+    if name in arrays:
+        table = arrays[name]
         if table.shape != shape or table.dtype != np.float32:
             raise AgentFileError(f"{name} has shape {table.shape}/{table.dtype}, expected {shape}/float32")
         return table.copy()
-    if name + "_index" not in data:
+    if name + "_index" not in arrays:
         raise AgentFileError(f"missing table {name}")
-    index, values = data[name + "_index"], data[name + "_value"]
+    index, values = arrays[name + "_index"], arrays[name + "_value"]
     size = int(np.prod(shape))
     if index.ndim != 1 or index.shape != values.shape or (index.size and (index.min() < 0 or index.max() >= size)):
         raise AgentFileError(f"{name}: bad sparse entries")
@@ -79,47 +88,35 @@ def _get_table(data, name: str, shape: tuple, base: float) -> np.ndarray:
     return table.reshape(shape)
 
 
-def save_agent(agent, path: str | os.PathLike) -> Path:
-    """Write ``agent`` to ``path`` atomically (temporary file in the same folder, then rename)."""
-    from farl_envs import __version__
+def write_agent_file(path: str | os.PathLike, meta: dict, arrays: dict) -> Path:
+    """Write ``arrays`` and ``meta`` (stamped with format, version and farl version) to ``path`` atomically.
 
+    The temporary file lives in the same folder and is renamed over ``path``
+    only when complete, so a crash leaves the old file or the new one.
+    """
     path = Path(path)
-    meta = {
-        "format": FORMAT, "version": VERSION, "farl_version": __version__,
-        "game": agent.game.name, "game_params": agent.game.params,
-        "n_cell_values": agent.game.n_cell_values,
-        "config": agent.config.to_dict(), "episodes_done": agent.episodes_done,
-    }
-    arrays = {"meta": np.array(json.dumps(meta)), "tuples": agent.tuples,
-              "agent_rng": agent.agent_rng, "env_rng": agent.env_rng}
-    _put_table(arrays, "weights", agent.net.weights, 0.0)
-    if agent.net.tcl_n.size:
-        _put_table(arrays, "tcl_n", agent.net.tcl_n, agent.config.tcl_init)
-        _put_table(arrays, "tcl_a", agent.net.tcl_a, agent.config.tcl_init)
-    if agent.config.carry_traces:
-        for field in agent.traces._fields:
-            arrays["traces_" + field] = getattr(agent.traces, field)
+    stamped = {"format": FORMAT, "version": VERSION, "farl_version": __version__, **meta}
     with atomic_file(path, "wb") as fh:
-        np.savez_compressed(fh, **arrays)
+        np.savez_compressed(fh, meta=np.array(json.dumps(stamped)), **arrays)
     return path
 
 
-def load_agent(path: str | os.PathLike, game: str | None = None):
-    """Read an agent written by :func:`save_agent`; ``game`` (optional) must match the file's game.
+def read_agent_file(path: str | os.PathLike, game: str | None = None) -> tuple[dict, dict]:
+    """The ``meta`` dict and the arrays of an agent file, after checking format, version and game.
 
+    ``game`` (optional, with or without ``_v0``) must match the file's game.
     Raises :class:`AgentFileError` (a ``ValueError``) for anything that is not
-    a valid farl agent file, ``FileNotFoundError`` if there is no file.
+    a farl agent file of this format version, ``FileNotFoundError`` if there
+    is no file.  The arrays themselves are checked by whoever rebuilds the
+    agent from them (:func:`get_table` for the weight tables).
     """
-    from farl_agents.learners.agent import NTupleAgent
-    from farl_agents.learners.config import LearnerConfig
-
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no agent file at {path}")
     try:
         with np.load(path, allow_pickle=False) as data:
             arrays = {k: data[k] for k in data.files}
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError) as exc:
+    except UNREADABLE as exc:
         raise AgentFileError(f"{path} is not a farl agent file (unreadable: {exc})") from None
     try:
         meta = json.loads(str(arrays["meta"]))
@@ -131,37 +128,4 @@ def load_agent(path: str | os.PathLike, game: str | None = None):
         raise AgentFileError(f"{path} has agent format version {meta.get('version')}, this farl reads {VERSION}")
     if game is not None and game.removesuffix("_v0") != meta["game"]:
         raise AgentFileError(f"{path} is a {meta['game']} agent, not {game}")
-    try:
-        config = LearnerConfig.from_dict(meta["config"])
-        agent = NTupleAgent(meta["game"], config, tuples=arrays["tuples"], **meta["game_params"])
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise AgentFileError(f"{path}: inconsistent agent description ({exc})") from None
-    stored_p = meta.get("n_cell_values")
-    if stored_p is not None and stored_p != agent.game.n_cell_values:
-        raise AgentFileError(f"{path} was trained on a {stored_p}-valued {meta['game']} n-tuple board; this farl "
-                             f"encodes that game with {agent.game.n_cell_values} values: train the agent again")
-    net = agent.net
-    try:
-        net.weights[...] = _get_table(arrays, "weights", net.weights.shape, 0.0)
-    except AgentFileError as exc:
-        if stored_p is None:  # written before the files recorded P: the encoding may have changed since
-            raise AgentFileError(f"{exc} (the file may come from a farl whose {meta['game']} n-tuple board had "
-                                 f"other cell values: train the agent again)") from None
-        raise
-    if net.tcl_n.size:
-        net.tcl_n[...] = _get_table(arrays, "tcl_n", net.tcl_n.shape, config.tcl_init)
-        net.tcl_a[...] = _get_table(arrays, "tcl_a", net.tcl_a.shape, config.tcl_init)
-    for name in ("agent_rng", "env_rng"):
-        rng = arrays.get(name)
-        if rng is None or rng.shape != (1,) or rng.dtype != np.uint64:
-            raise AgentFileError(f"{path}: bad {name}")
-        getattr(agent, name)[:] = rng
-    if config.carry_traces:
-        for field in agent.traces._fields:
-            stored = arrays.get("traces_" + field)
-            target = getattr(agent.traces, field)
-            if stored is None or stored.shape != target.shape:
-                raise AgentFileError(f"{path}: bad traces_{field}")
-            target[...] = stored
-    agent.episodes_done = int(meta.get("episodes_done", 0))
-    return agent
+    return meta, arrays

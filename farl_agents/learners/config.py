@@ -1,7 +1,10 @@
 """Learner settings: one frozen dataclass, saved as JSON beside the weights.
 
 Field names are plain words; the paper's symbols are in the docstrings.
-``LearnerConfig.paper(game)`` returns the settings of seed 000, Appendix A.6.
+The named settings of the papers (Konen & Bagheri 2020, Appendix A.6, and
+Thill, Bagheri, Koch & Konen 2014, Table I) are built from this class by
+:func:`farl_agents.learners.presets.paper_config`; this module does not
+know them, so the dependency runs one way (presets -> config).
 """
 from __future__ import annotations
 
@@ -45,7 +48,7 @@ class LearnerConfig:
     horizon_cut: float = 0.01
     """Older states are updated while λ^age ≥ horizon_cut: h = floor(log_λ(horizon_cut)) (Alg. 7)."""
     trace_mode: str = "et"
-    """``et`` standard, ``res`` reset on random move, ``rep`` replacing, ``rr`` reset + replacing (seed 002)."""
+    """``et`` standard, ``res`` reset on random move, ``rep`` replacing, ``rr`` reset + replacing (Thill, Bagheri, Koch & Konen 2014)."""
     learn_from_random_moves: bool = False
     """T_lrnRM: also learn from transitions that random moves produced (else those updates are skipped)."""
     tanh_output: bool = True
@@ -111,13 +114,6 @@ class LearnerConfig:
         need(self.ntuples != "explicit" or len(self.ntuple_cells) > 0, "explicit n-tuples need ntuple_cells")
         need(self.reward_scale > 0, "reward_scale must be > 0")
         object.__setattr__(self, "ntuple_cells", tuple(tuple(int(c) for c in t) for t in self.ntuple_cells))
-
-    @classmethod
-    def paper(cls, game: str, algo: str = "td", farl: bool = True, **overrides) -> "LearnerConfig":
-        """Seed 000's Appendix A.6 settings (see :mod:`farl_agents.learners.presets`)."""
-        from farl_agents.learners.presets import paper_config
-
-        return paper_config(game, algo=algo, farl=farl, **overrides)
 
     # ----------------------------------------------------------- schedules
     def alpha_at(self, episode: int) -> float:

@@ -1,0 +1,204 @@
+"""No import cycles between farl's modules.
+
+A cycle (``a`` imports ``b`` and ``b``, at module level or inside a function, imports ``a``) makes the
+result depend on which module is imported first, and hides a tangled responsibility.  The graph is read
+from the source with :mod:`ast`, so it sees every import statement, also those inside functions that a
+run of the test suite would never reach:
+
+* ``import a.b`` is an edge to ``a.b``;
+* ``from a.b import c`` is an edge to ``a.b.c`` when ``c`` is a submodule, else to ``a.b``;
+* relative imports are resolved against the importing module (an ``__init__`` is its own package);
+* a package's ``__init__`` importing its own submodules is an edge like any other;
+* imports under ``if TYPE_CHECKING:`` are skipped, as they never run.
+
+Only edges between modules of the scanned packages count.  Imports by a computed name
+(``importlib.import_module(name)``) are invisible to the scan.
+"""
+from __future__ import annotations
+
+import ast
+from collections import deque
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("farl_envs", "farl_agents")
+
+
+def module_files(root: Path, packages) -> dict[str, Path]:
+    """Dotted module name -> source file, for every ``.py`` file below the given top-level packages."""
+    found = {}
+    for package in packages:
+        for path in sorted((root / package).rglob("*.py")):
+            parts = list(path.relative_to(root).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join(parts)] = path
+    return found
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    if isinstance(test, ast.Name):
+        return test.id == "TYPE_CHECKING"
+    return isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+
+
+def _import_nodes(node: ast.AST):
+    """Every Import / ImportFrom in ``node`` and below it, leaving out the bodies of ``if TYPE_CHECKING:``."""
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        yield node
+        return
+    if isinstance(node, ast.If) and _is_type_checking(node.test):
+        children = node.orelse
+    else:
+        children = ast.iter_child_nodes(node)
+    for child in children:
+        yield from _import_nodes(child)
+
+
+def _known_prefix(name: str, modules) -> str | None:
+    """``name`` itself when it is a scanned module, else its longest scanned parent, else None."""
+    parts = name.split(".")
+    while parts:
+        candidate = ".".join(parts)
+        if candidate in modules:
+            return candidate
+        parts.pop()
+    return None
+
+
+def import_edges(module: str, path: Path, modules) -> dict[str, int]:
+    """Modules (among ``modules``) that ``module`` imports -> line of the first such import."""
+    is_package = path.name == "__init__.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    edges: dict[str, int] = {}
+
+    def add(target: str | None, line: int) -> None:
+        if target is not None and target != module:
+            edges.setdefault(target, line)
+
+    for node in _import_nodes(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                add(_known_prefix(alias.name, modules), node.lineno)
+            continue
+        if node.level:
+            package = module.split(".") if is_package else module.split(".")[:-1]
+            base_parts = package[: len(package) - (node.level - 1)]
+            base = ".".join(base_parts + ([node.module] if node.module else []))
+        else:
+            base = node.module
+        for alias in node.names:
+            submodule = f"{base}.{alias.name}"
+            add(submodule if submodule in modules else _known_prefix(base, modules), node.lineno)
+    return edges
+
+
+def build_graph(root: Path, packages) -> tuple[dict[str, dict[str, int]], dict[str, Path]]:
+    """The import graph (module -> {imported module: line}) and the module files it was read from."""
+    files = module_files(root, packages)
+    return {name: import_edges(name, path, files) for name, path in files.items()}, files
+
+
+def _shortest_path(graph, start: str, goal: str) -> list[str] | None:
+    previous = {start: None}
+    queue = deque([start])
+    while queue:
+        node = queue.popleft()
+        if node == goal:
+            path = []
+            while node is not None:
+                path.append(node)
+                node = previous[node]
+            return path[::-1]
+        for nxt in sorted(graph[node]):
+            if nxt not in previous:
+                previous[nxt] = node
+                queue.append(nxt)
+    return None
+
+
+def find_cycles(graph) -> list[list[str]]:
+    """For every import edge that lies on a cycle, the shortest cycle through it; shortest first.
+
+    Each cycle is a list of modules whose last entry repeats the first.  Cycles are deduplicated up to
+    rotation, so two edges of the same cycle report it once.  Listing the shortest cycle of every edge
+    (rather than every elementary cycle, whose number can explode) names every back import to remove.
+    """
+    seen = set()
+    cycles = []
+    for source in sorted(graph):
+        for target in sorted(graph[source]):
+            back = _shortest_path(graph, target, source)
+            if back is None:
+                continue
+            ring = [source] + back[:-1]
+            turn = ring.index(min(ring))
+            key = tuple(ring[turn:] + ring[:turn])
+            if key not in seen:
+                seen.add(key)
+                cycles.append(list(key) + [key[0]])
+    return sorted(cycles, key=lambda c: (len(c), c))
+
+
+def describe(cycle: list[str], graph, files, root: Path) -> str:
+    """``a (a.py:12) -> b (b.py:7) -> a``: each hop with the file and line of its import."""
+    hops = []
+    for here, there in zip(cycle, cycle[1:]):
+        where = files[here].relative_to(root)
+        hops.append(f"{here} ({where}:{graph[here][there]})")
+    return " -> ".join(hops + [cycle[-1]])
+
+
+def test_no_import_cycles_in_farl():
+    graph, files = build_graph(ROOT, PACKAGES)
+    assert len(graph) > 50, "the scan found too few modules to be looking at farl"
+    cycles = find_cycles(graph)
+    report = "\n".join(f"{len(c) - 1}-cycle: {describe(c, graph, files, ROOT)}" for c in cycles)
+    assert not cycles, f"{len(cycles)} import cycle(s), shortest first:\n{report}"
+
+
+def _write(root: Path, relative: str, text: str) -> None:
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def test_graph_builder_finds_cycles_in_a_synthetic_package(tmp_path):
+    _write(tmp_path, "pkg/__init__.py", "from pkg.sub import thing\n")
+    # absolute back-import of the package from one of the submodules its __init__ imports
+    _write(tmp_path, "pkg/sub/__init__.py", "from .leaf import thing\n")
+    _write(tmp_path, "pkg/sub/leaf.py", "def thing():\n    from pkg import other\n    return other\n")
+    # a two-module cycle through a function-local, relative `from . import module`
+    _write(tmp_path, "pkg/a.py", "import pkg.b\n")
+    _write(tmp_path, "pkg/b.py", "def f():\n    from . import a\n    return a\n")
+    # imports that never run or leave the package add no edge; the else branch of TYPE_CHECKING does
+    _write(tmp_path, "pkg/c.py",
+           "import typing\nimport os\nif typing.TYPE_CHECKING:\n    import pkg.d\nelse:\n    import pkg.e\n")
+    _write(tmp_path, "pkg/e.py", "")
+    _write(tmp_path, "pkg/d.py", "import pkg.c\n")
+
+    graph, files = build_graph(tmp_path, ["pkg"])
+    assert set(graph) == {"pkg", "pkg.sub", "pkg.sub.leaf", "pkg.a", "pkg.b", "pkg.c", "pkg.d", "pkg.e"}
+    assert graph["pkg"] == {"pkg.sub": 1}
+    assert graph["pkg.sub"] == {"pkg.sub.leaf": 1}
+    assert graph["pkg.sub.leaf"] == {"pkg": 2}
+    assert graph["pkg.b"] == {"pkg.a": 2}
+    assert graph["pkg.c"] == {"pkg.e": 6}
+    assert graph["pkg.d"] == {"pkg.c": 1}
+
+    cycles = find_cycles(graph)
+    assert cycles == [["pkg.a", "pkg.b", "pkg.a"], ["pkg", "pkg.sub", "pkg.sub.leaf", "pkg"]]
+    text = describe(cycles[0], graph, files, tmp_path)
+    assert text == "pkg.a (pkg/a.py:1) -> pkg.b (pkg/b.py:2) -> pkg.a"
+
+
+def test_learner_modules_depend_one_way():
+    """The real graph: ``from package import submodule`` resolves to the submodule, and the learners'
+    file format and presets sit below the agent and the config (agent -> agent_io, presets -> config)."""
+    graph, _ = build_graph(ROOT, PACKAGES)
+    agent = graph["farl_agents.learners.agent"]
+    assert {"farl_agents.learners.td_farl", "farl_agents.learners.sarsa_farl", "farl_envs"} <= set(agent)
+    assert "farl_agents.learners.agent_io" in agent
+    assert "farl_agents.learners.agent" not in graph["farl_agents.learners.agent_io"]
+    assert "farl_agents.learners.config" in graph["farl_agents.learners.presets"]
+    assert graph["farl_agents.learners.config"] == {}
