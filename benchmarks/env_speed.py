@@ -12,6 +12,7 @@ Prints a table and writes ``docs/results/env_speed.md``.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import platform
 import sys
@@ -51,7 +52,7 @@ def aec_steps_per_second(make_env, seconds: float) -> float:
     while time.perf_counter() - start < seconds:
         env.reset(seed=seed)
         seed += 1
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, reward, term, trunc, info = env.last()
             if term or trunc:
                 action = None
@@ -113,7 +114,7 @@ def main(argv=None) -> int:
     rows = []
     for name in [g[:-3] for g in farl_envs.list_games()]:
         pz_module, os_string = REFERENCES[name]
-        farl_aec = aec_steps_per_second(lambda: farl_envs.make(name), args.seconds)
+        farl_aec = aec_steps_per_second(functools.partial(farl_envs.make, name), args.seconds)
         pz_aec = None
         if pz_module:
             import importlib
@@ -133,7 +134,8 @@ def main(argv=None) -> int:
         f"on {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
         f"{time.strftime('%Y-%m-%d')}. One core; each figure is random play for ~{args.seconds:g} s.",
         "",
-        "| game | farl AEC steps/s | PettingZoo AEC steps/s | farl ÷ PettingZoo | farl compiled plies/s | OpenSpiel (pyspiel) plies/s | compiled ÷ OpenSpiel |",
+        "| game | farl AEC steps/s | PettingZoo AEC steps/s | farl ÷ PettingZoo | farl compiled plies/s "
+        "| OpenSpiel (pyspiel) plies/s | compiled ÷ OpenSpiel |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for name, fa, pa, co, sp in rows:
@@ -146,7 +148,8 @@ def main(argv=None) -> int:
         "observation's action mask, through `farl_envs.make(name)` (order-enforcing wrapper, afterstate",
         "recorded in `infos` every step) and PettingZoo's `env()` (its three default wrappers).",
         "Compiled plies/s: `farl_envs.core.playout.random_playouts`, the kernels called from one numba loop.",
-        "OpenSpiel: `state.apply_action(random.choice(state.legal_actions()))` in a Python loop over pyspiel's C++ states.",
+        "OpenSpiel: `state.apply_action(random.choice(state.legal_actions()))` in a Python loop over pyspiel's",
+        "C++ states.",
     ]
     atomic_write_text(args.out, "\n".join(lines) + "\n")
     print(f"wrote {args.out}")

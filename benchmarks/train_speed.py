@@ -1,6 +1,6 @@
 """Training speed of the n-tuple learners.  Run:  python benchmarks/train_speed.py [--games connect_four,...]
 
-For each game's paper preset (seed 000, Appendix A.6), in a fresh process on one core:
+For each game's paper preset (Konen & Bagheri 2020, Appendix A.6), in a fresh process on one core:
 * compile time of the self-play loop;
 * compiled self-play games/s over the first N episodes of a fresh agent (after compile);
 * the generic AEC path (plain PettingZoo loop, afterstate extension) on the same first M
@@ -86,24 +86,28 @@ def main(argv=None) -> int:
         rows.append(row)
         print(f"{game:13s} {row['games_per_s']:9.0f} games/s ({row['plies_per_s'] / 1e3:6.0f} k plies/s, "
               f"{row['mean_plies']:.0f} plies/game)  AEC {row['aec_games_per_s']:7.0f} games/s  "
-              f"fast/AEC {row['fast_over_aec']:5.0f}x  RSS {row['peak_rss_mb']:5.0f} MB  file {row['file_mb']:6.2f} MB  "
+              f"fast/AEC {row['fast_over_aec']:5.0f}x  RSS {row['peak_rss_mb']:5.0f} MB  "
+              f"file {row['file_mb']:6.2f} MB  "
               f"compile {row['compile_s']:.1f} s", flush=True)
     lines = [
         "# Training speed",
         "",
         f"Made by `python benchmarks/train_speed.py` on {platform.machine()}, {os.cpu_count()} cores, "
-        f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}. Each game runs in a fresh process on one core",
-        "with its paper preset (seed 000, Appendix A.6: n-tuple set, TCL, FARL, symmetry); the throughput is over the",
-        "first *episodes* of a fresh agent, after compiling. The AEC column plays the *same* first games through the",
-        "PettingZoo loop (they are identical to the compiled ones, see tests/test_equivalence.py).",
+        f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}.",
+        "Each game runs in a fresh process on one core with its paper preset (Konen & Bagheri 2020, Appendix A.6:",
+        "n-tuple set, TCL, FARL, symmetry); the throughput is over the first *episodes* of a fresh agent, after",
+        "compiling. The AEC column plays the *same* first games through the PettingZoo loop (they are identical to",
+        "the compiled ones, see tests/test_equivalence.py).",
         "",
-        "| game | episodes | games/s | plies/s | plies/game | AEC games/s | compiled ÷ AEC | peak RSS (process) | weights (+TCL) in RAM | agent file | compile |",
+        "| game | episodes | games/s | plies/s | plies/game | AEC games/s | compiled ÷ AEC | peak RSS (process) "
+        "| weights (+TCL) in RAM | agent file | compile |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         lines.append(f"| {r['game']} | {r['episodes']:,} | {r['games_per_s']:,.0f} | {r['plies_per_s']:,.0f} | "
                      f"{r['mean_plies']:.1f} | {r['aec_games_per_s']:,.0f} | {r['fast_over_aec']:.0f}× | "
-                     f"{r['peak_rss_mb']:.0f} MB | {r['weights_mb']:.0f} MB | {r['file_mb']:.2f} MB | {r['compile_s']:.1f} s |")
+                     f"{r['peak_rss_mb']:.0f} MB | {r['weights_mb']:.0f} MB | {r['file_mb']:.2f} MB | "
+                     f"{r['compile_s']:.1f} s |")
     lines += ["", "Games get longer as agents learn (Connect Four and Othello towards full boards, 2048 by orders of",
               "magnitude), so games/s falls over a long run; plies/s is the steadier figure."]
     atomic_write_text(args.out, "\n".join(lines) + "\n")

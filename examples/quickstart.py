@@ -35,4 +35,5 @@ env = farl_envs.make("game2048")
 env.reset(seed=1)
 env.step(env.unwrapped.legal_actions()[0])
 info = env.infos["player_0"]
-print("2048 merge reward", info["afterstate"].rewards["player_0"], "then a", info["chance"][1], "appeared on cell", info["chance"][0])
+print("2048 merge reward", info["afterstate"].rewards["player_0"],
+      "then a", info["chance"][1], "appeared on cell", info["chance"][0])

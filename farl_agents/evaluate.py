@@ -2,7 +2,7 @@
 
 ``evaluate(game, players, opponents, ...)`` plays each evaluated player
 against each opponent and returns an :class:`EvalResult`. It follows the
-protocol of the paper's Table 1 (seed 000, see ``docs/notes/learner_spec.md``
+protocol of the paper's Table 1 (Konen & Bagheri 2020, see ``docs/notes/learner_spec.md``
 section 14): **every seat** is played, i.e. for two players the evaluated
 player moves first in half of the games and second in the other half; for
 Nim3P it sits in each of the three seats (all cyclic seatings) with the
@@ -43,10 +43,10 @@ only on ``(seed, g)``, so it is played from every seat. Workers are forked
 from the calling process: search code compiled there is inherited, code
 compiled first in a worker is compiled once per worker.
 
-``protocol="c4-seed002"`` is the Connect Four test of seed 002 (Thill et
-al.): the evaluated player always moves first against the perfect player,
-200 games, the perfect player choosing at random among its equally good
-moves in its first 12 plies (``farl_agents.opponents.connect_four``'s
+``protocol="c4-seed002"`` is the Connect Four test of Thill, Bagheri, Koch
+& Konen 2014: the evaluated player always moves first against the perfect
+player, 200 games, the perfect player choosing at random among its equally
+good moves in its first 12 plies (``farl_agents.opponents.connect_four``'s
 ``make_player("ab", game, random_plies=12)``; this module is imported only
 for the protocol).
 """
@@ -275,7 +275,7 @@ def positions_after(game: GameSpec, plies: int, distinct: bool = True) -> list:
 def othello_4ply_starts(game: GameSpec | None = None, distinct: bool = False) -> list:
     """The paper's Othello start set: every 4-ply opening, 244 of them.
 
-    Seed 000 (appendix A.6) evaluates "from all 244 4-ply start states". 244
+    Konen & Bagheri 2020 (appendix A.6) evaluates "from all 244 4-ply start states". 244
     is the number of 4-move *sequences* (GBG ``EvaluatorOthello.diffStartList``
     collects the leaves of the 4-ply move tree); only 236 of the positions are
     different (GBG's comment, after van der Ree & Wiering), because some
@@ -544,7 +544,7 @@ def evaluate(game, players, opponents=None, n_games: int | None = None, start_st
         raise ValueError(f"n_games must be an integer >= 1, got {n_games!r}")
 
     matchups, tasks = [], []
-    for pi, pl in enumerate(evaluated):
+    for pl in evaluated:
         for oj, fill in enumerate(opp_fills):
             seat_lists = {}
             for seat in seats:

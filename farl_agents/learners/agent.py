@@ -139,7 +139,8 @@ class NTupleAgent:
         mem = self.memory
         mask = np.zeros(g.n_actions, dtype=np.int8)
         if self.config.algo != "td":
-            n = sarsa_farl._load_state(g.legal_actions, g.board, g.p, state, self.net, mem, mask, self._board[: g.n_cells])
+            n = sarsa_farl._load_state(g.legal_actions, g.board, g.p, state, self.net, mem, mask,
+                                       self._board[: g.n_cells])
             if n == 0:
                 raise ValueError("no legal move: the game is over")
             a, _ = sarsa_farl.select(self.net, self.params, mem, int(state[TO_MOVE]), n, 0.0, rng)

@@ -123,7 +123,8 @@ def read_agent_file(path: str | os.PathLike, game: str | None = None) -> tuple[d
     except (KeyError, json.JSONDecodeError):
         raise AgentFileError(f"{path} is not a farl agent file (no metadata)") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise AgentFileError(f"{path} is not a farl agent file (format {meta.get('format') if isinstance(meta, dict) else None!r})")
+        found = meta.get("format") if isinstance(meta, dict) else None
+        raise AgentFileError(f"{path} is not a farl agent file (format {found!r})")
     if meta.get("version") != VERSION:
         raise AgentFileError(f"{path} has agent format version {meta.get('version')}, this farl reads {VERSION}")
     if game is not None and game.removesuffix("_v0") != meta["game"]:

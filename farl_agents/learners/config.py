@@ -28,7 +28,9 @@ class LearnerConfig:
     farl: bool = True
     """Final adaptation, part 1: at the end, every other player's last state is adapted towards its final reward."""
     farl_terminal: bool = True
-    """Final adaptation, part 2 (TD only): the mover's terminal afterstate is adapted towards 0 (footnote 7 switches this alone)."""
+    """Final adaptation, part 2 (TD only): the mover's terminal afterstate is adapted towards 0.
+
+    Footnote 7 of Konen & Bagheri 2020 switches this part alone."""
     alpha: float = 0.2
     """α at the first episode: the step size (each update is scaled by α/(m·N_S))."""
     alpha_final: float | None = None
@@ -48,7 +50,9 @@ class LearnerConfig:
     horizon_cut: float = 0.01
     """Older states are updated while λ^age ≥ horizon_cut: h = floor(log_λ(horizon_cut)) (Alg. 7)."""
     trace_mode: str = "et"
-    """``et`` standard, ``res`` reset on random move, ``rep`` replacing, ``rr`` reset + replacing (Thill, Bagheri, Koch & Konen 2014)."""
+    """``et`` standard, ``res`` reset on random move, ``rep`` replacing, ``rr`` reset + replacing.
+
+    The four variants of Thill, Bagheri, Koch & Konen 2014."""
     learn_from_random_moves: bool = False
     """T_lrnRM: also learn from transitions that random moves produced (else those updates are skipped)."""
     tanh_output: bool = True
@@ -68,7 +72,8 @@ class LearnerConfig:
     random_start_plies: int = 1
     """Random opening plies of choose-start-01 (Othello: 4)."""
     ntuples: str = "random-walk"
-    """How the n-tuples are made: ``fixed`` (the paper's set for the game), ``random-walk``, ``random-points`` or ``explicit``."""
+    """How the n-tuples are made: ``fixed`` (the paper's set for the game), ``random-walk``, ``random-points``
+    or ``explicit``."""
     ntuple_count: int = 10
     """m, the number of n-tuples (random kinds)."""
     ntuple_length: int = 6

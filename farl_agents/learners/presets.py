@@ -1,4 +1,5 @@
-"""Named learner settings: seed 000's Appendix A.6 per game, and seed 002's Table I rows for Connect Four.
+"""Named learner settings: Konen & Bagheri 2020, Appendix A.6, per game, and the Table I rows of
+Thill, Bagheri, Koch & Konen 2014 for Connect Four.
 
 Where the paper is silent, the values follow the runs stored with GBG (the
 authors' Java code); ``docs/notes/learner_spec.md`` §13 gives the evidence
@@ -20,7 +21,8 @@ PAPER_GAME_PARAMS = {
 }
 
 _PAPER = {
-    # 2048: ε=0, α=1, λ=0, no output sigmoid, symmetry, afterstates, fixed 4 6-tuples, TC-id; GBG scales scores by 1/3,932,156
+    # 2048: ε=0, α=1, λ=0, no output sigmoid, symmetry, afterstates, fixed 4 6-tuples, TC-id;
+    # GBG scales scores by 1/3,932,156
     "game2048": dict(epsilon=0.0, alpha=1.0, tanh_output=False, ntuples="fixed", tcl="id",
                      reward_scale=1 / 3_932_156, episodes=200_000),
     # TicTacToe: ε 0.1→0, α 1.0→0.5, λ=0, one 9-tuple, no TCL; GBG's runs learn from random moves
@@ -33,7 +35,8 @@ _PAPER = {
     "hex": dict(epsilon=0.2, alpha=1.0, alpha_final=0.5, ntuples="random-walk", ntuple_count=25, ntuple_length=6,
                 tcl="id", random_start_prob=0.5, random_start_plies=1, learn_from_random_moves=True,
                 episodes=300_000),
-    # Othello: ε=0.2, α=0.2, λ=0.5, horizon cut 0.01, ET, fixed 50 6-tuples, TC-EXP β=2.7, choose-start-01 (4 plies, 70 %)
+    # Othello: ε=0.2, α=0.2, λ=0.5, horizon cut 0.01, ET, fixed 50 6-tuples, TC-EXP β=2.7,
+    # choose-start-01 (4 plies, 70 %)
     "othello": dict(epsilon=0.2, alpha=0.2, lam=0.5, horizon_cut=0.01, trace_mode="et", ntuples="fixed", tcl="exp",
                     random_start_prob=0.7, random_start_plies=4, episodes=250_000),
     # Nim 3x5: ε=0.1 (GBG: →0), α=0.5, λ=0.5, horizon cut 0.1, ET, one 3-tuple, TC-id, learn from random moves
@@ -44,10 +47,10 @@ _PAPER = {
                   use_symmetry=False, random_start_prob=0.5, random_start_plies=1, episodes=300_000),
 }
 
-#: seed 002, Table I (Connect Four). Its α is per weight; farl scales every update by 1/(m·N_S),
-#: so α here = α_002 · m · 2 (70 or 150 tuples, mirror symmetry). Seed 002's traces are not
+#: Thill, Bagheri, Koch & Konen 2014, Table I (Connect Four). Its α is per weight; farl scales every update by
+#: 1/(m·N_S), so α here = α_Thill · m · 2 (70 or 150 tuples, mirror symmetry). Their traces are not
 #: truncated; a horizon cut of 0.001 keeps every term above 0.1 % (λ ≤ 0.8).
-_SEED002 = {
+_THILL2014 = {
     "tdl-et": dict(alpha=0.004 * 140, alpha_final=0.002 * 140, lam=0.5, trace_mode="et", tcl="none"),
     "tdl-rr": dict(alpha=0.004 * 140, alpha_final=0.002 * 140, lam=0.8, trace_mode="rr", tcl="none"),
     "tcl-std": dict(alpha=0.05 * 140, lam=0.0, tcl="exp"),
@@ -63,16 +66,16 @@ _SEED002 = {
 
 
 def paper_config(game: str, algo: str = "td", farl: bool = True, **overrides) -> LearnerConfig:
-    """Seed 000's Appendix A.6 settings for ``game`` (``farl=False`` gives Table 1's no-FARL column).
+    """Konen & Bagheri 2020's Appendix A.6 settings for ``game`` (``farl=False`` gives Table 1's no-FARL column).
 
-    ``game`` is a farl game name, or a seed-002 Table I row name such as
+    ``game`` is a farl game name, or the name of a Table I row of Thill, Bagheri, Koch & Konen 2014, such as
     ``"tcl-rr"`` (Connect Four 7×6).
     """
     key = game[:-3] if game.endswith("_v0") else game
-    if key in _SEED002:
+    if key in _THILL2014:
         base = dict(epsilon=0.1, ntuples="fixed", horizon_cut=0.001, tcl_beta=2.7, learn_from_random_moves=False,
                     episodes=2_000_000)
-        base.update(_SEED002[key])
+        base.update(_THILL2014[key])
     elif key in _PAPER:
         base = dict(_PAPER[key])
     else:
@@ -83,12 +86,12 @@ def paper_config(game: str, algo: str = "td", farl: bool = True, **overrides) ->
 
 
 def preset_names() -> list[str]:
-    return list(_PAPER) + list(_SEED002)
+    return list(_PAPER) + list(_THILL2014)
 
 
 def paper_game_params(game: str) -> dict:
-    """The game parameters of ``game``'s Table 1 row (seed-002 rows: Connect Four 7×6)."""
+    """The game parameters of ``game``'s Table 1 row (Thill et al. 2014's rows: Connect Four 7×6)."""
     key = game[:-3] if game.endswith("_v0") else game
-    if key in _SEED002:
+    if key in _THILL2014:
         return dict(PAPER_GAME_PARAMS["connect_four"])
     return dict(PAPER_GAME_PARAMS[key])

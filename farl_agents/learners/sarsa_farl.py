@@ -1,4 +1,4 @@
-"""SARSA-FARL (seed 000, Alg. 5) and Q-FARL (Alg. 3 with final adaptation).
+"""SARSA-FARL (Konen & Bagheri 2020, Alg. 5) and Q-FARL (Alg. 3 with final adaptation).
 
 Each player q learns Q_q(s, a) on the states where q is to move, with one
 network output per action. When q is to move in s'', the pair
@@ -80,7 +80,7 @@ def _adapt_pair(net, traces, prm, player, idx, action, target, alpha):
 
 @njit(cache=True)
 def start(net, prm, mem, traces, player, n_legal, epsilon, rng, carry_traces):
-    """Begin an episode in the state held in ``mem.state_idx``/``mem.legal``: choose a_0 and set s_last of its player."""
+    """Begin an episode in the state held in ``mem.state_idx``/``mem.legal``: choose a_0, set its player's s_last."""
     mem.has_last[:] = False
     mem.cum[:] = 0.0
     mem.last_cum[:] = 0.0
@@ -207,7 +207,7 @@ def play_episode_aec(env, net, prm, mem, traces, alpha: float, epsilon: float, a
         return totals
     n = _load_from_env(raw, net, mem)
     action = start(net, prm, mem, traces, agents.index(raw.agent_selection), n, epsilon, agent_rng, carry_traces)
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)

@@ -1,4 +1,4 @@
-"""TD-FARL (seed 000, Alg. 2): player-centred TD learning on afterstates with final adaptation.
+"""TD-FARL (Konen & Bagheri 2020, Alg. 2): player-centred TD learning on afterstates with final adaptation.
 
 Each player p learns V_p on the afterstates *it* produced. At p's move the
 last afterstate ``s_last[p]`` is adapted towards r + γ·V_p(s'), where s' is

@@ -1,6 +1,6 @@
 """The n-tuple network: look-up tables over board cells, summed over symmetries.
 
-Paper symbols (seed 000, Eq. 2-3 and Alg. 7) and their names here:
+Paper symbols (Konen & Bagheri 2020, Eq. 2-3 and Alg. 7) and their names here:
 
 ============  =====================  ==========================================
 paper         here                   meaning

@@ -14,7 +14,7 @@ import numpy as np
 
 from farl_envs.core.spec import GameSpec
 
-#: games whose paper set (seed 000, A.6) is fixed; needs these exact parameters
+#: games whose paper set (Konen & Bagheri 2020, A.6) is fixed; needs these exact parameters
 FIXED_SET_PARAMS = {
     "connect_four": {"rows": 6, "cols": 7},
     "game2048": {},
@@ -32,13 +32,17 @@ def _fixed_table() -> dict:
 
 
 def fixed_set(game: GameSpec) -> np.ndarray:
-    """The paper's fixed n-tuple set for ``game`` (Connect Four 70×8, Othello 50×6, 2048 4×6, Nim 1×3, Nim3P 2×3, TicTacToe 1×9)."""
+    """The paper's fixed n-tuple set for ``game``.
+
+    Connect Four 70×8, Othello 50×6, 2048 4×6, Nim 1×3, Nim3P 2×3, TicTacToe 1×9 (Konen & Bagheri 2020, A.6).
+    """
     need = FIXED_SET_PARAMS.get(game.name)
     if need is None:
         raise ValueError(f"{game.name} has no fixed n-tuple set; use random-walk or random-points")
     for key, val in need.items():
         if game.params.get(key) != val:
-            raise ValueError(f"the fixed {game.name} n-tuple set needs {key}={val}, this game has {game.params.get(key)}")
+            raise ValueError(f"the fixed {game.name} n-tuple set needs {key}={val}, "
+                             f"this game has {game.params.get(key)}")
     return np.array(_fixed_table()[game.name], dtype=np.int32)
 
 

@@ -1,4 +1,4 @@
-"""Eligibility with a horizon (seed 000, Alg. 7), one list per player.
+"""Eligibility with a horizon (Konen & Bagheri 2020, Alg. 7), one list per player.
 
 Instead of a trace vector over millions of weights, each player keeps the
 last H states it adapted (their table indices, the action for SARSA/Q, and
@@ -6,7 +6,7 @@ last H states it adapted (their table indices, the action for SARSA/Q, and
 factor 1, the one before with λ, then λ², ... up to H = h + 1 entries, where
 h = floor(log_λ(horizon_cut)) (Jaśkowski's horizon; GBG keeps the same h + 1).
 
-Trace variants (seed 002's names):
+Trace variants (the names of Thill, Bagheri, Koch & Konen 2014):
 
 ===========  ==  ============================================================
 ``et``       0   standard: a state hit by several entries gets all of them

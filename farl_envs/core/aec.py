@@ -199,7 +199,8 @@ class FarlAECEnv(AECEnv):
     def _checked_state(self, state) -> np.ndarray:
         s = np.array(state, dtype=np.int32, copy=True)
         if s.ndim != 1 or s.shape[0] != self.game.state_size:
-            raise ValueError(f"{self.game.id}: a state is a 1-D array of length {self.game.state_size}, got shape {s.shape}")
+            raise ValueError(f"{self.game.id}: a state is a 1-D array of length {self.game.state_size}, "
+                             f"got shape {s.shape}")
         if not np.array_equal(s, np.asarray(state)):
             raise ValueError(f"{self.game.id}: state entries must be integers")
         reason = self.game.validate(self.game.p, s)

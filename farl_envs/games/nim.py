@@ -16,7 +16,7 @@ n-tuple board       ``heaps`` cells holding the counts (P = heap_size + 1)
 symmetries          all permutations of the heaps
 ==================  ===========================================================
 
-Nim3P is the three-player test bed of Konen & Bagheri's FARL paper (seed 000,
+Nim3P is the three-player test bed of Konen & Bagheri's FARL paper (2020,
 Table 1, 3 heaps of 5 with the extra rule). With ``max_take = k`` the
 two-player game is solved by Bouton's rule on the heap sizes modulo ``k + 1``.
 

@@ -65,7 +65,7 @@ swapped).
 
 Version history: v0, first release.  The n-tuple board (not the
 environment's observation) gained value 3, the legal cells of the next
-mover, as seed 000 A.6 specifies (P = 4); agents saved with the earlier
+mover, as Konen & Bagheri 2020, A.6, specifies (P = 4); agents saved with the earlier
 three-valued board no longer load.
 """
 from __future__ import annotations
@@ -217,7 +217,7 @@ def chance(p, s, rng):
 @njit(cache=True)
 def board(p, s, out):
     """The n-tuple board: 1 black, 2 white, 3 an empty cell where the next
-    disc may go, 0 any other empty cell (P = 4, as in seed 000 A.6 and GBG).
+    disc may go, 0 any other empty cell (P = 4, as in Konen & Bagheri 2020, A.6, and GBG).
 
     "The next disc" is that of the player to move, or, when that player must
     pass, of the other player, who places the next disc; a finished game
