@@ -37,8 +37,9 @@ import numpy as np
 import farl_envs
 from farl_agents.atomic import atomic_write_json, atomic_write_text
 from farl_agents.descent.agent import load_agent
-from farl_agents.descent.curves import CurveSettings, plot_curves, read_curve
-from farl_agents.descent.run import run_training
+from farl_agents.descent.family import curve_points, train_run
+from farl_agents.runs import Run, read_curve
+from farl_agents.runs.curve import plot_series
 from farl_agents.descent.tournament import all_play_all, markdown
 from farl_agents.descent.trainer import DescentConfig
 from farl_agents.evaluate import evaluate
@@ -90,13 +91,12 @@ def train_stage(out: Path, minutes: float, move_seconds: float, games, seed: int
             if var not in wanted:
                 continue
             folder = out / key / var
-            rec = folder / "run.json"
-            if rec.exists() and json.loads(rec.read_text()).get("status") == "done":
+            if (folder / "run.json").exists() and Run.open(folder).finished:
                 continue
             cfg = DescentConfig(game=name, game_params=params, minutes=minutes, move_seconds=move_seconds,
                                 seed=seed, **over)
             t0 = time.time()
-            tr = run_training(cfg, folder, resume=rec.exists(), progress=False)
+            tr = train_run(cfg, folder, eval_every=0).agent
             print(f"[train] {key} {var}: {tr.games} games, {tr.elapsed:.0f} s training, "
                   f"{time.time() - t0:.0f} s wall", flush=True)
             results.setdefault("train", {}).setdefault(key, {})[var] = {
@@ -263,12 +263,8 @@ def _train_curve_run(task) -> str:
     """One (variant, seed) training run with its learning curve (a process-pool task)."""
     folder, config, curve = task
     folder = Path(folder)
-    rec = folder / "run.json"
-    if rec.exists() and json.loads(rec.read_text()).get("status") == "done":
-        return str(folder)
     t0 = time.time()
-    tr = run_training(DescentConfig(**config), folder, resume=rec.exists(), progress=False,
-                      curve=CurveSettings(**curve))
+    tr = train_run(DescentConfig(**config), folder, **curve).agent
     print(f"[curves] {folder.name}: {tr.games} games, {tr.elapsed:.0f} s training, {time.time() - t0:.0f} s wall",
           flush=True)
     return str(folder)
@@ -292,11 +288,11 @@ def curves_stage(out: Path, key: str, minutes: float, move_seconds: float, seeds
     import multiprocessing
 
     name, params = GAMES[key]
-    curve = CurveSettings(every_seconds=every, vs=vs, games=games, depth=2, seed=0).check(
-        farl_envs.game_spec(name, **params))
+    curve = {"eval_every": every, "eval_vs": (vs,), "eval_games": games, "eval_depth": 2, "eval_seed": 0,
+             "eval_starts": "random:2"}
     tasks = [(str(out / "curves" / key / f"{var}-s{seed}"),
               dict(game=name, game_params=params, minutes=minutes, move_seconds=move_seconds, seed=seed,
-                   **VARIANTS[var]), curve.to_dict())
+                   **VARIANTS[var]), curve)
              for seed in seeds for var in CURVE_VARIANTS]
     t0 = time.time()
     if jobs > 1:
@@ -306,18 +302,18 @@ def curves_stage(out: Path, key: str, minutes: float, move_seconds: float, seeds
         for task in tasks:
             _train_curve_run(task)
     wall = time.time() - t0
-    runs = {var: {str(seed): read_curve(out / "curves" / key / f"{var}-s{seed}" / "curve.csv") for seed in seeds}
-            for var in CURVE_VARIANTS}
+    runs = {var: {str(seed): curve_points(read_curve(out / "curves" / key / f"{var}-s{seed}" / "curve.csv"), vs)
+                  for seed in seeds} for var in CURVE_VARIANTS}
     info = {}
     for var in CURVE_VARIANTS:
         info[var] = {}
         for seed in seeds:
-            rec = json.loads((out / "curves" / key / f"{var}-s{seed}" / "run.json").read_text())
-            info[var][str(seed)] = {"games": rec["games"], "train_seconds": rec["train_seconds"]}
+            tr = Run.open(out / "curves" / key / f"{var}-s{seed}").trainer
+            info[var][str(seed)] = {"games": tr.episodes, "train_seconds": tr.done}
     results = _load(out)
     results.setdefault("curves", {})[key] = {
         "settings": {"minutes": minutes, "move_seconds": move_seconds, "seeds": list(seeds), "jobs": jobs,
-                     **curve.to_dict()},
+                     "every_seconds": every, "vs": vs, "games": games, "depth": 2, "opening_plies": 2, "seed": 0},
         "runs": runs, "training": info, "wall_seconds": wall, "png": str(png)}
     _store(out, results)
     draw_curves(results["curves"][key], key, png)
@@ -330,7 +326,7 @@ def draw_curves(entry: dict, key: str, png) -> None:
     for var, per_seed in entry["runs"].items():
         series[var.replace("id-", "ID + ") + " learning"] = curve_series(per_seed)
     band = "band: lowest to highest seed" if len(st["seeds"]) > 1 else "band: ±1 s.e."
-    plot_curves(png, series, f"{key}: f_θ (alpha-beta depth {st['depth']}) vs {st['vs']}, "
+    plot_series(png, series, f"{key}: f_θ (alpha-beta depth {st['depth']}) vs {st['vs']}, "
                              f"{2 * st['games']} games per point\nmean of {len(st['seeds'])} seeds, {band}; "
                              f"{st['minutes']} min wall-clock training per run")
 

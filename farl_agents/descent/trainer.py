@@ -116,6 +116,7 @@ class DescentTrainer:
         self.np_rng = np.random.default_rng(config.seed)  # replay sampling and fit order
         self.elapsed = 0.0
         self.games = 0
+        self.plies = 0
         self.results = [0, 0, 0]  # first-player wins, draws, second-player wins
         self.last_error = float("nan")
         self.rebuild_engine()
@@ -213,6 +214,7 @@ class DescentTrainer:
         xb, xy = self.replay.experience_replay(boards, targets, self.np_rng)
         self.last_error = self.evaluation.fit(xb, xy, self.np_rng)
         self.games += 1
+        self.plies += int(state[2])
         self.results[1 - rewards_w] += 1
         self.elapsed += time.perf_counter() - t0
         return rewards_w
@@ -233,7 +235,7 @@ class DescentTrainer:
         return arrays
 
     def info(self) -> dict:
-        return {"trainer": self.config.to_dict(), "games": self.games, "train_seconds": self.elapsed,
+        return {"trainer": self.config.to_dict(), "games": self.games, "plies": self.plies, "train_seconds": self.elapsed,
                 "results_first_draw_second": list(self.results)}
 
     def restore(self, arrays: dict, info: dict) -> None:
@@ -241,5 +243,6 @@ class DescentTrainer:
         self.rng[:] = arrays["agent_rng"]
         self.np_rng.bit_generator.state = json.loads(str(arrays["np_rng"]))
         self.games = int(info["games"])
+        self.plies = int(info.get("plies", 0))  # not saved by farl 0.1
         self.elapsed = float(info["train_seconds"])
         self.results = list(info["results_first_draw_second"])

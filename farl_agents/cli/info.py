@@ -1,0 +1,52 @@
+"""``farl info``: the games with their parameters, the opponents, the learner families with their flags."""
+from __future__ import annotations
+
+import farl_envs
+from farl_agents import families
+from farl_agents.learners import paper_game_params
+
+OPPONENT_HELP = {
+    "random": "uniformly random legal moves (all games)",
+    "maxn<depth>": "Max-N search, perfect within the depth (games without chance: TicTacToe, Nim, Nim3P, ...)",
+    "mcts<iterations>": "UCT Monte-Carlo tree search (all games)",
+    "bench": "van der Ree & Wiering's positional Othello benchmark player (Othello)",
+    "heur": "Othello heuristic player (Othello)",
+    "edax<depth>": "the Edax engine at a depth (Othello; needs the edax binary)",
+    "bouton": "perfect two-player Nim by Bouton's nim-sum (Nim)",
+    "ab": "perfect Connect Four (alpha-beta solver), random among equally good moves",
+    "ab-dl": "perfect Connect Four that delays losses as long as possible",
+}
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("info", help="list the games, opponents, learner families (with their flags) and Table 1 rows",
+                       description="List what farl offers.")
+    p.set_defaults(func=run_command, command="info")
+
+
+def run_command(args) -> int:
+    print("games (farl train GAME --param KEY=VALUE):")
+    for gid in farl_envs.list_games():
+        key = gid[:-3]
+        g = farl_envs.game_spec(key)
+        params = " ".join(f"{k}={v}" for k, v in g.params.items()) or "(no parameters)"
+        table1 = paper_game_params(key)
+        t1 = " ".join(f"{k}={v}" for k, v in table1.items() if g.params.get(k) != v)
+        print(f"  {key:13s} {g.n_players} player{'s' if g.n_players > 1 else ' '}, {g.n_actions:3d} actions; "
+              f"{params}{'   Table 1: ' + t1 if t1 else ''}")
+    print("\nopponents (--vs, --eval-vs, play --agent; or an agent file or run folder):")
+    for name, text in OPPONENT_HELP.items():
+        print(f"  {name:17s} {text}")
+    print("\nlearner families (farl train GAME --algo ALGO; `farl train --algo ALGO --help` for all flags):")
+    for fam in families.FAMILIES:
+        hooks = fam.hooks()
+        print(f"  {fam.name:8s} --algo {' | '.join(fam.algos)}")
+        print(f"           {fam.info}")
+        print(f"           budget and curve in {hooks.Trainer.unit}; presets: {', '.join(hooks.presets()) or 'none'}")
+        flags = " ".join("--" + n.replace("_", "-") for n in hooks.FLAGS.flag_fields)
+        print(f"           settings: {flags}")
+    print("\nTable 1 rows (farl reproduce table1 --rows):")
+    from farl_agents.experiments.table1 import ROWS
+    for row in ROWS.values():
+        print(f"  {row.key:10s} {row.title} vs {', '.join(o.label for o in row.opponents)}")
+    return 0

@@ -1,0 +1,83 @@
+"""``farl tournament``: the comparison protocol of Cohen-Solal 2020 for the descent family.
+
+``farl tournament GAME --variant NAME:key=value,... (repeat) --minutes M``
+trains every variant for M minutes (each in a run folder under OUT, through
+:func:`farl_agents.descent.family.train_run`; rerunning the command reuses
+finished runs and resumes unfinished ones), then plays an all-play-all of
+their final evaluation functions with fixed-depth alpha-beta in both seats
+(or ``--agents FILE ...`` to skip training). Training itself is
+``farl train GAME --algo descent`` (:mod:`farl_agents.descent.family`).
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from farl_agents.cli.common import params_of
+from farl_agents.descent.trainer import DescentConfig
+
+
+def _game(name: str, params: dict):
+    import farl_envs
+
+    name = name.removesuffix("_v0")
+    try:
+        return farl_envs.game_spec(name, **params)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"cannot make game {name!r} with {params}: {exc}") from None
+
+
+# ------------------------------------------------------------------ tournament
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "tournament", help="Cohen-Solal 2020's protocol: train descent variants for equal time, then all-play-all",
+        description="Train each --variant for --minutes (same wall-clock), then play every pair of final "
+                    "evaluation functions with fixed-depth alpha-beta in both seats from random openings; "
+                    "prints win percentages with standard errors and writes OUT/tournament.{json,md}.",
+        epilog="Example: farl tournament hex --param size=6 --variant tree:learning=tree "
+               "--variant root:learning=root --variant terminal:learning=terminal --minutes 2")
+    p.add_argument("game")
+    p.add_argument("--param", action="append", metavar="KEY=VALUE")
+    p.add_argument("--variant", action="append", metavar="NAME:KEY=VALUE,...",
+                   help="a training variant (keys: search, learning, heuristic, selection, completion, "
+                        "move_seconds, move_iterations, alpha, evaluation); repeat")
+    p.add_argument("--agents", nargs="+", metavar="FILE", help="agent files to compare instead of training")
+    p.add_argument("--minutes", type=float, default=1.0, help="training minutes per variant")
+    p.add_argument("--depth", type=int, default=2, help="alpha-beta depth of the matches")
+    p.add_argument("--openings", type=int, default=10, help="random openings per pair (each in both seats)")
+    p.add_argument("--opening-plies", type=int, default=2)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", metavar="DIR", help="folder for runs and results (default runs/tournament-GAME-TIME)")
+    p.add_argument("--eval-every-seconds", type=float, default=15.0, metavar="S",
+                   help="learning curve of each variant's run: a point every S training seconds (0: none)")
+    p.add_argument("--eval-vs", default="mcts100", metavar="OPP", help="the curves' reference opponent")
+    p.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_tournament, command="tournament")
+
+
+def cmd_tournament(args) -> int:
+    from farl_agents.descent.family import train_run
+    from farl_agents.descent.tournament import all_play_all, markdown, parse_variant, write
+
+    game = _game(args.game, params_of(args.param))
+    if args.eval_every_seconds < 0:
+        raise ValueError("--eval-every-seconds must be >= 0 (0: no learning curve)")
+    curve = {"eval_every": args.eval_every_seconds, "eval_vs": (args.eval_vs,), "eval_seed": args.seed}
+    out = Path(args.out) if args.out else Path("runs") / f"tournament-{game.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+    files = {}
+    if args.agents:
+        for f in args.agents:
+            files[Path(f).parent.name if Path(f).name == "agent.npz" else Path(f).stem] = f
+    for text in args.variant or ():
+        name, over = parse_variant(text)
+        cfg = DescentConfig(game=game.name, game_params=dict(game.params), minutes=args.minutes, seed=args.seed,
+                            **over).check()
+        folder = out / name
+        train_run(cfg, folder, progress=not args.quiet, **curve)  # a run trained in an earlier call is reused
+        files[name] = str(folder / "agent.npz")
+    if len(files) < 2:
+        raise ValueError("a tournament needs at least two variants or agent files (--variant / --agents)")
+    result = all_play_all(game, files, args.depth, args.openings, args.opening_plies, args.seed)
+    write(result, out, f"{game.name} {game.params}")
+    print(markdown(result, f"{game.name} {game.params}"))
+    return 0

@@ -1,0 +1,154 @@
+"""A frozen settings dataclass as command-line flags: one flag per field, help from the field's docstring.
+
+Every learner family keeps its settings in one frozen dataclass (the n-tuple
+``LearnerConfig``, ``NemeshConfig``, ``DescentConfig``), saved with its agent
+and in ``run.json``. :class:`ConfigFlags` turns such a class into ``argparse``
+flags (``alpha_final`` -> ``--alpha-final``), so the help and the saved
+settings cannot drift apart, and reads values of the field's type from
+command-line text or from TOML/JSON values (``--set``, ``--config``).
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import inspect
+import json
+import textwrap
+import types
+import typing
+
+
+class FlagError(ValueError):
+    """A value that does not fit its field (a one-line message for the user)."""
+
+
+def field_docs(cls) -> dict:
+    """The docstring under each dataclass field, read from the source (``{field: text}``)."""
+    body = ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0].body
+    docs = {}
+    for a, b in zip(body, body[1:]):
+        if (isinstance(a, ast.AnnAssign) and isinstance(a.target, ast.Name) and isinstance(b, ast.Expr)
+                and isinstance(b.value, ast.Constant) and isinstance(b.value.value, str)):
+            docs[a.target.id] = " ".join(b.value.value.replace("``", "").split())
+    return docs
+
+
+def _bool(text: str) -> bool:
+    low = str(text).strip().lower()
+    if low in ("1", "true", "yes", "on"):
+        return True
+    if low in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"expected true or false, got {text!r}")
+
+
+def _optional(t):
+    """``(inner type, True)`` for ``X | None``, else ``(t, False)``."""
+    if isinstance(t, types.UnionType) or typing.get_origin(t) is typing.Union:
+        args = [a for a in typing.get_args(t) if a is not type(None)]
+        if len(args) == 1 and len(typing.get_args(t)) == 2:
+            return args[0], True
+    return t, False
+
+
+class ConfigFlags:
+    """The flags of dataclass ``cls``.
+
+    ``skip``: fields that get no flag of their own (set another way, e.g. by
+    ``--algo``; ``--set`` still reaches them). ``choices``: allowed values of
+    text fields.
+    """
+
+    def __init__(self, cls, skip=(), choices=None):
+        self.cls = cls
+        self.types = typing.get_type_hints(cls)
+        self.defaults = {f.name: (f.default if f.default is not dataclasses.MISSING else None)
+                         for f in dataclasses.fields(cls)}
+        self.skip = tuple(skip)
+        self.choices = dict(choices or {})
+
+    @property
+    def flag_fields(self) -> list[str]:
+        return [n for n, t in self.types.items() if n not in self.skip and self._settable(t)]
+
+    def _settable(self, t) -> bool:
+        inner, _ = _optional(t)
+        return inner in (bool, int, float, str, tuple)
+
+    def coerce(self, name: str, value):
+        """``value`` (command-line text, or a TOML/JSON value) as the type of field ``name``."""
+        if name not in self.types or not self._settable(self.types[name]):
+            raise FlagError(f"unknown option {name!r}; the options are {self.cls.__name__}'s fields: "
+                            f"{', '.join(n for n in self.types if self._settable(self.types[n]))}")
+        t, optional = _optional(self.types[name])
+        text = isinstance(value, str)
+        try:
+            if optional and (value is None or (text and value.strip().lower() in ("none", "null"))):
+                return None
+            if t is bool:
+                if text:
+                    return _bool(value)
+                if not isinstance(value, bool):
+                    raise ValueError(f"expected true or false, got {value!r}")
+                return value
+            if t is int:
+                if isinstance(value, bool) or not (text or isinstance(value, int)):
+                    raise ValueError(f"expected an integer, got {value!r}")
+                return int(value)
+            if t is float:
+                if value is None:
+                    raise ValueError("a number is needed")
+                if isinstance(value, bool):
+                    raise ValueError(f"expected a number, got {value!r}")
+                return float(value)
+            if t is str:
+                if not text:
+                    raise ValueError(f"expected text, got {value!r}")
+                choices = self.choices.get(name)
+                if choices and value not in choices:
+                    raise ValueError(f"expected one of {', '.join(choices)}, got {value!r}")
+                return value
+            if t is tuple:
+                cells = json.loads(value) if text else value
+                if not isinstance(cells, (list, tuple)) or not all(isinstance(c, (list, tuple)) for c in cells):
+                    raise ValueError("expected a list of lists of cells, e.g. [[0,1,2],[3,4,5]]")
+                return tuple(tuple(int(x) for x in c) for c in cells)
+        except (ValueError, TypeError) as exc:
+            raise FlagError(f"bad value for {name}: {exc}") from None
+        raise FlagError(f"cannot set {name} from the command line")  # pragma: no cover
+
+    def _parse(self, name: str):
+        def parse(text):
+            try:
+                return self.coerce(name, text)
+            except FlagError as exc:
+                raise argparse.ArgumentTypeError(str(exc).removeprefix(f"bad value for {name}: ")) from None
+
+        inner, _ = _optional(self.types[name])
+        parse.__name__ = getattr(inner, "__name__", str(inner))
+        return parse
+
+    def add_to(self, parser: argparse.ArgumentParser, title: str, description: str) -> None:
+        """One flag per field (``default=SUPPRESS``: only flags that were typed appear in the namespace)."""
+        group = parser.add_argument_group(title, description)
+        docs = field_docs(self.cls)
+        for name in self.flag_fields:
+            t, optional = _optional(self.types[name])
+            flag = "--" + name.replace("_", "-")
+            default = self.defaults[name]
+            helptext = (docs.get(name, "") + f" [default {default!r}]").replace("%", "%%")
+            if t is bool:
+                group.add_argument(flag, action=argparse.BooleanOptionalAction, default=argparse.SUPPRESS,
+                                   help=helptext)
+            else:
+                metavar = {int: "N", float: "X", tuple: "JSON"}.get(t, "NAME")
+                if optional:
+                    metavar += "|none"
+                group.add_argument(flag, type=self._parse(name), default=argparse.SUPPRESS, metavar=metavar,
+                                   choices=self.choices.get(name), help=helptext)
+
+    def given(self, args) -> dict:
+        """``{field: value}`` of the flags typed on the command line."""
+        ns = vars(args)
+        return {name: ns[name] for name in self.flag_fields if name in ns}

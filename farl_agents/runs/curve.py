@@ -1,0 +1,149 @@
+"""Learning curves of every run: one CSV layout, one reader, one plotter.
+
+A curve row is taken at a *curve point* of a run (see :mod:`farl_agents.runs.run`)::
+
+    episode         episodes (games) of training done at the point
+    train_seconds   training time so far, evaluations excluded
+    wall_seconds    wall time so far, evaluations and compilation included
+    train_reward    mean reward of player 0 in the training games since the previous row
+    train_plies     mean plies of those games
+    score_<opp>     evaluation score against <opp>: win rate (draw = ½) for two players, else mean score
+    se_<opp>        its standard error
+
+Empty cells are ``None``. Files written by farl 0.1 n-tuple runs have no
+``train_seconds`` column; they read the same, with ``None`` there.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import numpy as np
+
+from farl_agents.atomic import atomic_file, atomic_write_text
+
+COLUMNS = ("episode", "train_seconds", "wall_seconds", "train_reward", "train_plies")
+ALONE = "alone"
+"""The evaluation "opponent" of one-player games (2048): the agent plays by itself."""
+INTEGER_COLUMNS = ("episode",)
+
+
+def score_columns(eval_vs) -> list[str]:
+    """``score_<opp>``, ``se_<opp>`` for every evaluation opponent, in order."""
+    cols = []
+    for o in eval_vs:
+        cols += [f"score_{o}", f"se_{o}"]
+    return cols
+
+
+def curve_csv(rows: list, eval_vs) -> str:
+    """The text of a ``curve.csv`` holding ``rows``."""
+    cols = list(COLUMNS) + score_columns(eval_vs)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(cols)
+
+    def cell(c, x):
+        if x is None:
+            return ""
+        if c in INTEGER_COLUMNS:
+            return int(x)
+        return f"{x:.3f}" if c.endswith("_seconds") else f"{x:.7g}"
+
+    for r in rows:
+        w.writerow([cell(c, r.get(c)) for c in cols])
+    return buf.getvalue()
+
+
+def write_curve(path, rows: list, eval_vs) -> None:
+    """Write ``rows`` to ``path`` atomically."""
+    atomic_write_text(path, curve_csv(rows, eval_vs))
+
+
+def read_curve(path) -> list[dict]:
+    """The rows of a ``curve.csv`` as dicts of floats (None for empty cells); ``episode`` is an int.
+
+    ``[]`` when the file does not exist; ``ValueError`` when it is not a curve file.
+    """
+    path = Path(path)
+    if not path.exists():
+        return []
+    rows = []
+    try:
+        with open(path, newline="") as f:
+            for r in csv.DictReader(f):
+                row = {k: (None if v == "" else (int(v) if k in INTEGER_COLUMNS else float(v))) for k, v in r.items()}
+                row.setdefault("train_seconds", None)
+                rows.append(row)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{path} is not a learning-curve file ({type(exc).__name__}: {exc})") from None
+    return rows
+
+
+def _save_figure(fig, path) -> None:
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    plt.close(fig)
+    with atomic_file(path, "wb") as fh:
+        fh.write(buf.getvalue())
+
+
+def plot_curve(rows: list, eval_vs, path, title: str, x: str = "episode") -> None:
+    """Draw a run's curve: evaluation scores ± 1 s.e. (left axis), mean training reward (right axis).
+
+    ``x`` is the column on the horizontal axis: ``episode`` or ``train_seconds``.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    xs = [r.get(x) for r in rows]
+    for o in eval_vs:
+        pts = [(a, r.get(f"score_{o}"), r.get(f"se_{o}")) for a, r in zip(xs, rows)]
+        pts = [p for p in pts if p[0] is not None and p[1] is not None]
+        if pts:
+            xa, ya, ea = (np.array(v, dtype=float) for v in zip(*pts))
+            ax.plot(xa, ya, marker="o", ms=3, label=f"vs {o}" if o != ALONE else "score (greedy)")
+            ax.fill_between(xa, ya - ea, ya + ea, alpha=0.2)
+    ax.set_xlabel("training episodes" if x == "episode" else "training seconds")
+    ax.set_ylabel("evaluation score (win rate or mean score)")
+    tr = [(a, r["train_reward"]) for a, r in zip(xs, rows) if a is not None and r.get("train_reward") is not None]
+    if tr:
+        ax2 = ax.twinx()
+        ax2.plot(*zip(*tr), color="grey", lw=1, ls="--", label="training reward (player 0)")
+        ax2.set_ylabel("mean training reward of player 0", color="grey")
+        ax2.legend(loc="lower right", fontsize=8)
+    if eval_vs:
+        ax.legend(loc="upper left", fontsize=8)
+    ax.set_title(title, fontsize=9)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    _save_figure(fig, path)
+
+
+def plot_series(path, series: dict, title: str, xlabel: str = "training seconds",
+                ylabel: str = "score (win = 1, draw = ½)") -> None:
+    """Draw several curves in one PNG: ``{label: (x, mean, low, high)}`` (low/high: a band, or None)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    for label, (xs, mean, low, high) in series.items():
+        (line,) = ax.plot(xs, mean, marker="o", ms=3, label=label)
+        if low is not None:
+            ax.fill_between(xs, low, high, color=line.get_color(), alpha=0.18, linewidth=0)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
+    ax.set_title(title, fontsize=9)
+    if len(series) > 1:
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    _save_figure(fig, path)

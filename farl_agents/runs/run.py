@@ -1,0 +1,466 @@
+"""A training run as a folder you can stop and continue, for every learner family.
+
+A run trains one learner (a family's :class:`~farl_agents.runs.trainer.Trainer`)
+for its budget and evaluates it at regular *curve points* (at 0, every
+``eval_every`` units, and at the end). Everything lives in one folder::
+
+    DIR/run.json           what the run is (RunSpec: family, game, params, settings, evaluation plan),
+                           farl version, command (written once, never changed)
+    DIR/agent.npz          the agent at the last checkpoint, playable by `farl eval` / `farl play`
+    DIR/curve.csv          the learning curve (columns in farl_agents.runs.curve)
+    DIR/curve.png          the same, drawn
+    DIR/eval.json          the latest evaluation (EvalResult.to_dict, without per-game records)
+    DIR/checkpoints/       the files of the checkpoint the marker refers to (<stem>-*.npz)
+    DIR/checkpoint.json    the checkpoint marker, written last
+
+**Checkpoints.** Training runs in chunks sized to take about
+:data:`CHUNK_SECONDS`; a checkpoint is written after every evaluation, at
+least every ``checkpoint_minutes``, when the run stops and on Ctrl-C. Every
+file is written to a temporary name and moved into place with
+``os.replace``; the marker ``checkpoint.json`` comes last and names the files
+it belongs to together with the curve rows and the training statistics of
+the unfinished curve interval. A run killed at any instant therefore resumes
+from a consistent state: the last marker and the files it names.
+``agent.npz``, ``curve.csv`` and ``eval.json`` are copies for people and
+tools; they may be one checkpoint ahead of the marker after a crash and are
+rewritten on resume. A marker whose only file is gone (``checkpoints/`` is
+not committed with a run, so a fresh clone has only the marker) is served by
+``agent.npz`` when that holds the same progress; otherwise it raises
+``LostCheckpoint``: ``farl train --resume`` stops with that message,
+``farl reproduce`` starts such a run again from episode 0.
+
+**Determinism.** Where a family's training is deterministic (the n-tuple
+learners and Nemesh count episodes or games; Descent counts seconds and is
+not), a run that is stopped and resumed, any number of times, ends with
+exactly the weights, and the same curve rows (except times), of a run that
+never stopped: training continues exactly where it stopped, and evaluations
+use their own seeded generators, never the learner's.
+
+Run folders of farl 0.1's Nemesh and Descent commands are converted to this
+layout when they are resumed (:mod:`farl_agents.runs.legacy`).
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import farl_envs
+from farl_agents import families
+from farl_agents.atomic import atomic_write_json
+from farl_agents.evaluate import EvalResult
+from farl_agents.runs import legacy
+from farl_agents.runs.curve import plot_curve, write_curve
+from farl_agents.runs.evaluation import describe_row, evaluate_agent, scores_of
+from farl_agents.runs.spec import LostCheckpoint, RunError, RunSpec, read_spec
+
+MARKER_FORMAT = "farl-run-checkpoint"
+MARKER_VERSION = 1
+CHUNK_SECONDS = 2.0
+"""Wall seconds a training chunk aims at: short enough for a responsive progress bar and Ctrl-C,
+long enough that the per-chunk work (statistics, progress) costs nothing."""
+MIN_CHUNK, MAX_CHUNK_GROWTH = 16, 4
+"""Chunk sizes (episodes or games) stay >= MIN_CHUNK and grow at most MAX_CHUNK_GROWTH-fold per chunk."""
+PLOT_EVERY_SECONDS = 60
+"""curve.png is redrawn at most this often during a session (and always at its end)."""
+STRAY_PATTERNS = (".*.tmp", ".*.tmp.png", "checkpoints/*.tmp", "checkpoints/.*.tmp")
+"""Temporary files a killed writer may leave behind."""
+
+
+def _publish_copy(src: Path, dst: Path) -> None:
+    """Make ``dst`` a copy of ``src`` atomically (a hard link when the file system allows)."""
+    tmp = dst.with_name("." + dst.name + ".tmp")
+    if tmp.exists():
+        tmp.unlink()
+    try:
+        os.link(src, tmp)
+    except OSError:
+        shutil.copyfile(src, tmp)
+    os.replace(tmp, dst)
+
+
+def ensure_writable(folder: Path) -> Path:
+    """Create ``folder`` (and parents) and check that files can be written there."""
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".probe-", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise RunError(f"cannot write to {folder} ({exc.strerror or exc}): choose another output folder") from None
+    return folder
+
+
+class StopRequest:
+    """While active, the first Ctrl-C (or SIGTERM) only asks the run to stop at the next safe point.
+
+    A second Ctrl-C raises ``KeyboardInterrupt`` at once. Outside the main
+    thread (where handlers cannot be set) it does nothing.
+    """
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self, message=None):
+        self.signum = None
+        self.message = message
+        self._old = {}
+
+    @property
+    def requested(self) -> bool:
+        return self.signum is not None
+
+    def _handle(self, signum, frame):
+        if self.signum is not None and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        self.signum = signum
+        if self.message:
+            self.message("stopping at the next safe point to write a checkpoint (Ctrl-C again aborts)")
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            for s in self.SIGNALS:
+                self._old[s] = signal.signal(s, self._handle)
+        return self
+
+    def __exit__(self, *exc):
+        for s, old in self._old.items():
+            signal.signal(s, old)
+        return False
+
+
+def _no_pending() -> dict:
+    return {"episodes": 0, "reward_sum": 0.0, "plies_sum": 0.0}
+
+
+class Run:
+    """A training run in ``folder``: start one with :meth:`create`, continue one with :meth:`open`."""
+
+    def __init__(self, folder: Path, spec: RunSpec, trainer, rows: list, pending: dict, wall_seconds: float,
+                 train_seconds: float = 0.0):
+        self.folder = Path(folder)
+        self.spec = spec
+        self.trainer = trainer
+        self.rows = rows
+        """Curve rows so far (dicts with the keys of ``curve.csv``)."""
+        self.pending = pending
+        """Training statistics since the last curve row: episodes, reward_sum, plies_sum (None: unknown)."""
+        self._wall0 = wall_seconds
+        self._train_s = train_seconds
+        self._t0 = time.perf_counter()
+        self._last_checkpoint = time.monotonic()
+        self._opponents = None
+        self._plotted = 0
+        self._last_plot = time.monotonic()
+        self.interrupt_signal = None
+        """The signal that interrupted the last :meth:`train` (``signal.SIGINT`` or ``SIGTERM``), if any."""
+        self.last_eval: EvalResult | None = None
+
+    # ------------------------------------------------------------ open/create
+    @classmethod
+    def create(cls, folder, spec: RunSpec, command: str | None = None) -> "Run":
+        """Start a new run in ``folder`` (created; must not hold a run already)."""
+        folder = Path(folder)
+        if (folder / "run.json").exists():
+            raise RunError(f"{folder} already holds a run: continue it with `farl train --resume {folder}` "
+                           f"or choose another output folder")
+        trainer = families.get(spec.family).trainer().create(spec)  # fails before any file is written
+        folder = ensure_writable(folder)
+        info = {"format": "farl-run", "farl_version": farl_envs.__version__, "created":
+                datetime.datetime.now().isoformat(timespec="seconds"), "command": command, **spec.to_dict()}
+        atomic_write_json(folder / "run.json", info)
+        return cls(folder, spec, trainer, [], _no_pending(), 0.0)
+
+    @classmethod
+    def open(cls, folder) -> "Run":
+        """Continue the run in ``folder`` from its last checkpoint (from scratch if it has none)."""
+        folder = Path(folder)
+        legacy.upgrade(folder)  # farl 0.1 Nemesh / Descent folders get the common layout first
+        spec = read_spec(folder)
+        ensure_writable(folder)
+        for pattern in STRAY_PATTERNS:
+            for stray in folder.glob(pattern):
+                stray.unlink(missing_ok=True)
+        cls_trainer = families.get(spec.family).trainer()
+        marker_path = folder / "checkpoint.json"
+        if not marker_path.exists():
+            return cls(folder, spec, cls_trainer.create(spec), [], _no_pending(), 0.0)
+        try:
+            marker = json.loads(marker_path.read_text())
+            if marker.get("format") != MARKER_FORMAT or marker.get("version") != MARKER_VERSION:
+                raise RunError(f"{marker_path} is not a farl checkpoint marker (version {MARKER_VERSION})")
+            rows, pending, wall = marker["rows"], marker["pending"], float(marker["wall_seconds"])
+            files = list(marker.get("files") or [marker["agent"]])
+            done = marker.get("done", marker["episodes_done"])
+            if all((folder / f).exists() for f in files):
+                trainer = cls_trainer.load(spec, [folder / f for f in files])
+            elif len(files) == 1 and (folder / "agent.npz").exists():
+                trainer = cls._published_copy_of(cls_trainer, folder, spec, done)
+                if trainer is None:
+                    raise LostCheckpoint(folder, files[0])
+            else:
+                raise LostCheckpoint(folder, ", ".join(f for f in files if not (folder / f).exists()))
+        except (json.JSONDecodeError, KeyError, TypeError, FileNotFoundError) as exc:
+            raise RunError(f"{folder}: damaged checkpoint ({type(exc).__name__}: {exc}); "
+                           f"start the run again in a new folder") from None
+        if trainer.done != done or not trainer.matches(spec):
+            raise RunError(f"{folder}: the checkpoint's agent does not match run.json; start the run again "
+                           f"in a new folder")
+        return cls(folder, spec, trainer, rows, pending, wall, float(marker.get("train_seconds", 0.0)))
+
+    @staticmethod
+    def _published_copy_of(cls_trainer, folder: Path, spec: RunSpec, done):
+        """The learner of ``folder/agent.npz`` when it is the checkpoint's (same progress and settings): a
+        copy of the checkpoint file, so a run whose ``checkpoints/`` is gone can still go on."""
+        try:
+            copy = cls_trainer.load(spec, [folder / "agent.npz"])
+        except (OSError, ValueError, KeyError):
+            return None
+        return copy if copy.done == done and copy.matches(spec) else None
+
+    @classmethod
+    def restart(cls, folder) -> "Run":
+        """Drop the progress of the run in ``folder`` (marker, curve, latest evaluation) and start it
+        again from the beginning with the settings of its ``run.json``."""
+        folder = Path(folder)
+        read_spec(folder)  # only a farl run folder is touched
+        for name in ("checkpoint.json", "curve.csv", "curve.png", "eval.json", "agent.npz"):
+            (folder / name).unlink(missing_ok=True)
+        return cls.open(folder)
+
+    # -------------------------------------------------------------- state
+    @property
+    def agent(self):
+        """The learner being trained (``NTupleAgent``, ``NemeshAgent``, ``DescentTrainer``)."""
+        return self.trainer.agent
+
+    @property
+    def episodes_done(self) -> int:
+        return self.trainer.episodes
+
+    @property
+    def done(self) -> float:
+        return self.trainer.done
+
+    @property
+    def total(self) -> float:
+        return self.trainer.total
+
+    @property
+    def unit(self) -> str:
+        return self.trainer.unit
+
+    @property
+    def game(self):
+        return farl_envs.game_spec(self.spec.game, **self.spec.game_params)
+
+    @property
+    def percent(self) -> bool:
+        """Whether evaluation scores are win rates (two-player games)."""
+        return self.game.n_players == 2
+
+    def _progress_of(self, row: dict) -> float:
+        return row["train_seconds"] if self.unit == "seconds" else row["episode"]
+
+    @property
+    def finished(self) -> bool:
+        return self.done >= self.total and bool(self.rows) and self._progress_of(self.rows[-1]) >= self.total
+
+    @property
+    def wall_seconds(self) -> float:
+        """Wall time of the run so far (all sessions, up to the last checkpoint before this one)."""
+        return self._wall0 + time.perf_counter() - self._t0
+
+    @property
+    def train_seconds(self) -> float:
+        """Training time so far, evaluations excluded."""
+        return float(self.trainer.done) if self.unit == "seconds" else self._train_s
+
+    def opponents(self):
+        if self._opponents is None:
+            from farl_agents.opponents import make_opponent
+
+            game = self.game
+            self._opponents = [] if game.n_players == 1 else [make_opponent(o, game) for o in self.spec.eval_vs]
+        return self._opponents
+
+    def _next_point(self):
+        """The progress at which the next curve row is due (None: the curve is complete)."""
+        last = self._progress_of(self.rows[-1]) if self.rows else None
+        for p in self.spec.curve_points(self.total):
+            if last is None or p > last:
+                return p
+        return None
+
+    def _point_due(self) -> bool:
+        nxt = self._next_point()
+        if nxt is None:
+            return False
+        if self.done >= self.total:  # the last point: once, and only for a learner that changed since
+            return not self.rows or self._progress_of(self.rows[-1]) < self.done
+        return self.done >= nxt
+
+    # ------------------------------------------------------------- training
+    def train(self, stop_after: float | None = None, progress: bool = True, chunk_seconds: float = CHUNK_SECONDS,
+              checkpoint_minutes: float = 5.0, eval_jobs: int = 1, on_chunk=None) -> str:
+        """Train to the end of the run (or to ``stop_after`` units), evaluating at the curve points.
+
+        Returns ``"done"``, ``"stopped"`` (``stop_after`` reached) or
+        ``"interrupted"`` (Ctrl-C / SIGTERM; see :attr:`interrupt_signal`).
+        A checkpoint has been written in each case. ``on_chunk(run)`` is
+        called after every training chunk (tests use it to interrupt).
+        """
+        total = self.total
+        limit = total if stop_after is None else max(0, min(total, stop_after))
+        bar = self._progress_bar(progress)
+        self.interrupt_signal = None
+        timed = self.unit == "seconds"
+        chunk = chunk_seconds if timed else self.trainer.first_chunk
+        compiled = False
+        consistent = True
+        try:
+            say = bar.write if bar is not None else (lambda text: print(text, file=sys.stderr, flush=True))
+            with StopRequest(say) as stop:
+                while True:
+                    if self._point_due():
+                        self._curve_point(eval_jobs, bar)
+                        self.checkpoint()
+                    done = self.done
+                    if done >= limit or stop.requested:
+                        break
+                    nxt = self._next_point()
+                    target = limit if nxt is None or nxt <= done else min(nxt, limit)
+                    n = min(target - done, chunk)
+                    before = self.trainer.episodes
+                    t = time.perf_counter()
+                    consistent = False
+                    games, reward_sum, plies_sum = self.trainer.train_chunk(n)
+                    dt = time.perf_counter() - t
+                    self._train_s += dt
+                    self._add_training(games, reward_sum, plies_sum)
+                    consistent = True
+                    if compiled and not timed:  # the first chunk includes compilation
+                        chunk = int(min(max(MIN_CHUNK, n * chunk_seconds / max(dt, 1e-6), chunk // 2),
+                                        MAX_CHUNK_GROWTH * chunk + MIN_CHUNK))
+                    compiled = True
+                    if bar is not None:
+                        bar.update(round(self.done - done, 3) if timed else self.trainer.episodes - before)
+                    if on_chunk is not None:
+                        on_chunk(self)
+                    if time.monotonic() - self._last_checkpoint > 60 * checkpoint_minutes:
+                        self.checkpoint()
+                if stop.requested:
+                    self.interrupt_signal = stop.signum
+                    self.checkpoint(draw=True)
+                    return "interrupted"
+        except KeyboardInterrupt:
+            self.interrupt_signal = signal.SIGINT
+            if consistent:  # else the learner may be half-way through a chunk: keep the last checkpoint
+                self.checkpoint(draw=True)
+            return "interrupted"
+        finally:
+            if bar is not None:
+                bar.close()
+        self.checkpoint(draw=True)
+        return "stopped" if self.done < total else "done"
+
+    def _add_training(self, games: int, reward_sum: float, plies_sum: float | None) -> None:
+        p = self.pending
+        p["episodes"] += int(games)
+        p["reward_sum"] += float(reward_sum)
+        p["plies_sum"] = None if plies_sum is None or p["plies_sum"] is None else p["plies_sum"] + float(plies_sum)
+
+    def _curve_point(self, eval_jobs: int, bar) -> None:
+        p = self.pending
+        n = p["episodes"]
+        row = {"episode": self.trainer.episodes, "train_seconds": self.train_seconds, "wall_seconds": None,
+               "train_reward": p["reward_sum"] / n if n else None,
+               "train_plies": p["plies_sum"] / n if n and p["plies_sum"] is not None else None}
+        if self.spec.eval_vs:
+            res = evaluate_agent(self.trainer.player(self.spec), self.opponents(), self.spec.eval_starts,
+                                 self.spec.eval_games, self.spec.eval_seed, eval_jobs, game=self.game)
+            row.update(scores_of(res, self.spec.eval_vs))
+            self.last_eval = res
+        row["wall_seconds"] = self.wall_seconds
+        self.rows.append(row)
+        self.pending = _no_pending()
+        if bar is not None:
+            bar.set_postfix_str(describe_row(row, self.spec.eval_vs, self.percent), refresh=True)
+
+    # ----------------------------------------------------------- checkpoint
+    def checkpoint(self, draw: bool = False) -> None:
+        """Write the learner, the curve and the marker (last), each atomically; drop older checkpoint files.
+
+        ``curve.png`` is redrawn when ``draw`` is set (end of a session) or
+        at most once a minute otherwise.
+        """
+        ck = self.folder / "checkpoints"
+        ck.mkdir(exist_ok=True)
+        stem = f"agent-{int(self.trainer.episodes):012d}"
+        if self.unit == "seconds":
+            stem += f"-{int(1000 * self.done):012d}ms"
+        names = self.trainer.save(ck, stem)
+        _publish_copy(ck / names[0], self.folder / "agent.npz")
+        write_curve(self.folder / "curve.csv", self.rows, self.spec.eval_vs)
+        if self.last_eval is not None:
+            atomic_write_json(self.folder / "eval.json", self.last_eval.to_dict())
+        marker = {"format": MARKER_FORMAT, "version": MARKER_VERSION, "episodes_done": int(self.trainer.episodes),
+                  "done": self.done, "agent": f"checkpoints/{names[0]}",
+                  "files": [f"checkpoints/{n}" for n in names], "finished": self.done >= self.total,
+                  "wall_seconds": self.wall_seconds, "train_seconds": self._train_s, "pending": self.pending,
+                  "rows": self.rows, "time": datetime.datetime.now().isoformat(timespec="seconds")}
+        atomic_write_json(self.folder / "checkpoint.json", marker)
+        for old in ck.glob("*.npz"):
+            if old.name not in names:
+                old.unlink(missing_ok=True)
+        self._last_checkpoint = time.monotonic()
+        due = draw or time.monotonic() - self._last_plot > PLOT_EVERY_SECONDS
+        if self.rows and due and self._plotted != len(self.rows):
+            try:
+                plot_curve(self.rows, self.spec.eval_vs, self.folder / "curve.png", self.title(),
+                           x="train_seconds" if self.unit == "seconds" else "episode")
+                self._plotted = len(self.rows)
+                self._last_plot = time.monotonic()
+            except Exception:  # noqa: BLE001 - matplotlib (fonts, backends): a plot must never cost a checkpoint
+                pass
+
+    def title(self) -> str:
+        params = ",".join(f"{k}={v}" for k, v in self.spec.game_params.items())
+        seed = getattr(self.spec.config, "seed", None)
+        return (f"{self.spec.game}{'(' + params + ')' if params else ''} {self.trainer.name}"
+                + (f" seed {seed}" if seed is not None else ""))
+
+    def _progress_bar(self, enabled: bool):
+        if not enabled:
+            return None
+        from tqdm import tqdm
+
+        timed = self.unit == "seconds"
+        bar = tqdm(total=round(self.total) if timed else self.total,
+                   initial=round(self.done) if timed else self.trainer.episodes,
+                   unit="s" if timed else ("ep" if self.unit == "episodes" else "game"), dynamic_ncols=True,
+                   smoothing=0.1, desc=f"{self.spec.game} {self.trainer.name}")
+        if self.rows:
+            bar.set_postfix_str(describe_row(self.rows[-1], self.spec.eval_vs, self.percent))
+        return bar
+
+
+def summary_line(run: Run) -> str:
+    """One line about the state of ``run`` (for the CLI)."""
+    last = run.rows[-1] if run.rows else None
+    unit = run.unit
+    done = f"{run.done:.1f}/{run.total:.1f}" if unit == "seconds" else f"{run.done:,}/{run.total:,}"
+    text = f"{done} {unit}, {run.wall_seconds:.1f} s"
+    if last is not None:
+        d = describe_row(last, run.spec.eval_vs, run.percent)
+        if d:
+            where = f"{last['train_seconds']:.1f} s" if unit == "seconds" else f"{unit[:-1]} {last['episode']:,}"
+            text += f"; at {where}: {d}"
+    return text
