@@ -1,13 +1,14 @@
 """`farl reproduce table1`: cached, resumable runs, the table and the curves (smoke budget)."""
 import json
+import shutil
 
 import numpy as np
 import pytest
 
 from farl_agents import cli
 from farl_agents.experiments import table1
-from farl_agents.experiments.run import LostCheckpoint, Run, read_curve
 from farl_agents.learners import NTupleAgent, paper_config
+from farl_agents.runs import LostCheckpoint, Run, read_curve
 
 
 def reproduce(out, *extra) -> int:
@@ -126,15 +127,13 @@ def test_unfinished_run_shows_its_progress(tmp_path):
 def test_run_whose_checkpoint_agent_is_gone_starts_again(tmp_path, capsys):
     """A fresh clone has the run folder's marker but not its (uncommitted) checkpoint agents: the
     published copy agent.npz serves when it is there, else the run starts again from episode 0."""
-    import shutil
-
     row = table1.ROWS["nim"]
     folder = table1.run_folder(tmp_path, "smoke", row, True, 0)
     run = Run.create(folder, table1.run_spec(row, True, 0, "smoke"))
     assert run.train(stop_after=100, progress=False) == "stopped"
     shutil.rmtree(folder / "checkpoints")
     assert Run.open(folder).episodes_done == 100  # agent.npz is the checkpoint's agent
-    (folder / "agent.npz").unlink()  # big agents are not committed either
+    (folder / "agent.npz").unlink()  # agents are not committed either
     with pytest.raises(LostCheckpoint, match="is missing"):
         Run.open(folder)
     assert table1.reproduce([row], runs=1, jobs=1, budget="smoke", out=tmp_path, progress=False) == 0

@@ -1,0 +1,323 @@
+"""Table 1 report: ``OUT/<prefix>.md``, the README block between its markers and the learning curves.
+
+Everything is read from the run folders under ``OUT`` (``result.json`` of
+finished runs, ``run.json``, ``checkpoint.json`` and ``curve.csv``), never
+from agent files, so a checkout without the trained agents writes the same
+table. Nothing here trains; :mod:`farl_agents.experiments.table1` calls
+:func:`tabulate` after its runs.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+
+import farl_envs
+from farl_agents.atomic import atomic_write_text
+from farl_agents.experiments.table1_rows import (
+    PAPER_TABLE1,
+    ROWS,
+    Row,
+    paper_episodes,
+    plan,
+    prefix,
+    runs_dir,
+)
+from farl_agents.runs import read_curve
+
+README_START = "<!-- table1:{budget} start -->"
+README_END = "<!-- table1:{budget} end -->"
+#: Learning-curve figures: size in inches, resolution, opacity of the ± s.e. band.
+FIGSIZE = (7, 4.2)
+DPI = 100
+BAND_ALPHA = 0.25
+
+
+# ------------------------------------------------------------- reading the runs
+def finished_results(out: Path, budget: str, row: Row) -> list[dict]:
+    """``result.json`` of every finished run of ``row`` under ``budget`` (all seeds found on disk)."""
+    found = []
+    for path in sorted(runs_dir(out, budget, row).glob("*-seed*/result.json")):
+        try:
+            found.append(json.loads(path.read_text()))
+        except (OSError, json.JSONDecodeError):
+            continue
+    return found
+
+
+def unfinished_progress(folder: Path, row: Row, episodes: int) -> str | None:
+    """How far an unfinished run got: episodes of its last checkpoint and its last curve point.
+
+    Only facts read from the run folder (``checkpoint.json``, ``curve.csv``);
+    None when the run has no checkpoint yet.
+    """
+    try:
+        marker = json.loads((folder / "checkpoint.json").read_text())
+        done = int(marker["episodes_done"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    text = f"{done:,} of {episodes:,} episodes at its last checkpoint"
+    opp = row.curve_opponent
+    try:
+        points = [r for r in read_curve(folder / "curve.csv")
+                  if r.get(f"score_{opp.name}") is not None and r["episode"] <= done]
+    except (OSError, ValueError, KeyError):
+        points = []
+    if points:
+        last = points[-1]
+        shown = _fmt(last[f"score_{opp.name}"], None, row.percent, row.big)
+        what = "average score" if row.alone else opp.label
+        text += f"; latest curve point (episode {last['episode']:,}): {shown} ({what})"
+    return text
+
+
+# ------------------------------------------------------------- numbers and cells
+def mean_se(values) -> tuple[float, float | None, int]:
+    """Mean, standard error of the mean (None for one value) and count."""
+    v = np.asarray(values, dtype=float)
+    if v.size == 0:
+        return math.nan, None, 0
+    return float(v.mean()), (float(v.std(ddof=1) / math.sqrt(v.size)) if v.size > 1 else None), int(v.size)
+
+
+def _fmt(x: float, se, percent: bool, big: bool) -> str:
+    if percent:
+        s = f"{100 * x:.1f} %"
+        return s if se is None else f"{100 * x:.1f} % ± {100 * se:.1f} %"
+    if big:
+        return f"{x:,.0f}" if se is None else f"{x:,.0f} ± {se:,.0f}"
+    return f"{x:.3f}" if se is None else f"{x:.3f} ± {se:.3f}"
+
+
+def _fmt_paper(value: tuple, percent: bool, big: bool) -> str:
+    x, se = value
+    if percent:
+        return f"{100 * x:g} % ± {100 * se:g} %"
+    if big:
+        return f"{x:,.0f} ± {se:,.0f}"
+    return f"{x:g} ± {se:g}"
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds / 60:.1f} min" if seconds >= 60 else f"{seconds:.0f} s"
+
+
+def cell_lines(row: Row, res: list[dict]) -> list[dict]:
+    """One line of the table per opponent of ``row``: the paper's cells and ours (formatted) from the
+    finished runs ``res``; ``runs`` counts our runs behind the line (FARL plus no-FARL)."""
+    percent, big = row.percent, row.big
+    out = []
+    for opp in row.opponents:
+        paper = PAPER_TABLE1[(row.key, opp.name)]
+        cells, runs = [], 0
+        for farl in (True, False):
+            vals = [r["scores"][opp.name] for r in res if r["farl"] == farl and opp.name in r["scores"]]
+            m, se, n = mean_se(vals)
+            runs += n
+            cells.append("not run" if n == 0 else f"{_fmt(m, se, percent, big)} ({n} run{'s' if n > 1 else ''})")
+        skipped = (any(opp.name in r.get("skipped", ()) for r in res)
+                   and all(opp.name not in r["scores"] for r in res))
+        out.append({"label": opp.label, "opponent": opp.name, "paper_farl": _fmt_paper(paper[0], percent, big),
+                    "paper_nofarl": _fmt_paper(paper[1], percent, big), "farl": cells[0], "nofarl": cells[1],
+                    "runs": runs, "skipped_everywhere": skipped})
+    return out
+
+
+# ------------------------------------------------------------- the README block
+def readme_table(out: Path, budget: str, rows: list[Row] | None = None) -> str:
+    """The short form of ``OUT/<prefix>.md`` for the README: game, opponent, the paper's cells and ours,
+    for ``rows`` (default all), only lines with at least one finished run."""
+    lines = ["| game | vs. | paper FARL | paper no-FARL | ours FARL | ours no-FARL |",
+             "|---|---|---|---|---|---|"]
+    for row in rows or ROWS.values():
+        for line in cell_lines(row, finished_results(out, budget, row)):
+            if line["runs"]:
+                lines.append(f"| {row.title} | {line['label']} | {line['paper_farl']} | {line['paper_nofarl']} | "
+                             f"{line['farl']} | {line['nofarl']} |")
+    return "\n".join(lines)
+
+
+def update_readme(readme: Path, out: Path, budget: str, rows: list[Row] | None = None) -> Path:
+    """Replace the block between the ``table1:<budget>`` markers of ``readme`` by ``readme_table``."""
+    readme = Path(readme)
+    text = readme.read_text()
+    start, end = README_START.format(budget=budget), README_END.format(budget=budget)
+    i, j = text.find(start), text.find(end)
+    if i < 0 or j < i:
+        raise ValueError(f"{readme} has no table block for the {budget} budget: put the lines {start} and {end} "
+                         f"where the table belongs")
+    atomic_write_text(readme, text[:i + len(start)] + "\n" + readme_table(out, budget, rows) + "\n" + text[j:])
+    return readme
+
+
+# ------------------------------------------------------------- the markdown file
+def write_table(out: Path, budget: str, command: str | None, seconds: float | None = None) -> Path:
+    """Write ``OUT/<prefix>.md`` from every finished run on disk; returns its path."""
+    out = Path(out)
+    lines = [f"# Table 1 reproduction ({budget} budget)", "",
+             "TD-FARL (Alg. 2) against no-FARL, Konen & Bagheri 2020 Table 1 beside ours. Each of our",
+             "cells is the mean ± standard error of the mean over the finished training runs (the number of",
+             "runs is given per cell; one run has no error bar). Win rates count a draw as half a win; against",
+             "a perfect opponent 50 % is the best possible. See `farl_agents/experiments/table1_rows.py` for the",
+             "protocol and `docs/notes/learner_spec.md` §13-14 for the paper's settings.", ""]
+    if budget != "paper":
+        lines += [f"**This is the `{budget}` budget: fewer training episodes than the paper for the slower games "
+                  "(see the episodes column) and far fewer evaluation games, so its numbers are rough.**", ""]
+    lines += ["| game | evaluated vs. | paper FARL | paper no-FARL | ours FARL | ours no-FARL | episodes per run "
+              "(paper) | time per row |",
+              "|---|---|---|---|---|---|---|---|"]
+    notes = []
+    for row in ROWS.values():
+        res = finished_results(out, budget, row)
+        notes += _unfinished_notes(out, budget, row, res)
+        lines += _row_lines(row, res, plan(row, budget).episodes, notes)
+    lines += ["", "Protocol per row (games are per seat and opponent in the final evaluation):", ""]
+    lines += [_protocol_line(row, budget) for row in ROWS.values()]
+    if notes:
+        lines += [""] + [f"* {n}" for n in notes]
+    lines += ["", "Time per row is the wall time of its finished runs (training and evaluation) added up; runs",
+              f"ran in parallel. Learning curves: `{prefix(budget)}_<row>.png`; the runs: `{prefix(budget)}_runs/`.",
+              ""]
+    made_by = _commands(out, budget)
+    if made_by:
+        lines += ["The runs were started by these commands; each continues its unfinished runs and, with",
+                  "`--runs N`, adds seeds (finished runs are cached):", "", "```", *made_by, "```", ""]
+    if command:
+        lines += [f"This file was written by `{command}`.", ""]
+    stamp = datetime.datetime.now().isoformat(timespec="seconds")
+    extra = f", this invocation took {_minutes(seconds)}" if seconds is not None else ""
+    lines += [f"Written {stamp} by farl {farl_envs.__version__} on {os.cpu_count()} CPU(s){extra}.", ""]
+    path = out / f"{prefix(budget)}.md"
+    atomic_write_text(path, "\n".join(lines))
+    return path
+
+
+def _row_lines(row: Row, res: list[dict], episodes: int, notes: list) -> list[str]:
+    """The table lines of ``row`` (one per opponent); notes on opponents never played go to ``notes``."""
+    t_row = sum(r.get("train_seconds", 0) + r.get("eval_seconds", 0) for r in res)
+    paper = paper_episodes(row)
+    shown = f"{episodes:,}" + ("" if episodes == paper else f" ({paper:,})")
+    lines = []
+    for i, line in enumerate(cell_lines(row, res)):
+        first = i == 0
+        if line["skipped_everywhere"]:
+            notes.append(f"{row.title} vs {line['label']}: not played ({line['opponent']} is not installed here).")
+        timing = f"{_minutes(t_row)} ({_minutes(t_row / len(res))} per run)" if first and res else ""
+        lines.append(f"| {row.title if first else ''} | {line['label']} | {line['paper_farl']} | "
+                     f"{line['paper_nofarl']} | {line['farl']} | {line['nofarl']} | "
+                     f"{shown if first else ''} | {timing} |")
+    return lines
+
+
+def _unfinished_notes(out: Path, budget: str, row: Row, res: list[dict]) -> list[str]:
+    """Notes on the runs of ``row`` under ``out`` that have a ``run.json`` but no result yet."""
+    started = sorted(runs_dir(out, budget, row).glob("*-seed*/run.json"))
+    unfinished = len(started) - len(res)
+    if unfinished <= 0:
+        return []
+    notes = [f"{row.title}: {unfinished} more run{'s are' if unfinished > 1 else ' is'} unfinished "
+             f"(checkpointed or failed; run the command again to continue)."]
+    episodes = plan(row, budget).episodes
+    for run_json in started:
+        folder = run_json.parent
+        progress = None if (folder / "result.json").exists() else unfinished_progress(folder, row, episodes)
+        if progress:
+            notes.append(f"{row.title}, unfinished run `{folder.name}`: {progress}.")
+    return notes
+
+
+def _protocol_line(row: Row, budget: str) -> str:
+    p = plan(row, budget)
+    alone = row.alone
+    per = "" if alone else " per seat"
+    vs = "" if alone else f" vs {row.curve_opponent.label}"
+    against = ", ".join(o.label for o in row.opponents) if not alone else "nobody (greedy play)"
+    return (f"* {row.title}: starts `{row.starts}`, {p.final_games} games{per} against {against}; "
+            f"curve points every {p.eval_every:,} episodes ({p.curve_games} "
+            f"game{'s' if p.curve_games > 1 else ''}{per}{vs}).")
+
+
+def _commands(out: Path, budget: str) -> list[str]:
+    """The commands that started the runs under ``out`` (from their ``run.json``), sorted."""
+    made_by = set()
+    for run_json in (Path(out) / f"{prefix(budget)}_runs").glob("*/*-seed*/run.json"):
+        try:
+            made_by.add(json.loads(run_json.read_text()).get("command"))
+        except (OSError, json.JSONDecodeError):
+            continue
+    made_by.discard(None)
+    return sorted(made_by)
+
+
+# ------------------------------------------------------------- curves
+def _curve_series(out: Path, budget: str, row: Row) -> dict:
+    """farl -> (episodes, mean, s.e., runs) of the first opponent's score over the runs' curve points."""
+    col = f"score_{row.curve_opponent.name}"
+    series = {}
+    for farl in (True, False):
+        by_episode = {}
+        for path in sorted(runs_dir(out, budget, row).glob(f"{'farl' if farl else 'nofarl'}-seed*/curve.csv")):
+            try:
+                for r in read_curve(path):
+                    if r.get(col) is not None:
+                        by_episode.setdefault(r["episode"], []).append(r[col])
+            except (OSError, ValueError, KeyError):
+                continue
+        if by_episode:
+            xs = sorted(by_episode)
+            stats = [mean_se(by_episode[x]) for x in xs]
+            series[farl] = (np.array(xs), np.array([s[0] for s in stats]),
+                            np.array([s[1] or 0.0 for s in stats]), max(s[2] for s in stats))
+    return series
+
+
+def plot_row(out: Path, budget: str, row: Row) -> Path | None:
+    """Learning curves of ``row`` (first opponent): mean ± s.e. over runs, FARL vs no-FARL, paper as dashes."""
+    series = _curve_series(out, budget, row)
+    if not series:
+        return None
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    opp = row.curve_opponent
+    k = 100.0 if row.percent else 1.0
+    fig, ax = plt.subplots(figsize=FIGSIZE)
+    paper = PAPER_TABLE1[(row.key, opp.name)]
+    for farl, color in ((True, "tab:blue"), (False, "tab:orange")):
+        name = "FARL" if farl else "no-FARL"
+        if farl in series:
+            x, m, se, n = series[farl]
+            ax.plot(x, k * m, color=color, marker="o", ms=3, label=f"{name} ({n} run{'s' if n > 1 else ''})")
+            ax.fill_between(x, k * (m - se), k * (m + se), color=color, alpha=BAND_ALPHA)
+        ax.axhline(k * paper[0 if farl else 1][0], color=color, ls="--", lw=1, label=f"paper {name} (final)")
+    ax.set_xlabel("training episodes")
+    what = "win rate (%)" if row.percent else "mean score"
+    ax.set_ylabel(f"{what} vs {opp.label}" if opp.name != "alone" else "average score (greedy)")
+    ax.set_title(f"{row.title}: TD-FARL vs no-FARL ({budget} budget, mean ± s.e. over runs)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path = Path(out) / f"{prefix(budget)}_{row.key}.png"
+    tmp = path.with_name("." + path.name + ".tmp.png")
+    fig.savefig(tmp, dpi=DPI)
+    plt.close(fig)
+    os.replace(tmp, path)
+    return path
+
+
+def tabulate(out: Path, budget: str, rows: list[Row], command: str | None, seconds: float | None = None,
+             log=print) -> Path:
+    """Write ``OUT/<prefix>.md`` and the curves of ``rows`` from the runs on disk, and log the short
+    table of ``rows``; returns the path of the markdown file."""
+    md = write_table(out, budget, command, seconds=seconds)
+    for row in rows:
+        plot_row(out, budget, row)
+    log("\n" + readme_table(out, budget, rows) + "\n")
+    log(f"wrote {md} (the full table) and the learning curves {out / prefix(budget)}_<row>.png")
+    return md
+

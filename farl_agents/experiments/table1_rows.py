@@ -1,0 +1,182 @@
+"""What Table 1 of Konen & Bagheri 2020 (FARL) is: its rows, the paper's figures, our budgets, file names.
+
+Data only: the runner (:mod:`farl_agents.experiments.table1`) and the report
+writer (:mod:`farl_agents.experiments.table1_report`) both read it, and it
+imports neither. Every row is evaluated greedily as the paper does
+(``docs/notes/learner_spec.md`` §14):
+
+==========  ==========================================  ======================================
+row         opponents                                   protocol
+==========  ==========================================  ======================================
+2048        --                                          mean score of greedy play
+tictactoe   Max-N depth 10 (perfect)                    start + every 1-ply start, both seats
+connect4    AB and AB-DL (perfect)                      initial position, both seats (as second
+                                                        player the agent loses: 50 % is best)
+hex         MCTS 10,000 iterations                      initial position, both seats
+othello     Edax depth 1 (if installed), Bench, and     the 244 4-ply openings, both colours
+            Bench as GBG plays it (``bench-gbg``)
+nim         Max-N depth 15 (perfect)                    start + every 1-ply start, both seats
+nim3p       Max-N depth 15, MCTS 5,000                  start + 1-ply starts, mean score over
+                                                        the 3 seatings
+==========  ==========================================  ======================================
+
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from farl_agents.learners import paper_config
+
+#: Konen & Bagheri 2020, Table 1: (row, opponent) -> ((FARL mean, ± s.e.), (no-FARL mean, ± s.e.));
+#: win rates as fractions.
+PAPER_TABLE1 = {
+    ("2048", "alone"): ((142_000, 1_000), (122_000, 900)),
+    ("tictactoe", "maxn10"): ((0.49, 0.05), (0.18, 0.06)),
+    ("connect4", "ab"): ((0.495, 0.005), (0.035, 0.001)),
+    ("connect4", "ab-dl"): ((0.465, 0.005), (0.000, 0.001)),
+    ("hex", "mcts10000"): ((0.81, 0.05), (0.000, 0.002)),
+    ("othello", "edax1"): ((0.55, 0.01), (0.53, 0.01)),
+    ("othello", "bench"): ((0.95, 0.003), (0.96, 0.002)),
+    # the paper's Bench is GBG's, which bench-gbg reproduces (see farl_agents.opponents.bench)
+    ("othello", "bench-gbg"): ((0.95, 0.003), (0.96, 0.002)),
+    ("nim", "maxn15"): ((0.50, 0.01), (0.12, 0.06)),
+    ("nim3p", "maxn15"): ((0.33, 0.03), (0.03, 0.01)),
+    ("nim3p", "mcts5000"): ((0.78, 0.02), (0.09, 0.02)),
+}
+BUDGETS = ("paper", "quick", "smoke")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How much one run of a row does under a budget."""
+
+    episodes: int
+    eval_every: int
+    """Episodes between curve points."""
+    curve_games: int
+    """Games per seat at each curve point (first opponent only)."""
+    final_games: int
+    """Games per seat and opponent in the final evaluation."""
+
+
+#: The smoke budget (seconds, for tests): every row but 2048, and 2048 (whose episodes are long).
+SMOKE = Plan(episodes=200, eval_every=100, curve_games=1, final_games=2)
+SMOKE_2048 = Plan(episodes=20, eval_every=10, curve_games=1, final_games=2)
+
+
+@dataclass(frozen=True)
+class Opponent:
+    name: str
+    """:func:`~farl_agents.opponents.make_opponent` name (``"alone"``: 2048 plays by itself)."""
+    label: str
+    """As printed in Table 1."""
+    optional: bool = False
+    """Played only when available (Edax needs its binary)."""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One Table 1 row: its game, opponents, protocol and budgets."""
+
+    key: str
+    """Name on the command line (``--rows``)."""
+    game: str
+    title: str
+    opponents: tuple
+    starts: str
+    """Start-state set of the evaluations (:func:`farl_agents.runs.start_states`)."""
+    num_eval: int
+    """The paper's evaluation interval (learner_spec §13): curve points of the paper budget."""
+    final_games: int
+    """Paper budget: games per seat and opponent in the final evaluation."""
+    curve_games: int
+    """Paper budget: games per seat at each curve point (first opponent only)."""
+    quick: Plan
+    """The quick budget (a run in minutes)."""
+
+    @property
+    def curve_opponent(self) -> Opponent:
+        return next(o for o in self.opponents if not o.optional)
+
+    @property
+    def alone(self) -> bool:
+        """A one-player row (2048): the agent plays by itself, no seats, no opponent."""
+        return self.curve_opponent.name == "alone"
+
+    @property
+    def percent(self) -> bool:
+        """Reported as a win rate in percent (else a mean score: 2048's game score, Nim3P's 3-player score)."""
+        return self.game not in ("game2048", "nim3p")
+
+    @property
+    def big(self) -> bool:
+        """Scores in the hundreds of thousands (2048): printed without decimals."""
+        return self.game == "game2048"
+
+
+ROWS = {r.key: r for r in (
+    Row("2048", "game2048", "2048", (Opponent("alone", "average score"),), "initial",
+        5_000, 250, 10, quick=Plan(1_000, 200, 5, 20)),
+    Row("tictactoe", "tictactoe", "TicTacToe", (Opponent("maxn10", "Max-N10"),), "start+1ply",
+        1_000, 100, 10, quick=Plan(30_000, 3_000, 10, 20)),
+    Row("connect4", "connect_four", "ConnectFour", (Opponent("ab", "AB"), Opponent("ab-dl", "AB-DL")), "initial",
+        100_000, 50, 10, quick=Plan(10_000, 2_000, 4, 10)),
+    Row("hex", "hex", "Hex 6x6", (Opponent("mcts10000", "MCTS10000"),), "initial",
+        10_000, 50, 10, quick=Plan(10_000, 2_500, 2, 10)),
+    Row("othello", "othello", "Othello", (Opponent("edax1", "Edax d1", optional=True), Opponent("bench", "Bench"),
+                                          Opponent("bench-gbg", "Bench as in GBG")),
+        "othello-4ply", 2_000, 244, 20, quick=Plan(2_000, 250, 10, 24)),
+    Row("nim", "nim", "Nim 3x5", (Opponent("maxn15", "Max-N15"),), "start+1ply",
+        1_000, 96, 16, quick=Plan(20_000, 2_000, 16, 32)),
+    Row("nim3p", "nim3p", "Nim3P 3x5", (Opponent("maxn15", "Max-N15"), Opponent("mcts5000", "MCTS5000")),
+        "start+1ply", 10_000, 48, 16, quick=Plan(50_000, 5_000, 16, 16)),
+)}
+
+
+def check_budget(budget: str) -> None:
+    if budget not in BUDGETS:
+        raise ValueError(f"unknown budget {budget!r}; use one of {', '.join(BUDGETS)}")
+
+
+def paper_episodes(row: Row) -> int:
+    """Training episodes of one run in the paper (Appendix A.6)."""
+    return paper_config(row.game).episodes
+
+
+def plan(row: Row, budget: str) -> Plan:
+    """The episodes and evaluation sizes of one run of ``row`` under ``budget``."""
+    check_budget(budget)
+    if budget == "paper":
+        return Plan(paper_episodes(row), row.num_eval, row.curve_games, row.final_games)
+    if budget == "quick":
+        return row.quick
+    return SMOKE_2048 if row.key == "2048" else SMOKE
+
+
+def parse_rows(text: str) -> list[Row]:
+    """``"tictactoe,nim"`` -> rows, in the order given (``all``: every row)."""
+    keys = [k.strip() for k in text.split(",") if k.strip()]
+    if keys == ["all"]:
+        return list(ROWS.values())
+    unknown = [k for k in keys if k not in ROWS]
+    if unknown or not keys:
+        raise ValueError(f"unknown Table 1 row(s) {', '.join(unknown) or '(none given)'}; "
+                         f"choose from {','.join(ROWS)} or all")
+    return [ROWS[k] for k in dict.fromkeys(keys)]
+
+
+# ------------------------------------------------------------- file names
+def prefix(budget: str) -> str:
+    """File-name stem of a budget's outputs: ``table1`` for the paper budget, else ``table1_<budget>``."""
+    return "table1" if budget == "paper" else f"table1_{budget}"
+
+
+def runs_dir(root, budget: str, row: Row) -> Path:
+    """The folder holding one run folder per cell and seed of ``row``."""
+    return Path(root) / f"{prefix(budget)}_runs" / row.key
+
+
+def run_folder(root, budget: str, row: Row, farl: bool, seed: int) -> Path:
+    return runs_dir(root, budget, row) / f"{'farl' if farl else 'nofarl'}-seed{seed}"
+
