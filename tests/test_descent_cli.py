@@ -11,6 +11,7 @@ from farl_agents import cli
 from farl_agents.descent.agent import DescentAgent, load_agent, read_agent_file
 from farl_agents.descent.trainer import DescentConfig, DescentTrainer
 from farl_agents.evaluate import evaluate
+from farl_agents.runs import read_curve
 
 
 def test_agent_file_round_trip_and_foreign_files(tmp_path):
@@ -44,25 +45,34 @@ def test_agent_file_round_trip_and_foreign_files(tmp_path):
         read_agent_file(tmp_path / "cut.npz")
 
 
-def test_cli_train_resume_eval_and_tournament(tmp_path, capsys):
+def test_cli_train_curve_and_tournament(tmp_path, capsys, monkeypatch):
+    import time
+
+    from farl_agents.runs import run as run_module
+
+    slow = []
+    real = run_module.evaluate_agent
+
+    def slow_evaluation(*args, **kw):  # a measurement slower than a grid step must not eat training time
+        time.sleep(0.3)
+        slow.append(1)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(run_module, "evaluate_agent", slow_evaluation)
     out = tmp_path / "run"
     assert cli.main(["train", "tictactoe", "--algo", "descent", "--minutes", "0.02", "--move-iterations", "10",
-                     "--out", str(out), "--no-progress", "--checkpoint-seconds", "0.5", "--eval-vs", "random",
-                     "--eval-every-seconds", "0.4"]) == 0
+                     "--out", str(out), "--no-progress", "--eval-vs", "random", "--eval-every-seconds", "0.4",
+                     "--eval-games", "2"]) == 0
     rec = json.loads((out / "run.json").read_text())
-    assert rec["algo"] == "descent" and rec["status"] == "done" and rec["games"] > 0
-    rows = (out / "curve.csv").read_text().splitlines()[1:]
-    # a point at 0, then one at the first game end past each 0.4 s step (a slow machine may skip some steps)
-    points = [int(r.split(",")[0]) for r in rows]
-    assert 2 <= len(points) <= 4 and points[0] == 0 and points == sorted(set(points)), rows
-    # resume past the end does nothing more; a cut-short run (status running) continues
-    minutes = rec["train_seconds"] / 60 + 0.02
-    rec["status"], rec["config"]["minutes"] = "running", minutes
-    (out / "run.json").write_text(json.dumps(rec))
-    assert cli.main(["train", "--resume", str(out), "--no-progress"]) == 0
-    rec2 = json.loads((out / "run.json").read_text())
-    assert rec2["games"] > rec["games"] and rec2["train_seconds"] >= minutes * 60
-    assert cli.main(["eval", str(out / "agent.npz"), "--vs", "random", "--games", "2"]) == 0
+    assert rec["family"] == "descent" and rec["eval_every"] == 0.4 and rec["eval_depth"] == 2
+    rows = read_curve(out / "curve.csv")
+    # a point at 0, then one at the first game end past each 0.4 s step of training time
+    assert rows[0]["train_seconds"] == 0 and rows[0]["episode"] == 0 and len(slow) == len(rows)
+    assert all(a["episode"] < b["episode"] for a, b in zip(rows, rows[1:]))
+    assert 2 <= len(rows) <= 5 and rows[-1]["train_seconds"] >= 1.2
+    for k, r in enumerate(rows[1:-1], start=1):
+        assert r["train_seconds"] >= 0.4 * k
+    assert cli.main(["eval", str(out), "--vs", "random", "--games", "2"]) == 0
     assert "win rate" in capsys.readouterr().out
     # bad input: one-line errors
     assert cli.main(["train", "tictactoe", "--algo", "descent", "--heuristic", "score"]) == 2
@@ -70,7 +80,7 @@ def test_cli_train_resume_eval_and_tournament(tmp_path, capsys):
     tdir = tmp_path / "t"
     assert cli.main(["tournament", "tictactoe", "--variant", "tree:learning=tree", "--variant",
                      "terminal:learning=terminal,move_iterations=10", "--minutes", "0.01", "--depth", "1",
-                     "--openings", "2", "--out", str(tdir), "--no-progress", "--eval-vs", "random"]) == 0
+                     "--openings", "2", "--out", str(tdir), "--quiet", "--eval-vs", "random"]) == 0
     res = json.loads((tdir / "tournament.json").read_text())
     pct = [v["win_pct"] for v in res["variants"].values()]
     assert len(pct) == 2 and sum(pct) == pytest.approx(100.0)

@@ -1,76 +1,157 @@
-"""The CLI's learner-family hook (farl_agents.families): train, resume and agent files reach the family."""
+"""Every learner family through the same run stack and the same CLI contract.
+
+Each family (n-tuple, Nemesh, Descent) is trained with a tiny budget by
+``farl train``, interrupted by Ctrl-C part-way, resumed with ``farl train
+--resume``, then evaluated and played through its run folder; the folder
+layout is the same for all. Run folders written by farl 0.1 (committed
+under tests/data/runs_farl_0_1, made by the code before the run stacks were
+merged) resume too.
+"""
+import io
 import json
-import sys
-import types
+import shutil
+import signal
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from farl_agents import cli, families
+from farl_agents.cli import play
+from farl_agents.learners import NTupleAgent
+from farl_agents.nemesh.agent import NemeshAgent
+from farl_agents.runs import Run, read_curve
+from farl_agents.runs import run as run_module
+
+LEGACY = Path(__file__).parent / "data" / "runs_farl_0_1"
+LAYOUT = {"run.json", "checkpoint.json", "agent.npz", "curve.csv", "curve.png", "eval.json", "checkpoints"}
+
+# family -> (train argv after the game, game, opponent for eval); tiny budgets, a curve against random
+FAMILY_RUNS = {
+    "ntuple": (["tictactoe", "--algo", "td-farl", "--episodes", "600", "--eval-every", "200"], "random"),
+    "nemesh": (["connect_four", "--algo", "nemesh", "--preset", "quick", "--fraction", "0.4",
+                "--eval-every", "20"], "random"),
+    "descent": (["tictactoe", "--algo", "descent", "--minutes", "0.03", "--move-iterations", "8",
+                 "--eval-every", "0.6"], "random"),
+}
 
 
-@pytest.fixture
-def toy_family(monkeypatch):
-    mod = types.ModuleType("toy_family_cli")
-    mod.ALGOS = ("toy",)
-    mod.FORMATS = ("farl-toy-agent",)
-    mod.INFO = {"toy": "a toy family for tests"}
-    mod.calls = []
-
-    def train_main(argv):
-        mod.calls.append(("train", list(argv)))
-        return 0
-
-    def load_player(path, game=None):
-        mod.calls.append(("load", str(path)))
-        import farl_envs
-        from farl_agents.players import RandomPlayer
-        return RandomPlayer("toy"), farl_envs.game_spec("tictactoe")
-
-    mod.train_main, mod.load_player = train_main, load_player
-    monkeypatch.setitem(sys.modules, "toy_family_cli", mod)
-    monkeypatch.setattr(families, "FAMILIES", ("toy_family_cli",))
-    return mod
+def test_every_family_is_in_the_registry_with_its_hooks():
+    assert [f.name for f in families.FAMILIES] == list(FAMILY_RUNS)
+    for fam in families.FAMILIES:
+        hooks = fam.hooks()
+        assert hooks.Trainer.family == fam.name
+        assert hooks.Trainer.unit in ("episodes", "games", "seconds")
+        assert set(hooks.FLAGS.flag_fields) <= set(hooks.Trainer.config_class.__dataclass_fields__)
+        for algo in fam.algos:
+            assert families.of_algo(algo) is fam
+    with pytest.raises(ValueError, match="unknown --algo"):
+        families.of_algo("nosuch")
 
 
-def test_train_with_a_family_algo_goes_to_the_family(toy_family):
-    assert cli.main(["train", "tictactoe", "--algo", "toy", "--depth", "3"]) == 0
-    assert toy_family.calls == [("train", ["tictactoe", "--algo", "toy", "--depth", "3"])]
-    assert cli.main(["train", "tictactoe", "--algo=toy"]) == 0
-    assert toy_family.calls[-1] == ("train", ["tictactoe", "--algo=toy"])
+@pytest.mark.parametrize("family", list(FAMILY_RUNS))
+def test_train_interrupt_resume_eval_play(family, tmp_path, monkeypatch, capsys):
+    argv, opponent = FAMILY_RUNS[family]
+    out = tmp_path / family
+    common = ["--eval-vs", opponent, "--eval-games", "2", "--quiet", "--out", str(out)]
+    chunks = []
+
+    def ctrl_c_on_second_chunk(run):
+        chunks.append(run.done)
+        if len(chunks) == 2:
+            signal.raise_signal(signal.SIGINT)
+
+    real_train = run_module.Run.train
+    monkeypatch.setattr(run_module.Run, "train",
+                        lambda self, **kw: real_train(self, **{**kw, "on_chunk": ctrl_c_on_second_chunk,
+                                                               "chunk_seconds": 0.2}))
+    assert cli.main(["train", *argv, *common]) == 130
+    assert "farl train --resume" in capsys.readouterr().out
+    marker = json.loads((out / "checkpoint.json").read_text())
+    assert not marker["finished"] and all((out / f).exists() for f in marker["files"])
+    assert json.loads((out / "run.json").read_text())["family"] == family
+    monkeypatch.setattr(run_module.Run, "train", real_train)
+
+    assert cli.main(["train", "--resume", str(out), "--quiet"]) == 0
+    run = Run.open(out)
+    assert run.finished and LAYOUT <= {p.name for p in out.iterdir()}
+    rows = read_curve(out / "curve.csv")
+    assert rows[0]["episode"] == 0 and rows[-1]["episode"] == run.episodes_done
+    assert all(0 <= r[f"score_{opponent}"] <= 1 for r in rows)
+    capsys.readouterr()
+
+    assert cli.main(["eval", str(out), "--vs", opponent, "--games", "2"]) == 0
+    assert "win rate" in capsys.readouterr().out
+    args = cli.build_parser(["play"]).parse_args(["play", str(out), "--seat", "0"])
+    opp, game = play.main_player(args.game, None, None)
+    transcript = io.StringIO()
+    assert play.play_session(game, opp, 0, io.StringIO("quit\n"), transcript) == 0
+    assert "you play as player_0" in transcript.getvalue()
 
 
-def test_resume_finds_the_family_from_run_json(toy_family, tmp_path):
-    (tmp_path / "run.json").write_text(json.dumps({"algo": "toy"}))
-    assert cli.main(["train", "--resume", str(tmp_path)]) == 0
-    assert toy_family.calls == [("train", ["--resume", str(tmp_path)])]
-
-
-def test_unknown_algo_is_still_a_one_line_error(toy_family, capsys):
-    assert cli.main(["train", "tictactoe", "--algo", "nosuch"]) == 2
+def test_resume_refuses_new_settings_for_every_family(tmp_path, capsys):
+    out = tmp_path / "nm"
+    assert cli.main(["train", "connect_four", "--algo", "nemesh", "--preset", "quick", "--fraction", "0.2",
+                     "--quiet", "--out", str(out), "--stop-after", "10"]) == 0
+    capsys.readouterr()
+    assert cli.main(["train", "--resume", str(out), "--depth", "2"]) == 2
     err = capsys.readouterr().err
-    assert "invalid choice" in err and "Traceback" not in err
-    assert toy_family.calls == []
+    assert "drop --depth" in err and len(err.strip().splitlines()) == 1
 
 
-def test_agent_files_of_a_family_load_through_it(toy_family, tmp_path):
-    path = tmp_path / "toy.npz"
-    np.savez(path, meta=np.array(json.dumps({"format": "farl-toy-agent"})))
-    player, game = cli.load_player(str(path))
-    assert player.name == "toy" and game.name == "tictactoe"
-    assert toy_family.calls == [("load", str(path))]
-    other = tmp_path / "other.npz"
-    np.savez(other, meta=np.array(json.dumps({"format": "something-else"})))
-    assert families.family_for_file(other) is None
-    assert families.file_format(tmp_path / "missing.npz") is None
+def _copy_legacy(tmp_path, name):
+    dst = tmp_path / name
+    shutil.copytree(LEGACY / name, dst)
+    return dst
 
 
-def test_info_lists_family_algorithms(toy_family, capsys):
-    assert cli.main(["info"]) == 0
-    assert "a toy family for tests" in capsys.readouterr().out
+def test_farl_0_1_ntuple_run_resumes_bit_identically(tmp_path):
+    folder = _copy_legacy(tmp_path, "ntuple_nim")
+    assert cli.main(["train", "--resume", str(folder), "--quiet"]) == 0
+    spec = json.loads((folder / "run.json").read_text())
+    fresh = tmp_path / "fresh"
+    assert cli.main(["train", "nim", "--preset", "paper", "--episodes", "400", "--eval-vs", "random",
+                     "--eval-every", "200", "--eval-games", "5", "--quiet", "--out", str(fresh)]) == 0
+    a, b = NTupleAgent.load(folder / "agent.npz"), NTupleAgent.load(fresh / "agent.npz")
+    assert a.episodes_done == b.episodes_done == 400 == spec["config"]["episodes"]
+    assert np.array_equal(a.net.weights, b.net.weights)
 
 
-def test_a_missing_family_module_is_silently_absent(monkeypatch, capsys):
-    monkeypatch.setattr(families, "FAMILIES", ("farl_agents.no_such_family.cli",))
-    assert families.families(warn=True) == []
-    assert capsys.readouterr().err == ""
+def test_farl_0_1_nemesh_run_is_upgraded_and_resumes_bit_identically(tmp_path):
+    folder = _copy_legacy(tmp_path, "nemesh_c4")
+    assert json.loads((folder / "run.json").read_text())["algo"] == "nemesh"
+    assert cli.main(["train", "--resume", str(folder), "--quiet"]) == 0
+    record = json.loads((folder / "run.json").read_text())
+    assert record["format"] == "farl-run" and record["family"] == "nemesh"
+    assert (folder / "run-farl-0.1.json").exists() and not (folder / "checkpoint.npz").exists()
+    fresh = tmp_path / "fresh"
+    assert cli.main(["train", "connect_four", "--algo", "nemesh", "--preset", "quick", "--fraction", "0.5",
+                     "--quiet", "--out", str(fresh)]) == 0
+    a, b = NemeshAgent.load(folder / "agent.npz"), NemeshAgent.load(fresh / "agent.npz")
+    assert a.games_done == b.games_done == 75
+    assert np.array_equal(a.weights, b.weights)
+
+
+def test_farl_0_1_descent_run_is_upgraded_with_its_curve(tmp_path):
+    folder = _copy_legacy(tmp_path, "descent_ttt")
+    old_rows = (folder / "curve.csv").read_text().splitlines()[1:]
+    games_at_checkpoint = json.loads((folder / "run.json").read_text())["games"]
+    assert cli.main(["train", "--resume", str(folder), "--quiet"]) == 0
+    rows = read_curve(folder / "curve.csv")
+    kept = [r for r in old_rows if int(r.split(",")[2]) <= games_at_checkpoint]
+    assert [(r["episode"], r["score_random"]) for r in rows[:len(kept)]] == \
+        [(int(r.split(",")[2]), float(r.split(",")[3])) for r in kept]
+    run = Run.open(folder)
+    assert run.finished and run.spec.family == "descent" and run.spec.eval_depth == 2
+
+
+def test_agent_files_and_run_folders_name_players(tmp_path, capsys):
+    (tmp_path / "random").mkdir()  # a folder named like an opponent: the path wins, with a note
+    assert cli.main(["eval", str(tmp_path / "random"), "--vs", "random"]) == 2
+    assert "is a folder, not a run" in capsys.readouterr().err
+    foreign = tmp_path / "other.npz"
+    np.savez(foreign, meta=np.array(json.dumps({"format": "something-else"})))
+    assert cli.main(["eval", str(foreign), "--vs", "random"]) == 2
+    assert "not a farl agent file" in capsys.readouterr().err
+    assert families.of_format("farl-nemesh-agent").name == "nemesh"
+    assert families.of_format("something-else") is None

@@ -301,15 +301,16 @@ def test_bad_files_and_settings_are_value_errors(quick_agent, tmp_path):
 # ------------------------------------------------------------------ CLI
 def test_cli_train_resume_and_eval(tmp_path, capsys):
     out = tmp_path / "run"
-    args = ["train", "connect_four", "--algo", "nemesh", "--rows", "5", "--cols", "6", "--preset", "quick",
-            "--seed", "2", "--out", str(out), "--quiet"]
+    args = ["train", "connect_four", "--algo", "nemesh", "--param", "rows=5", "--param", "cols=6", "--preset",
+            "quick", "--seed", "2", "--out", str(out), "--quiet"]
     assert cli.main(args + ["--stop-after", "60"]) == 0
     record = json.loads((out / "run.json").read_text())
-    assert record["algo"] == "nemesh" and record["status"] == "stopped" and record["games_done"] == 60
-    assert not (out / "agent.npz").exists()
+    assert record["family"] == "nemesh" and record["game_params"] == {"rows": 5, "cols": 6}
+    marker = json.loads((out / "checkpoint.json").read_text())
+    assert marker["episodes_done"] == 60 and not marker["finished"]
     assert cli.main(["train", "--resume", str(out), "--quiet"]) == 0
-    record = json.loads((out / "run.json").read_text())
-    assert record["status"] == "done" and record["games_done"] == sum(s.games for s in PRESETS["quick"])
+    marker = json.loads((out / "checkpoint.json").read_text())
+    assert marker["finished"] and marker["episodes_done"] == sum(s.games for s in PRESETS["quick"])
     resumed = NemeshAgent.load(out / "agent.npz")
     straight = tmp_path / "straight"
     assert cli.main(args[:-3] + ["--out", str(straight), "--quiet"]) == 0
@@ -321,7 +322,7 @@ def test_cli_train_resume_and_eval(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv,word", [
     (["--preset", "nosuch"], "preset"),
-    (["--cols", "11"], "cols"),
+    (["--param", "cols=11"], "cols"),
     (["--depth", "0"], "depth"),
     (["--bogus"], "unrecognized"),
 ])

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from farl_agents import cli
-from farl_agents.experiments import run as run_module
-from farl_agents.experiments.run import Run, RunError, RunSpec, read_curve
+from farl_agents.runs import run as run_module
+from farl_agents.runs import Run, RunError, RunSpec, read_curve
 from farl_agents.learners import NTupleAgent, paper_config
 
 # TicTacToe with the paper's settings plus TC-EXP and λ-traces (RESET), so that the TCL accumulators and
@@ -43,7 +43,7 @@ def assert_same_agent(a_path, b_path):
 
 
 def assert_same_curve(a_dir, b_dir):
-    strip = lambda rows: [{k: v for k, v in r.items() if k != "wall_seconds"} for r in rows]  # noqa: E731
+    strip = lambda rows: [{k: v for k, v in r.items() if not k.endswith("_seconds")} for r in rows]  # noqa: E731
     a, b = strip(read_curve(a_dir / "curve.csv")), strip(read_curve(b_dir / "curve.csv"))
     assert [r["episode"] for r in a] == list(range(0, EPISODES + 1, 500))
     assert a == b

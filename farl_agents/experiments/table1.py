@@ -12,12 +12,18 @@ Everything is cached on disk, one resumable training run per folder
 
     OUT/table1.md                               paper vs ours (mean ± s.e. of the mean over runs)
     OUT/table1_<row>.png                        learning curves, FARL vs no-FARL (mean ± s.e. band)
-    OUT/table1_runs/<row>/<farl|nofarl>-seed<k>/    run.json, agent.npz, curve.csv, checkpoint.json,
-                                                final_eval.json and result.json once finished
+    OUT/table1_runs/<row>/<farl|nofarl>-seed<k>/    run.json, curve.csv, checkpoint.json, eval.json,
+                                                final_eval.json and result.json once finished;
+                                                agent.npz and checkpoints/ too unless OUT is docs/results
 
-so running the command again skips finished runs, resumes unfinished ones
-and rewrites the table from everything finished so far. The ``quick``
-budget (a small version that runs in minutes) writes ``table1_quick.md``,
+With the default ``OUT`` (``docs/results``, kept in git) the runs train in
+``runs/table1_runs/...`` instead and copy everything but their agents to
+``OUT`` (:func:`~farl_agents.experiments.table1_rows.agents_root`). Running
+the command again skips finished runs (a ``result.json`` in ``OUT`` is
+enough; the agent is not needed), resumes unfinished ones and rewrites the
+table from everything finished so far. An unfinished run whose training
+folder or checkpoint agent is gone (a fresh clone) starts again from
+episode 0. The ``quick`` budget (minutes) writes ``table1_quick.md``,
 ``table1_quick_<row>.png`` and ``table1_quick_runs/`` instead, so its
 numbers never mix with the paper-budget ones; ``smoke`` (seconds, for
 tests) likewise.
@@ -35,6 +41,7 @@ import datetime
 import json
 import multiprocessing
 import os
+import shutil
 import signal
 import time
 import traceback
@@ -46,9 +53,12 @@ from farl_agents.experiments.table1_report import tabulate, update_readme, write
 from farl_agents.experiments.table1_rows import (
     BUDGETS,
     PAPER_TABLE1,
+    PUBLISHED_FILES,
+    RESULTS_DIR,
     ROWS,
     Opponent,
     Row,
+    agents_root,
     check_budget,
     parse_rows,
     plan,
@@ -56,7 +66,7 @@ from farl_agents.experiments.table1_rows import (
     run_folder,
 )
 from farl_agents.learners import paper_config, paper_game_params
-from farl_agents.runs import LostCheckpoint, Run, RunError, RunSpec
+from farl_agents.runs import LostCheckpoint, Run, RunError, RunSpec, read_spec
 from farl_agents.runs.evaluation import evaluate_agent
 from farl_agents.runs.run import StopRequest, ensure_writable
 
@@ -90,13 +100,16 @@ def available(opp: Opponent) -> bool:
 def run_task(task: dict) -> dict:
     """Train (or resume) one run and evaluate its final agent; everything cached in ``task["folder"]``.
 
-    ``task`` = ``{"row", "farl", "seed", "budget", "folder"}``. Returns the
-    run's result with a ``status``: ``done``/``cached``, ``interrupted`` or
-    ``failed`` (with ``error``; the traceback goes to ``folder/error.txt``).
+    ``task`` = ``{"row", "farl", "seed", "budget", "folder", "publish"}``:
+    the run trains in ``folder``; ``publish`` (None: the same folder) is the
+    folder under ``OUT`` that gets a copy of its :data:`PUBLISHED_FILES`.
+    Returns the run's result with a ``status``: ``done``/``cached``,
+    ``interrupted`` or ``failed`` (with ``error``; the traceback goes to
+    ``folder/error.txt``).
     """
     folder = Path(task["folder"])
     try:
-        return _run_task(task, folder)
+        return _run_task(task, folder, Path(task["publish"]) if task.get("publish") else None)
     except Exception as exc:  # reported per run: one failing run must not stop the others
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -110,31 +123,54 @@ def _task_id(task: dict) -> dict:
     return {k: task[k] for k in ("row", "farl", "seed", "budget")}
 
 
-def _open_run(task: dict, folder: Path, spec: RunSpec) -> tuple[Run, str | None]:
+def _publish(folder: Path, publish: Path | None) -> None:
+    """Copy the run's files but its agents from ``folder`` to ``publish`` (``result.json`` last)."""
+    if publish is None:
+        return
+    publish.mkdir(parents=True, exist_ok=True)
+    for name in PUBLISHED_FILES:
+        src = folder / name
+        if src.is_file():
+            tmp = publish / f".{name}.tmp"
+            shutil.copyfile(src, tmp)
+            os.replace(tmp, publish / name)
+
+
+def _open_run(task: dict, folder: Path, publish: Path | None, spec: RunSpec) -> tuple[Run, str | None]:
     """The run of ``task`` in ``folder``, resumed, restarted or new; and why it starts again from 0 (or None)."""
-    if not (folder / "run.json").exists():
-        command = f"farl reproduce table1 --rows {task['row']} --budget {task['budget']}"
-        return Run.create(folder, spec, command=command), None
+    if (folder / "run.json").exists():
+        restarted = None
+        try:
+            run = Run.open(folder)
+        except LostCheckpoint as exc:  # e.g. a fresh clone of a repository holding an unfinished run
+            restarted = f"its checkpoint agent {exc.agent_file} is missing"
+            run = Run.restart(folder)
+        if run.spec != spec:
+            raise RunError(f"{folder} holds a run with other settings than this farl's {task['budget']} budget; "
+                           f"move it away to rerun")
+        return run, restarted
     restarted = None
-    try:
-        run = Run.open(folder)
-    except LostCheckpoint as exc:  # e.g. a fresh clone of a repository holding an unfinished run
-        restarted = f"its checkpoint agent {exc.agent_file} is missing"
-        run = Run.restart(folder)
-    if run.spec != spec:
-        raise RunError(f"{folder} holds a run with other settings than this farl's {task['budget']} budget; "
-                       f"move it away to rerun")
-    return run, restarted
+    if publish is not None and (publish / "run.json").exists():  # published progress, training folder gone
+        if read_spec(publish) != spec:
+            raise RunError(f"{publish} holds a run with other settings than this farl's {task['budget']} budget; "
+                           f"move it away to rerun")
+        restarted = f"its training folder {folder} (with the agent) is not here"
+    command = f"farl reproduce table1 --rows {task['row']} --budget {task['budget']}"
+    return Run.create(folder, spec, command=command), restarted
 
 
-def _run_task(task: dict, folder: Path) -> dict:
+def _run_task(task: dict, folder: Path, publish: Path | None) -> dict:
+    if publish is not None and (publish / "result.json").exists():  # the agent need not be here
+        return {**json.loads((publish / "result.json").read_text()), "status": "cached"}
     if (folder / "result.json").exists():
+        _publish(folder, publish)  # e.g. interrupted while copying
         return {**json.loads((folder / "result.json").read_text()), "status": "cached"}
     row = ROWS[task["row"]]
     spec = run_spec(row, task["farl"], task["seed"], task["budget"])
-    run, restarted = _open_run(task, folder, spec)
+    run, restarted = _open_run(task, folder, publish, spec)
     status = run.train(progress=False, checkpoint_minutes=task.get("checkpoint_minutes", CHECKPOINT_MINUTES))
     if status != "done":
+        _publish(folder, publish)
         return {**_task_id(task), "status": status, "episodes_done": run.episodes_done, "restarted": restarted}
     train_seconds = run.wall_seconds
     opps = [o for o in row.opponents if available(o)]
@@ -152,6 +188,7 @@ def _run_task(task: dict, folder: Path) -> dict:
               "finished": datetime.datetime.now().isoformat(timespec="seconds"),
               "farl_version": farl_envs.__version__}
     atomic_write_json(folder / "result.json", result)
+    _publish(folder, publish)
     return {**result, "status": "done", "restarted": restarted}
 
 
@@ -162,9 +199,13 @@ def _ignore_sigint() -> None:
 
 # ------------------------------------------------------------- the whole table
 def reproduce(rows: list[Row], runs: int = 10, jobs: int | None = None, budget: str = "paper",
-              out="docs/results", backend: str = "local", command: str | None = None,
-              progress: bool = True, log=print) -> int:
-    """Train, evaluate and tabulate; returns 0 (all done), 1 (some runs failed) or 130 (interrupted)."""
+              out=RESULTS_DIR, backend: str = "local", command: str | None = None,
+              progress: bool = True, log=print, agents=None) -> int:
+    """Train, evaluate and tabulate; returns 0 (all done), 1 (some runs failed) or 130 (interrupted).
+
+    The runs train under ``agents`` (default :func:`agents_root` of ``out``:
+    ``runs/`` for ``docs/results``, else ``out``); the table goes to ``out``.
+    """
     check_budget(budget)
     if runs < 1:
         raise ValueError("--runs must be >= 1")
@@ -172,10 +213,14 @@ def reproduce(rows: list[Row], runs: int = 10, jobs: int | None = None, budget: 
     if jobs < 1:
         raise ValueError("--jobs must be >= 1")
     out = ensure_writable(Path(out))
+    home = agents_root(out, agents)
+    if home != out:
+        ensure_writable(home)
     tasks = [{"row": row.key, "farl": farl, "seed": seed, "budget": budget,
-              "folder": str(run_folder(out, budget, row, farl, seed))}
+              "folder": str(run_folder(home, budget, row, farl, seed)),
+              "publish": None if home == out else str(run_folder(out, budget, row, farl, seed))}
              for row in rows for seed in range(runs) for farl in (True, False)]
-    todo = [t for t in tasks if not (Path(t["folder"]) / "result.json").exists()]
+    todo = [t for t in tasks if not (Path(t["publish"] or t["folder"]) / "result.json").exists()]
     log(f"Table 1 ({budget} budget): {len(tasks)} runs, {len(tasks) - len(todo)} already finished, "
         f"{len(todo)} to train on {jobs if backend == 'local' else 'ray'} worker(s)")
     t0 = time.perf_counter()

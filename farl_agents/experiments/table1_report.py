@@ -22,6 +22,7 @@ from farl_agents.experiments.table1_rows import (
     PAPER_TABLE1,
     ROWS,
     Row,
+    agents_root,
     paper_episodes,
     plan,
     prefix,
@@ -182,6 +183,7 @@ def write_table(out: Path, budget: str, command: str | None, seconds: float | No
     lines += ["", "Time per row is the wall time of its finished runs (training and evaluation) added up; runs",
               f"ran in parallel. Learning curves: `{prefix(budget)}_<row>.png`; the runs: `{prefix(budget)}_runs/`.",
               ""]
+    lines += _agents_note(out, budget)
     made_by = _commands(out, budget)
     if made_by:
         lines += ["The runs were started by these commands; each continues its unfinished runs and, with",
@@ -239,6 +241,18 @@ def _protocol_line(row: Row, budget: str) -> str:
     return (f"* {row.title}: starts `{row.starts}`, {p.final_games} games{per} against {against}; "
             f"curve points every {p.eval_every:,} episodes ({p.curve_games} "
             f"game{'s' if p.curve_games > 1 else ''}{per}{vs}).")
+
+
+def _agents_note(out: Path, budget: str) -> list[str]:
+    """Where the trained agents are when they are not in ``out`` (the published results folder)."""
+    agents = agents_root(out)
+    if agents == Path(out):
+        return []
+    where = f"{agents.as_posix()}/{prefix(budget)}_runs/"
+    return ["The trained agents are not kept here (nor in git): the runs train under",
+            f"`{where}` and copy their settings, curve, checkpoint marker and results to",
+            f"`{prefix(budget)}_runs/`. A finished run counts from its `result.json` alone; an unfinished one",
+            f"whose folder under `{where}` is missing (a fresh clone) starts again from episode 0.", ""]
 
 
 def _commands(out: Path, budget: str) -> list[str]:

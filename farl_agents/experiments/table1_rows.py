@@ -20,6 +20,13 @@ nim3p       Max-N depth 15, MCTS 5,000                  start + 1-ply starts, me
                                                         the 3 seatings
 ==========  ==========================================  ======================================
 
+**Where the files go.** ``OUT`` (``--out``) gets the tables, the curves and,
+per run, ``OUT/<prefix>_runs/<row>/<farl|nofarl>-seed<k>/`` with the run's
+settings, curve, checkpoint marker and results. The run folder that trains
+(with the agent files) is the same folder, except when ``OUT`` is the
+published results folder ``docs/results``: then runs train under ``runs/``
+(not in git) in the same layout and copy those small files to ``OUT``
+(see :func:`agents_root`).
 """
 from __future__ import annotations
 
@@ -45,6 +52,15 @@ PAPER_TABLE1 = {
     ("nim3p", "mcts5000"): ((0.78, 0.02), (0.09, 0.02)),
 }
 BUDGETS = ("paper", "quick", "smoke")
+
+#: The default ``--out`` of ``farl reproduce``: the results pages kept in git.
+RESULTS_DIR = Path("docs/results")
+#: Where runs train (agent files, checkpoints) when ``OUT`` is :data:`RESULTS_DIR`; not in git.
+AGENTS_DIR = Path("runs")
+#: The files of a run folder that are copied to ``OUT`` when the run trains elsewhere: all but the agents.
+#: ``result.json`` comes last, so a run whose copy was cut short does not look finished.
+PUBLISHED_FILES = ("run.json", "checkpoint.json", "curve.csv", "curve.png", "eval.json", "final_eval.json",
+                   "result.json")
 
 
 @dataclass(frozen=True)
@@ -180,3 +196,15 @@ def runs_dir(root, budget: str, row: Row) -> Path:
 def run_folder(root, budget: str, row: Row, farl: bool, seed: int) -> Path:
     return runs_dir(root, budget, row) / f"{'farl' if farl else 'nofarl'}-seed{seed}"
 
+
+def agents_root(out, agents=None) -> Path:
+    """Where the runs of ``OUT`` train (their folders hold the agent files).
+
+    ``agents`` when given; else :data:`AGENTS_DIR` when ``out`` is the published
+    results folder :data:`RESULTS_DIR` (seen from the current folder, as the
+    command line's default ``--out`` is), so trained agents never land in
+    ``docs/``; else ``out`` itself (one folder per run, as for ``--out runs/x``).
+    """
+    if agents is not None:
+        return Path(agents)
+    return AGENTS_DIR if Path(out).resolve() == RESULTS_DIR.resolve() else Path(out)

@@ -43,12 +43,8 @@ from __future__ import annotations
 
 import datetime
 import json
-import os
-import shutil
 import signal
 import sys
-import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -59,6 +55,7 @@ from farl_agents.evaluate import EvalResult
 from farl_agents.runs import legacy
 from farl_agents.runs.curve import plot_curve, write_curve
 from farl_agents.runs.evaluation import describe_row, evaluate_agent, scores_of
+from farl_agents.runs.safety import StopRequest, ensure_writable, publish_copy
 from farl_agents.runs.spec import LostCheckpoint, RunError, RunSpec, read_spec
 
 MARKER_FORMAT = "farl-run-checkpoint"
@@ -72,68 +69,6 @@ PLOT_EVERY_SECONDS = 60
 """curve.png is redrawn at most this often during a session (and always at its end)."""
 STRAY_PATTERNS = (".*.tmp", ".*.tmp.png", "checkpoints/*.tmp", "checkpoints/.*.tmp")
 """Temporary files a killed writer may leave behind."""
-
-
-def _publish_copy(src: Path, dst: Path) -> None:
-    """Make ``dst`` a copy of ``src`` atomically (a hard link when the file system allows)."""
-    tmp = dst.with_name("." + dst.name + ".tmp")
-    if tmp.exists():
-        tmp.unlink()
-    try:
-        os.link(src, tmp)
-    except OSError:
-        shutil.copyfile(src, tmp)
-    os.replace(tmp, dst)
-
-
-def ensure_writable(folder: Path) -> Path:
-    """Create ``folder`` (and parents) and check that files can be written there."""
-    folder = Path(folder)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(prefix=".probe-", dir=folder)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        raise RunError(f"cannot write to {folder} ({exc.strerror or exc}): choose another output folder") from None
-    return folder
-
-
-class StopRequest:
-    """While active, the first Ctrl-C (or SIGTERM) only asks the run to stop at the next safe point.
-
-    A second Ctrl-C raises ``KeyboardInterrupt`` at once. Outside the main
-    thread (where handlers cannot be set) it does nothing.
-    """
-
-    SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-    def __init__(self, message=None):
-        self.signum = None
-        self.message = message
-        self._old = {}
-
-    @property
-    def requested(self) -> bool:
-        return self.signum is not None
-
-    def _handle(self, signum, frame):
-        if self.signum is not None and signum == signal.SIGINT:
-            raise KeyboardInterrupt
-        self.signum = signum
-        if self.message:
-            self.message("stopping at the next safe point to write a checkpoint (Ctrl-C again aborts)")
-
-    def __enter__(self):
-        if threading.current_thread() is threading.main_thread():
-            for s in self.SIGNALS:
-                self._old[s] = signal.signal(s, self._handle)
-        return self
-
-    def __exit__(self, *exc):
-        for s, old in self._old.items():
-            signal.signal(s, old)
-        return False
 
 
 def _no_pending() -> dict:
@@ -407,7 +342,7 @@ class Run:
         if self.unit == "seconds":
             stem += f"-{int(1000 * self.done):012d}ms"
         names = self.trainer.save(ck, stem)
-        _publish_copy(ck / names[0], self.folder / "agent.npz")
+        publish_copy(ck / names[0], self.folder / "agent.npz")
         write_curve(self.folder / "curve.csv", self.rows, self.spec.eval_vs)
         if self.last_eval is not None:
             atomic_write_json(self.folder / "eval.json", self.last_eval.to_dict())

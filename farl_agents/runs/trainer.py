@@ -31,7 +31,7 @@ class Trainer(Protocol):
 
     @classmethod
     def create(cls, spec) -> "Trainer":
-        """A fresh learner for ``spec`` (a :class:`~farl_agents.runs.spec.RunSpec`); raise ValueError on bad settings."""
+        """A fresh learner for ``spec`` (a ``RunSpec``); ValueError on bad settings."""
 
     @classmethod
     def load(cls, spec, files: list[Path]) -> "Trainer":
