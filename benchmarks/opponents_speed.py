@@ -41,7 +41,8 @@ from pathlib import Path
 import farl_envs
 from farl_agents.atomic import atomic_write_text
 from farl_agents.evaluate import othello_4ply_starts, play_game
-from farl_agents.opponents import MCTS, BenchPlayer, MaxN
+from farl_agents.opponents import MCTS, BenchPlayer, MaxN, connect_four_player
+from farl_agents.opponents import connect_four as c4
 from farl_agents.players import RandomPlayer
 from farl_envs.core.rng import make_rng
 
@@ -120,11 +121,6 @@ def bench_speed(games):
 
 
 def connect_four_speed(games):
-    try:
-        from farl_agents.opponents import connect_four as c4
-        from farl_agents.opponents import connect_four_player
-    except ImportError as exc:
-        return [("Connect Four solver", float("nan"), "-", f"not measured: {exc}")]
     game = farl_envs.game_spec("connect_four")
     rows = []
     for kind in ("ab", "ab-dl"):
@@ -172,8 +168,6 @@ def connect_four_eval_speed(agent_path, train_episodes, table1_games=50, seed002
 def _timed_evaluations(agent, what, table1_games, seed002_games):
     """Rows for Table 1's protocol (skipped when ``table1_games`` is 0) and seed 002's."""
     from farl_agents.evaluate import evaluate
-    from farl_agents.opponents import connect_four as c4
-    from farl_agents.opponents import connect_four_player
 
     game = farl_envs.game_spec("connect_four")
     rows = []
@@ -203,9 +197,6 @@ def perfect_play_check(game, games):
     AB-DL delays its loss as long as it can): a check of perfect play at every
     move of both players that uses only the known solution of Connect Four.
     """
-    from farl_agents.opponents import connect_four as c4
-    from farl_agents.opponents import connect_four_player
-
     ab, dl = Timed(connect_four_player("ab", game)), Timed(connect_four_player("ab-dl", game))
     c4.default_solver().clear()  # cold: only the opening book is known
     perfect, worst = 0, 0.0

@@ -4,31 +4,43 @@ Expected values come from outside the solver: published facts about the
 game, positions reasoned out by hand (see the comments), and a plain
 brute-force minimax written here.  Early positions (ply < ~6) take the
 solver seconds to minutes; the facts about them are checked through the
-packaged opening book when it has them (skipped otherwise), and without the
-book only in tests marked ``slow``.
+packaged opening book (which holds every position a perfect player meets
+through ply 9), and without the book only in tests marked ``slow``.
 """
 from __future__ import annotations
-
-import os
 
 import numpy as np
 import pytest
 from numba import njit
 
-from farl_agents.opponents import c4_book
-from farl_agents.opponents import connect_four as c4
+import farl_envs
 from farl_agents.opponents.connect_four import (
     ABDLPlayer,
     ABPlayer,
+    SearchAborted,
     Solver,
     analyze,
+    keep_draw_opening_choice,
     legal_columns,
     loss_delay,
     position_from_board,
     position_from_moves,
-    seed002_opening_choice,
+    position_from_state,
     solve,
 )
+from farl_agents.opponents.connect_four.bitboard import (
+    canonical_key,
+    column_mask,
+    position_from_key,
+    possible_moves,
+    win_spots,
+)
+from farl_agents.opponents.connect_four.book import build_book, merge_books, verify_book
+from farl_agents.opponents.connect_four.search import NEAR_END_BUCKETS, NEAR_END_PLY
+from farl_agents.opponents.connect_four.solver import DEFAULT_BOOK_PATH, load_book, save_book
+from farl_envs.core.rng import make_rng, rng_choice_mask
+from farl_envs.core.spec import TERMINAL, TO_MOVE
+from farl_envs.games.connect_four import _fours as kernel_fours
 
 # A complete drawn game (found by random play; every position in it is
 # unfinished, checked by ``test_draw_game_is_legal``).  Final board, row 0 at
@@ -50,20 +62,21 @@ def solver():
 
 @pytest.fixture(scope="module")
 def book_solver():
-    """A solver with the packaged book, or skip when there is none."""
-    if not os.path.exists(c4_book.DEFAULT_BOOK_PATH):
-        pytest.skip("no packaged opening book")
-    return Solver(tt_entries=1 << 22)
+    """A solver with the packaged book."""
+    s = Solver(tt_entries=1 << 22)
+    assert s.book_size > 0, DEFAULT_BOOK_PATH
+    return s
 
 
 def _book_only(s: Solver, fn):
     """Run ``fn`` with a small node budget: book positions answer at once;
-    if the book lacks them, skip rather than search for minutes."""
+    a position missing from the book fails at once instead of searching for
+    minutes."""
     s.set_budget(200_000)
     try:
         return fn()
-    except c4.SearchAborted:
-        pytest.skip("position not in the packaged book")
+    except SearchAborted:
+        pytest.fail("position not in the packaged book")
     finally:
         s.set_budget(None)
 
@@ -262,37 +275,118 @@ def test_game_over():
 # --------------------------------------------------------------------------
 # Boards
 # --------------------------------------------------------------------------
-def test_board_conversion_matches_moves():
+def state_from_moves(moves: str) -> np.ndarray:
+    """Kernel state of Connect Four 6x7 after the 1-based column digits ``moves``."""
+    game = farl_envs.game_spec("connect_four")
+    s = game.initial_state(game.p, make_rng(0))
+    rewards = np.zeros(2)
+    for ch in moves:
+        game.afterstate(game.p, s, int(ch) - 1, s, rewards)
+    return s
+
+
+def test_board_and_state_conversions_match_moves():
     rng = np.random.default_rng(5)
     for _ in range(50):
         moves, pos = _random_position(rng, 0, 30)
         board = board_from_moves(moves)
         assert position_from_board(board, len(moves) % 2) == pos
+        assert position_from_state(state_from_moves(moves)) == pos
 
 
 def test_board_conversion_errors():
+    # the checks are the game kernel's ``validate``; its reasons are passed on
     b = board_from_moves("4453")
-    with pytest.raises(ValueError, match="player_0 is to move"):
+    with pytest.raises(ValueError, match="player to move does not match"):
         position_from_board(b, 1)
     bad = b.copy()
     bad[5, 0] = bad[5, 1] = 1  # two extra X discs
-    with pytest.raises(ValueError, match="inconsistent disc counts"):
+    with pytest.raises(ValueError, match="player_0 has 4 discs and player_1 2"):
         position_from_board(bad, 0)
     bad = b.copy()
     bad[0, 6] = 1
     bad[0, 5] = 2  # floating discs at the top
-    with pytest.raises(ValueError, match="above an empty"):
+    with pytest.raises(ValueError, match="floating disc"):
         position_from_board(bad, 0)
-    with pytest.raises(ValueError, match="four in a row"):
+    with pytest.raises(ValueError, match="already over: a player has four in a row"):
         position_from_board(board_from_moves("1212121"), 1)
-    with pytest.raises(ValueError, match="full"):
+    with pytest.raises(ValueError, match="already over: the board is full"):
         position_from_board(board_from_moves(DRAWN_GAME), 0)
     with pytest.raises(ValueError, match="shape"):
         position_from_board(np.zeros((7, 6), dtype=int), 0)
     bad = b.copy()
     bad[5, 1] = 3
-    with pytest.raises(ValueError, match="0 \\(empty\\), 1 or 2"):
+    with pytest.raises(ValueError, match="cells must be 0 \\(empty\\), 1"):
         position_from_board(bad, 0)
+    with pytest.raises(ValueError, match="integers"):
+        position_from_board(b.astype(float), 0)
+
+
+def test_state_conversion_errors():
+    with pytest.raises(ValueError, match="already over: a player has four in a row"):
+        position_from_state(state_from_moves("1212121"))
+    s = state_from_moves("4453")
+    s[TO_MOVE] = 1
+    with pytest.raises(ValueError, match="not a Connect Four 6x7 position: player to move"):
+        position_from_state(s)
+    with pytest.raises(ValueError, match="state must have length"):
+        position_from_state(np.zeros(10, dtype=np.int32))
+
+
+# --------------------------------------------------------------------------
+# The solver's bitboard rules against the game kernel
+# --------------------------------------------------------------------------
+def test_bitboard_rules_agree_with_the_game_kernel():
+    # The solver's own "legal move", "four in a row" and "game over"
+    # (``possible_moves``, ``win_spots``) must match the kernel's
+    # ``legal_actions`` and ``afterstate`` at every move of many random games.
+    game = farl_envs.game_spec("connect_four")
+    rng = make_rng(2025)
+    legal = np.zeros(game.n_actions, dtype=np.int8)
+    rewards = np.zeros(2)
+    ends = {"win": 0, "draw": 0}
+    for g in range(1500):
+        s = game.initial_state(game.p, rng)
+        cur = mask = n = 0
+        while True:
+            game.legal_actions(game.p, s, legal)
+            assert legal_columns(mask) == np.flatnonzero(legal).tolist()
+            if g < 100:  # the conversion is slower (it runs ``validate``): fewer games
+                assert position_from_state(s) == (cur, mask, n)
+            a = int(rng_choice_mask(rng, legal))
+            mover = int(s[TO_MOVE])
+            mv = possible_moves(mask) & column_mask(a)
+            wins = bool(win_spots(cur, mask) & mv)
+            game.afterstate(game.p, s, a, s, rewards)
+            cur, mask, n = cur ^ mask, mask | mv, n + 1
+            assert rewards[mover] == (1.0 if wins else 0.0), (g, n)
+            assert bool(s[TERMINAL]) == (wins or n == 42), (g, n)
+            if s[TERMINAL]:
+                ends["win" if wins else "draw"] += 1
+                break
+    assert ends["win"] > 1000 and ends["draw"] > 0, ends
+
+
+def test_win_spots_agree_with_the_kernel_on_every_empty_cell():
+    # ``win_spots`` also marks cells that are not yet playable (the search
+    # uses them for threats): a disc of the mover on any marked empty cell
+    # makes four in a row by the kernel module's whole-board check (the one
+    # its ``validate`` uses), and on no unmarked cell.
+    rng = np.random.default_rng(17)
+    for _ in range(200):
+        moves, (cur, mask, n) = _random_position(rng, 6, 36)
+        spots = win_spots(cur, mask)
+        board = board_from_moves(moves)
+        mark = 1 + n % 2
+        for c in range(7):
+            for h in range(6):
+                bit = 1 << (7 * c + h)
+                if mask & bit:
+                    assert not spots & bit
+                    continue
+                g = board.copy()
+                g[5 - h, c] = mark
+                assert bool(spots & bit) == kernel_fours(g, mark), (moves, c, h)
 
 
 # --------------------------------------------------------------------------
@@ -321,9 +415,9 @@ def test_table_keeps_near_end_positions_in_its_small_region():
     s.score(*position_from_moves("4444433322"))  # ply 10: reaches both regions
     used = np.flatnonzero(s.tt != -1)
     plies = (s.tt[used] >> 7) & 63
-    split = 2 * c4.NEAR_END_BUCKETS
+    split = 2 * NEAR_END_BUCKETS
     assert used.size > 1000 and (used < split).any() and (used >= split).any()
-    assert np.array_equal(used < split, plies >= c4.NEAR_END_PLY)
+    assert np.array_equal(used < split, plies >= NEAR_END_PLY)
 
 
 def test_horizon_scores_nonzero_values_are_exact(solver):
@@ -343,7 +437,7 @@ def test_budget_abort_keeps_results_exact(solver):
     s = Solver(tt_entries=1 << 18, book=False)
     pos = position_from_moves("4444443")
     s.set_budget(1000)
-    with pytest.raises(c4.SearchAborted):
+    with pytest.raises(SearchAborted):
         s.score(*pos)
     s.set_budget(None)
     later = position_from_moves("44444432222255")  # still exact afterwards
@@ -505,7 +599,7 @@ def test_players_depend_only_on_position_and_rng():
     assert ABPlayer().choose(board, 0, np.random.default_rng(9)) == first
 
 
-def test_seed002_opening_choice(solver):
+def test_keep_draw_opening_choice(solver):
     rng = np.random.default_rng(8)
     # a drawn or won position: only moves keeping >= 0, and all of them
     for _ in range(20):
@@ -514,7 +608,7 @@ def test_seed002_opening_choice(solver):
         if max(s for s in scores if s is not None) >= 0:
             break
     keep = {c for c in range(7) if scores[c] is not None and scores[c] >= 0}
-    picks = {seed002_opening_choice(cur, mask, n, rng, solver) for _ in range(60)}
+    picks = {keep_draw_opening_choice(cur, mask, n, rng, solver) for _ in range(60)}
     assert picks == keep
     # a lost position: moves whose loss is >= min_delay plies away
     cur, mask, n = position_from_moves("2213627621232556")
@@ -523,18 +617,18 @@ def test_seed002_opening_choice(solver):
     delays = {c: loss_delay(scores[c], n) for c in legal}
     for min_delay in sorted(set(delays.values())):
         ok = {c for c in legal if delays[c] >= min_delay}
-        picks = {seed002_opening_choice(cur, mask, n, rng, solver, min_delay=min_delay)
+        picks = {keep_draw_opening_choice(cur, mask, n, rng, solver, min_delay=min_delay)
                  for _ in range(40)}
         assert picks == ok
     # nothing delays long enough: the longest-delaying moves
     top = max(delays.values())
-    picks = {seed002_opening_choice(cur, mask, n, rng, solver, min_delay=top + 1)
+    picks = {keep_draw_opening_choice(cur, mask, n, rng, solver, min_delay=top + 1)
              for _ in range(20)}
     assert picks == {c for c in legal if delays[c] == top}
 
 
-def test_opening_plies_option_uses_seed002_rule(solver):
-    # with opening_plies the player follows the seed-002 rule before that ply
+def test_opening_plies_option_uses_the_keep_draw_rule(solver):
+    # with opening_plies the player follows the opening rule before that ply
     moves = "2213627621232556"  # lost for the mover: moves with delay >= 12
     cur, mask, n = position_from_moves(moves)
     scores = solver.move_scores(cur, mask, n)
@@ -551,15 +645,14 @@ def test_opening_plies_option_uses_seed002_rule(solver):
 def test_build_and_verify_small_book(tmp_path, solver):
     path = tmp_path / "book.npz"
     start, _ = _random_position(np.random.default_rng(10), 22, 22)
-    stats = c4_book.build_book(26, path, progress=False, tt_entries=1 << 20,
-                               start=start)
+    stats = build_book(26, path, progress=False, tt_entries=1 << 20, start=start)
     assert stats["complete_ply"] == 26 and stats["entries"] > 0
-    keys, vals, max_ply = c4_book.load_book(path)
+    keys, vals, max_ply = load_book(path)
     assert np.all(np.diff(keys) > 0) and max_ply == 27
-    assert c4_book.verify_book(path, sample=20)["mismatches"] == []
+    assert verify_book(path, sample=20)["mismatches"] == []
     booked = Solver(tt_entries=1 << 18, book=path)
     for k in keys[:: max(1, len(keys) // 30)]:
-        cur, mask, n = c4_book.position_from_key(int(k))
+        cur, mask, n = position_from_key(int(k))
         assert booked.score(cur, mask, n) == solver.score(cur, mask, n)
 
 
@@ -567,21 +660,19 @@ def test_position_from_key_roundtrip():
     rng = np.random.default_rng(6)
     for _ in range(50):
         moves, (cur, mask, n) = _random_position(rng, 0, 40)
-        assert c4_book.position_from_key(cur + mask) == (cur, mask, n)
+        assert position_from_key(cur + mask) == (cur, mask, n)
 
 
 @pytest.mark.slow
 def test_packaged_book_sample():
-    if not os.path.exists(c4_book.DEFAULT_BOOK_PATH):
-        pytest.skip("no packaged opening book")
-    r = c4_book.verify_book(sample=4, min_ply=4)  # ~45 s
+    r = verify_book(sample=4, min_ply=4)  # ~45 s
     assert r["mismatches"] == []
 
 
 def _book_nodes(path, start, solver):
     """Positions two plies below ``start`` whose every child has a book entry
     (i.e. the build expanded them as book nodes)."""
-    keys = {int(k) for k in c4_book.load_book(path)[0]}
+    keys = {int(k) for k in load_book(path)[0]}
     cur, mask, n = position_from_moves(start)
     found = set()
     for c in legal_columns(mask):
@@ -592,8 +683,8 @@ def _book_nodes(path, start, solver):
             except ValueError:  # the game ended on the way
                 continue
             kids = [position_from_moves(moves + str(k + 1)) for k in legal_columns(gm)
-                    if not (c4._win_spots(gc, gm) & c4._possible(gm) & c4._col_mask(k))]
-            if kids and all(c4_book.canonical_key(kc, km) in keys for kc, km, _ in kids):
+                    if not (win_spots(gc, gm) & possible_moves(gm) & column_mask(k))]
+            if kids and all(canonical_key(kc, km) in keys for kc, km, _ in kids):
                 found.add(c)
     return found
 
@@ -609,15 +700,14 @@ def test_lost_all_until_expands_every_move_of_a_lost_node(tmp_path, solver):
             break
     delaying = {c for c, s in enumerate(solver.move_scores(cur, mask, n)) if s == max(scores)}
     plain, every = tmp_path / "plain.npz", tmp_path / "every.npz"
-    c4_book.build_book(n + 2, plain, progress=False, tt_entries=1 << 20, start=start)
-    c4_book.build_book(n + 2, every, progress=False, tt_entries=1 << 20, start=start,
-                       lost_all_until=n)
+    build_book(n + 2, plain, progress=False, tt_entries=1 << 20, start=start)
+    build_book(n + 2, every, progress=False, tt_entries=1 << 20, start=start, lost_all_until=n)
     legal = set(legal_columns(mask))
     assert _book_nodes(plain, start, solver) <= delaying < legal
     assert _book_nodes(every, start, solver) == legal
 
 
-def test_keep_expansion_follows_every_move_the_seed002_rule_may_pick(tmp_path, solver):
+def test_keep_expansion_follows_every_move_the_opening_rule_may_pick(tmp_path, solver):
     # 20 discs, the mover wins: three columns keep at least a draw, one is best
     start = "13777173161171473335"
     cur, mask, n = position_from_moves(start)
@@ -627,31 +717,31 @@ def test_keep_expansion_follows_every_move_the_seed002_rule_may_pick(tmp_path, s
     assert best < keep
     for expand, moves in (("best", best), ("keep", keep)):
         path = tmp_path / f"{expand}.npz"
-        c4_book.build_book(n + 2, path, progress=False, tt_entries=1 << 20, start=start, expand=expand)
+        build_book(n + 2, path, progress=False, tt_entries=1 << 20, start=start, expand=expand)
         assert _book_nodes(path, start, solver) == moves
 
 
 def test_sharded_build_merges_into_the_whole_book(tmp_path):
     start, _ = _random_position(np.random.default_rng(10), 22, 22)
     whole = tmp_path / "whole.npz"
-    c4_book.build_book(26, whole, progress=False, tt_entries=1 << 20, start=start)
+    build_book(26, whole, progress=False, tt_entries=1 << 20, start=start)
     parts = [tmp_path / f"part{i}.npz" for i in range(3)]
     sizes = []
     for i, part in enumerate(parts):
-        c4_book.build_book(26, part, progress=False, tt_entries=1 << 20, start=start, shard=(i, 3))
-        sizes.append(len(c4_book.load_book(part)[0]))
+        build_book(26, part, progress=False, tt_entries=1 << 20, start=start, shard=(i, 3))
+        sizes.append(len(load_book(part)[0]))
     merged = tmp_path / "merged.npz"
-    whole_keys, whole_vals, _ = c4_book.load_book(whole)
+    whole_keys, whole_vals, _ = load_book(whole)
     assert max(sizes) < len(whole_keys)  # each shard solved only part of the last ply
     # two of three shards: the last ply is not complete
-    assert c4_book.merge_books(merged, parts[:2])["complete_ply"] == 25
-    stats = c4_book.merge_books(merged, parts)
-    keys, vals, max_ply = c4_book.load_book(merged)
+    assert merge_books(merged, parts[:2])["complete_ply"] == 25
+    stats = merge_books(merged, parts)
+    keys, vals, max_ply = load_book(merged)
     assert np.array_equal(keys, whole_keys) and np.array_equal(vals, whole_vals)
     assert stats == {"entries": len(whole_keys), "max_ply": 27, "complete_ply": 26}
     # a position stored with two different scores is refused
-    c4_book.save_book(tmp_path / "bad.npz", {int(keys[0]): int(vals[0]) + 1}, max_ply=27)
+    save_book(tmp_path / "bad.npz", {int(keys[0]): int(vals[0]) + 1}, max_ply=27)
     with pytest.raises(ValueError, match="scored"):
-        c4_book.merge_books(tmp_path / "m2.npz", [merged, tmp_path / "bad.npz"])
+        merge_books(tmp_path / "m2.npz", [merged, tmp_path / "bad.npz"])
     with pytest.raises(ValueError, match="shard"):
-        c4_book.build_book(26, tmp_path / "x.npz", progress=False, start=start, shard=(3, 3))
+        build_book(26, tmp_path / "x.npz", progress=False, start=start, shard=(3, 3))

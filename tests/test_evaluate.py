@@ -171,8 +171,6 @@ def test_play_game_does_not_touch_the_start_state():
 
 
 def test_c4_seed002_protocol():
-    pytest.importorskip("farl_agents.opponents.connect_four",
-                        reason="the Connect Four solver module is not there yet")
     r = evaluate("connect_four", RandomPlayer(), protocol="c4-seed002", n_games=3, seed=0)
     m = r.matchups[0]
     assert r.seats == [0] and m.n_games == 3 and m.wins == 0

@@ -14,6 +14,7 @@ from farl_agents.opponents import (
     BoutonPlayer,
     EdaxPlayer,
     MaxN,
+    PerfectConnectFour,
     RandomPlayer,
     make_opponent,
     nim3p_player,
@@ -410,15 +411,19 @@ def test_make_opponent_parses_names():
             make_opponent(bad, game)
 
 
-def test_make_opponent_connect_four_solver_when_available():
-    pytest.importorskip("farl_agents.opponents.connect_four",
-                        reason="the Connect Four solver module is not there yet")
+def test_make_opponent_connect_four_solver_opens_in_the_centre():
+    # Only the centre column (d, index 3) wins from the empty board; both
+    # perfect players must play it (answered from the packaged opening book).
     game = farl_envs.game_spec("connect_four")
-    for name in ("ab", "ab-dl"):
+    for name, shown in (("ab", "AB"), ("ab-dl", "AB-DL"), ("AB_DL", "AB-DL")):
         p = make_opponent(name, game)
+        assert isinstance(p, PerfectConnectFour) and p.name == shown
         s = game.initial_state(game.p, make_rng(0))
-        a = p.act(game, s, make_rng(0))
-        assert 0 <= a < game.n_actions
+        assert p.act(game, s, make_rng(0)) == 3
+    with pytest.raises(ValueError, match="6x7 only"):
+        make_opponent("ab", farl_envs.game_spec("connect_four", rows=4, cols=5))
+    with pytest.raises(ValueError, match="game name or a GameSpec"):
+        make_opponent("ab", object())
 
 
 def test_bench_gbg_flips_the_sign_after_pass_forcing_and_final_moves():

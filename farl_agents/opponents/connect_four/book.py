@@ -1,4 +1,8 @@
-"""Opening book for the perfect Connect Four player (``connect_four.py``).
+"""Builder of the opening book of the perfect Connect Four players.
+
+The book file itself (path, format, loading) belongs to
+:mod:`farl_agents.opponents.connect_four.solver`, which reads it; this
+module builds, extends, merges and checks book files with that solver.
 
 Why a book
 ----------
@@ -11,9 +15,12 @@ instantly (the search also stops at any book position it meets).
 What is in it
 -------------
 A map *canonical position key -> exact score* (the score convention of
-``connect_four``): the key is ``min(cur + mask, mirror(cur) + mirror(mask))``
-so a position and its mirror image share one entry.  Stored as an ``.npz``
-with ``keys`` (sorted ``uint64``) and ``scores`` (``int8``) plus metadata.
+:mod:`~farl_agents.opponents.connect_four.solver`): the key is
+``min(cur + mask, mirror(cur) + mirror(mask))``
+(:func:`~farl_agents.opponents.connect_four.bitboard.canonical_key`) so a
+position and its mirror image share one entry.  Stored as an ``.npz`` with
+``keys`` (sorted ``uint64``) and ``scores`` (``int8``) plus metadata (see
+``solver.save_book``).
 
 Building every position up to ply k is far too slow here (there are 4,263
 positions at ply 5 and 1.6 million at ply 10, each costing seconds to
@@ -34,10 +41,12 @@ meets when it faces *any* opponent, ply by ply ("book nodes"):
 
 For every book node the book holds the node's score and the exact score of
 each of its children (the full ``analyze`` of the node), so AB, AB-DL and
-the seed-002 opening rule are all answered from the book there.  Positions
-outside the book are searched by the players (see ``connect_four``).
+the opening rule of Thill et al. 2014 are all answered from the book there.
+Positions outside the book are searched by the players (see
+:mod:`~farl_agents.opponents.connect_four.players`).
 
-The seed-002 protocol needs a second tree: there the perfect player moves
+The evaluation of Thill, Bagheri, Koch & Konen 2014 (farl's ``c4-seed002``
+protocol) needs a second tree: there the perfect player moves
 second and, for its first moves, picks at random among *every* move that
 keeps at least a draw (or, when lost, delays the loss by >= 12 plies), not
 only among the best ones.  ``expand="keep"`` grows the tree along that rule
@@ -46,21 +55,21 @@ perfect player out of the book at ply 3-5, where every move costs seconds.
 
 Building
 --------
-``python -m farl_agents.opponents.c4_book build --max-ply 9 --lost-all-until 1``
+``python -m farl_agents.opponents.connect_four.book build --max-ply 9 --lost-all-until 1``
 (or ``build_book(9, path, lost_all_until=1)``) rebuilds the packaged book;
 ``--resume`` extends an existing file, ``--time-budget`` stops cleanly
 after the current node, ``--shard I/K`` splits the last ply between K
 processes (each on its own copy of the book) and ``merge`` joins their
 files; ``verify`` re-solves a random sample.  Each node finished is saved
 within five minutes, so a build may be stopped at any time and resumed.
-The seed-002 tree is added with one build per first move (5-7 are mirror
-images of 3-1 and share their entries)::
+The opening rule's tree is added with one build per first move (5-7 are
+mirror images of 3-1 and share their entries)::
 
     for o in 1 2 3 4; do
-      python -m farl_agents.opponents.c4_book build --expand keep --start $o --max-ply 5 --resume
+      python -m farl_agents.opponents.connect_four.book build --expand keep --start $o --max-ply 5 --resume
     done
 
-The packaged book (``data/c4_book.npz``, 532 kB, 201,471 exact scores) is
+The packaged book (``farl_agents/opponents/data/c4_book.npz``, 532 kB, 201,471 exact scores) is
 complete through ply 9:
 
 * plies 0-6: 733 nodes; ply 7: the perfect second player's 2,831 nodes;
@@ -70,7 +79,7 @@ complete through ply 9:
   ply 7; 6,323 nodes through ply 8 in all);
 * ply 9: all 24,051 nodes of the perfect second player (two shards: 65 and
   90 minutes, then 53 and 42 more with the faster table of 2026-11-23);
-* the seed-002 tree (``--expand keep``) through ply 5 below every first
+* the opening rule's tree (``--expand keep``) through ply 5 below every first
   move (1,711 ply-5 nodes; ~65 minutes with ply 3, sharing two cores with
   other builds), and at ply 7 below the centre opening 4,575 of its 4,764
   nodes and below column 3 1,224 of 4,977 (budgeted runs, 34 minutes).
@@ -84,10 +93,11 @@ node (~0.35 s with the faster table).  Checked with a book-free solver:
 ``verify --min-ply 8 --sample 300 --seed 5`` (ply-8 entries, before ply 8
 was expanded), ``--min-ply 9 --sample 100 --seed 7``, ``--min-ply 10
 --sample 200`` with seeds 11, 13 and 17, and 8 new entries of each ply
-3-10 after the seed-002 tree was added: no mismatch.
+3-10 after the opening rule's tree was added: no mismatch.
 """
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import time
@@ -95,61 +105,24 @@ from typing import Optional
 
 import numpy as np
 
-from farl_agents.opponents import connect_four as c4
-
-DEFAULT_BOOK_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
-                                 "c4_book.npz")
-BOOK_FORMAT = 1
-
-
-# --------------------------------------------------------------------------
-# Keys
-# --------------------------------------------------------------------------
-def canonical_key(cur: int, mask: int) -> int:
-    """Key shared by a position and its mirror image (see module docstring)."""
-    return int(c4._canonical_key(cur, mask))
-
-
-def position_from_key(key: int) -> tuple[int, int, int]:
-    """Inverse of the key ``cur + mask``: the position ``(cur, mask, n)``.
-
-    Per column the key holds ``own + 2**h - 1`` (``h`` the height, ``own`` the
-    mover's discs), so ``h`` is the bit length of ``value + 1`` minus one.
-    """
-    cur = mask = 0
-    for c in range(c4.WIDTH):
-        v = (key >> (c4.H1 * c)) & c4.COL_BITS
-        h = (v + 1).bit_length() - 1
-        own = v - ((1 << h) - 1)
-        cur |= own << (c4.H1 * c)
-        mask |= ((1 << h) - 1) << (c4.H1 * c)
-    return cur, mask, bin(mask).count("1")
-
-
-# --------------------------------------------------------------------------
-# Loading and saving
-# --------------------------------------------------------------------------
-def load_book(path) -> tuple[np.ndarray, np.ndarray, int]:
-    """``(keys int64 sorted, scores int8, max_ply)`` from a book file."""
-    with np.load(path) as z:
-        if int(z["format"]) != BOOK_FORMAT:
-            raise ValueError(f"{path}: unsupported book format {int(z['format'])}")
-        keys = z["keys"].astype(np.int64)
-        scores = z["scores"].astype(np.int8)
-        max_ply = int(z["max_ply"])
-    return keys, scores, max_ply
-
-
-def save_book(path, table: dict, max_ply: int, **meta) -> None:
-    """Write ``{canonical key: score}`` as a sorted, compressed ``.npz``."""
-    keys = np.array(sorted(table), dtype=np.uint64)
-    scores = np.array([table[int(k)] for k in keys], dtype=np.int8)
-    os.makedirs(os.path.dirname(os.path.abspath(path)) or ".", exist_ok=True)
-    tmp = str(path) + ".tmp.npz"
-    np.savez_compressed(tmp, keys=keys, scores=scores, max_ply=np.int64(max_ply),
-                        format=np.int64(BOOK_FORMAT),
-                        **{k: np.asarray(v) for k, v in meta.items()})
-    os.replace(tmp, path)
+from farl_agents.opponents.connect_four.bitboard import (
+    COL_BITS,
+    H1,
+    N_CELLS,
+    canonical_key,
+    legal_columns,
+    position_from_key,
+    position_from_moves,
+    possible_moves,
+    win_spots,
+)
+from farl_agents.opponents.connect_four.solver import (
+    DEFAULT_BOOK_PATH,
+    Solver,
+    load_book,
+    loss_delay,
+    save_book,
+)
 
 
 # --------------------------------------------------------------------------
@@ -157,9 +130,9 @@ def save_book(path, table: dict, max_ply: int, **meta) -> None:
 # --------------------------------------------------------------------------
 def _children(cur: int, mask: int):
     """``(col, child_cur, child_mask, wins)`` for each legal column."""
-    wins = c4._win_spots(cur, mask) & c4._possible(mask)
-    for c in c4.legal_columns(mask):
-        mv = c4._possible(mask) & (c4.COL_BITS << (c4.H1 * c))
+    wins = win_spots(cur, mask) & possible_moves(mask)
+    for c in legal_columns(mask):
+        mv = possible_moves(mask) & (COL_BITS << (H1 * c))
         yield c, cur ^ mask, mask | mv, bool(wins & mv)
 
 
@@ -173,7 +146,7 @@ def build_book(max_ply: int, path=DEFAULT_BOOK_PATH, progress: bool = True,
 
     ``expand`` says which moves of the perfect side lead to further nodes:
     ``"best"`` (AB / AB-DL: the best-scoring moves) or ``"keep"`` (the
-    seed-002 opening rule: every move scoring >= 0, or when there is none
+    opening rule of Thill et al. 2014: every move scoring >= 0, or when there is none
     every move whose loss is >= 12 plies away, or else the longest-delaying
     ones); "keep" trees are several times larger.
 
@@ -208,7 +181,7 @@ def build_book(max_ply: int, path=DEFAULT_BOOK_PATH, progress: bool = True,
     default 2**27 is 1 GiB and lets the proofs of one node speed up the
     next).  Returns statistics.
     """
-    solver = c4.Solver(tt_entries=tt_entries, book=False)
+    solver = Solver(tt_entries=tt_entries, book=False)
     table: dict[int, int] = {}
     earlier_seconds = 0.0
     if resume and os.path.exists(path):
@@ -222,10 +195,10 @@ def build_book(max_ply: int, path=DEFAULT_BOOK_PATH, progress: bool = True,
     if start is None:
         first = 0
         frontier = {0: {canonical_key(0, 0): (0, 0)}, 1: {}}
-        for c, cc, cm, _ in _children(0, 0):  # perfect player second
+        for _col, cc, cm, _win in _children(0, 0):  # perfect player second
             frontier[1][canonical_key(cc, cm)] = (cc, cm)
     else:
-        scur, smask, first = c4.position_from_moves(start)
+        scur, smask, first = position_from_moves(start)
         frontier = {first: {canonical_key(scur, smask): (scur, smask)}}
     done_ply = -1
     if expand not in ("best", "keep"):
@@ -254,7 +227,7 @@ def build_book(max_ply: int, path=DEFAULT_BOOK_PATH, progress: bool = True,
                 complete = False  # keep the finished nodes of this ply
                 break
             cur, mask = nodes[key]
-            if ply >= c4.N_CELLS:
+            if ply >= N_CELLS:
                 continue
             scores = {}
             wins = set()
@@ -276,7 +249,7 @@ def build_book(max_ply: int, path=DEFAULT_BOOK_PATH, progress: bool = True,
                 if expand == "keep":
                     played = [c for c in scores if scores[c] >= 0]
                     if not played:
-                        played = [c for c in scores if c4.loss_delay(scores[c], ply) >= 12]
+                        played = [c for c in scores if loss_delay(scores[c], ply) >= 12]
                     if not played:
                         played = [c for c in scores if scores[c] == v]
                 elif v < 0 and ply <= lost_all_until:
@@ -359,7 +332,7 @@ def verify_book(path=DEFAULT_BOOK_PATH, sample: int = 20, seed: int = 0,
     idx = np.flatnonzero(plies >= min_ply)
     rng = np.random.default_rng(seed)
     pick = rng.choice(idx, size=min(sample, idx.size), replace=False) if idx.size else idx
-    solver = c4.Solver(tt_entries=tt_entries, book=False)
+    solver = Solver(tt_entries=tt_entries, book=False)
     bad = []
     for i in pick:
         cur, mask, n = position_from_key(int(keys[i]))
@@ -370,8 +343,8 @@ def verify_book(path=DEFAULT_BOOK_PATH, sample: int = 20, seed: int = 0,
 
 
 def _main(argv=None) -> int:
-    import argparse
-    ap = argparse.ArgumentParser(prog="c4_book", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m farl_agents.opponents.connect_four.book",
+                                 description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("build", help="build the book")
     b.add_argument("--max-ply", type=int, default=4,
@@ -383,7 +356,7 @@ def _main(argv=None) -> int:
                    help="transposition-table entries, 8 bytes each (default 2**27: 1 GiB)")
     b.add_argument("--expand", choices=("best", "keep"), default="best",
                    help="best: the perfect side's best (or loss-delaying) moves, as AB and AB-DL play; "
-                        "keep: every move the seed-002 opening rule may pick")
+                        "keep: every move the opening rule of Thill et al. 2014 may pick")
     b.add_argument("--lost-all-until", type=int, default=-1, metavar="K",
                    help="expand lost nodes with at most K discs by every move (AB's random move when "
                         "lost), not only the loss-delaying ones (default -1: never)")

@@ -1,0 +1,44 @@
+"""The perfect Connect Four players behind farl's opponent protocol.
+
+Opponents in farl answer ``act(game, state, rng) -> action`` on kernel
+states with farl's random generator (see :mod:`farl_agents.evaluate`);
+the solver's players take a bitboard position and a numpy generator.
+``PerfectConnectFour`` converts one into the other.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from farl_agents.opponents.connect_four.bitboard import HEIGHT, WIDTH, position_from_state
+from farl_agents.opponents.connect_four.players import ABDLPlayer, ABPlayer
+from farl_envs.core.rng import rng_next
+from farl_envs.core.spec import GameSpec
+
+
+class PerfectConnectFour:
+    """The solver's AB / AB-DL players behind the harness protocol ``act(game, state, rng)``.
+
+    The kernel state (checked by the kernel's ``validate``) becomes the
+    solver's bitboard position; one number drawn from the farl generator
+    seeds the numpy generator of the player's random choices.
+    ``random_plies=k`` makes the player follow the opening rule of Thill et
+    al. 2014 (``keep_draw_opening_choice``) for the first k plies.
+    """
+
+    def __init__(self, name: str, game: GameSpec, random_plies: int = 0):
+        key = name.lower().replace("_", "-")
+        if key not in ("ab", "ab-dl"):
+            raise ValueError(f"unknown Connect Four player {name!r}; use 'ab' or 'ab-dl'")
+        if game.name != "connect_four" or game.params != {"rows": HEIGHT, "cols": WIDTH}:
+            raise ValueError(f"the perfect player plays Connect Four 6x7 only, not {game.id} {game.params}")
+        self.name = "AB" if key == "ab" else "AB-DL"
+        cls = ABPlayer if key == "ab" else ABDLPlayer
+        self._player = cls(opening_plies=random_plies)
+
+    def act(self, game: GameSpec, state: np.ndarray, rng: np.ndarray) -> int:
+        cur, mask, n = position_from_state(state)
+        seed = int(rng_next(rng))
+        return int(self._player.choose_position(cur, mask, n, np.random.default_rng(seed)))
+
+    def __repr__(self) -> str:
+        return self.name
