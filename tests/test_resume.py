@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from farl_agents import cli
-from farl_agents.runs import run as run_module
-from farl_agents.runs import Run, RunError, RunSpec, read_curve
 from farl_agents.learners import NTupleAgent, paper_config
+from farl_agents.runs import Run, RunError, RunSpec, read_curve
+from farl_agents.runs import run as run_module
 
 # TicTacToe with the paper's settings plus TC-EXP and λ-traces (RESET), so that the TCL accumulators and
 # the eligibility lists have to survive a checkpoint too; a second set carries traces across episodes.
