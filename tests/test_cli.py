@@ -11,6 +11,7 @@ import pytest
 from farl_agents import cli
 from farl_agents.experiments.run import read_curve
 from farl_agents.learners import LearnerConfig, NTupleAgent, paper_config
+from farl_agents.opponents.connect_four import book as c4_book
 
 
 def farl(*args) -> int:
@@ -257,7 +258,7 @@ def test_info_lists_games_opponents_presets(capsys):
 
 
 def test_c4_book_is_wired(monkeypatch, capsys, tmp_path):
-    book = pytest.importorskip("farl_agents.opponents.c4_book")
+    book = c4_book
     seen = {}
 
     def fake_verify(path=None, sample=20, seed=0, min_ply=0, tt_entries=1):
