@@ -1,6 +1,8 @@
 """`farl reproduce table1`: cached, resumable runs, the table and the curves (smoke budget)."""
+import dataclasses
 import json
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -143,6 +145,78 @@ def test_run_whose_checkpoint_agent_is_gone_starts_again(tmp_path, capsys):
     again = NTupleAgent.load(folder / "agent.npz")
     assert np.array_equal(again.net.weights, fresh.agent.net.weights)
     assert [r["episode"] for r in read_curve(folder / "curve.csv")] == [r["episode"] for r in fresh.rows]
+
+
+def _table_line(md: str, title: str) -> str:
+    return next(line for line in md.splitlines() if line.startswith(f"| {title} |"))
+
+
+def test_runs_train_outside_the_published_folder(tmp_path, capsys):
+    """OUT gets every file of a run but its agents; with the agents deleted the runs stay cached and the
+    table is the same (it reads result.json and curve.csv, never an agent)."""
+    out, agents = tmp_path / "results", tmp_path / "agents"
+    row = table1.ROWS["nim"]
+    assert table1.reproduce([row], runs=1, jobs=1, budget="smoke", out=out, progress=False, agents=agents) == 0
+    assert not list(out.rglob("*.npz"))
+    for farl in (True, False):
+        published = table1.run_folder(out, "smoke", row, farl, 0)
+        assert sorted(p.name for p in published.iterdir()) == sorted(table1.PUBLISHED_FILES)
+        trained = table1.run_folder(agents, "smoke", row, farl, 0)
+        assert (trained / "agent.npz").is_file() and (trained / "checkpoints").is_dir()
+        assert (published / "result.json").read_text() == (trained / "result.json").read_text()
+    line = _table_line((out / "table1_smoke.md").read_text(), "Nim 3x5")
+    assert line.count("(1 run)") == 2
+    shutil.rmtree(agents)
+    capsys.readouterr()
+    assert table1.reproduce([row], runs=1, jobs=1, budget="smoke", out=out, progress=False, agents=agents) == 0
+    assert "2 runs, 2 already finished, 0 to train" in capsys.readouterr().out
+    assert _table_line((out / "table1_smoke.md").read_text(), "Nim 3x5") == line
+    assert not agents.exists() or not list(agents.rglob("*.npz"))
+
+
+def test_published_unfinished_run_without_its_agent_starts_again(tmp_path, capsys):
+    """A fresh clone has the published run.json, checkpoint marker and curve of an unfinished run but no
+    agent: the run starts again from episode 0 in the agents' folder and ends as a fresh run does."""
+    out, agents = tmp_path / "results", tmp_path / "agents"
+    row = table1.ROWS["nim"]
+    published = table1.run_folder(out, "smoke", row, True, 0)
+    assert Run.create(published, table1.run_spec(row, True, 0, "smoke")).train(stop_after=100,
+                                                                             progress=False) == "stopped"
+    shutil.rmtree(published / "checkpoints")
+    (published / "agent.npz").unlink()
+    assert "100 of 200 episodes at its last checkpoint" in table1.write_table(out, "smoke", None).read_text()
+    assert table1.reproduce([row], runs=1, jobs=1, budget="smoke", out=out, progress=False, agents=agents) == 0
+    log = capsys.readouterr().out
+    assert "nim farl seed 0 started again from episode 0: its training folder" in log
+    assert not list(out.rglob("*.npz")) and (published / "result.json").is_file()
+    fresh = Run.create(tmp_path / "fresh", table1.run_spec(row, True, 0, "smoke"))
+    assert fresh.train(progress=False) == "done"
+    again = NTupleAgent.load(table1.run_folder(agents, "smoke", row, True, 0) / "agent.npz")
+    assert np.array_equal(again.net.weights, fresh.agent.net.weights)
+    assert "unfinished run `farl-seed0`" not in table1.write_table(out, "smoke", None).read_text()
+
+
+def test_published_run_with_other_settings_is_reported(tmp_path, capsys):
+    out, agents = tmp_path / "results", tmp_path / "agents"
+    row = table1.ROWS["tictactoe"]
+    published = table1.run_folder(out, "smoke", row, False, 0)
+    spec = table1.run_spec(row, False, 0, "smoke")
+    Run.create(published, dataclasses.replace(spec, config=spec.config.replace(alpha=0.3)))
+    code = table1.reproduce([row], runs=1, jobs=1, budget="smoke", out=out, progress=False, agents=agents)
+    assert code == 1 and "other settings" in capsys.readouterr().out
+    assert not (published / "result.json").exists()
+
+
+def test_agents_go_under_runs_when_out_is_the_results_folder(tmp_path, monkeypatch):
+    from farl_agents.experiments.table1_rows import agents_root
+
+    monkeypatch.chdir(tmp_path)
+    assert agents_root("docs/results") == Path("runs")
+    assert agents_root(tmp_path / "docs" / "results") == Path("runs")  # the same folder, spelled absolute
+    assert agents_root("runs/quickstart") == Path("runs/quickstart")  # elsewhere: agents beside the results
+    assert agents_root("docs/results", agents="scratch") == Path("scratch")
+    assert "runs/table1_smoke_runs/" in table1.write_table(Path("docs/results"), "smoke", None).read_text()
+    assert "not kept here" not in table1.write_table(Path("elsewhere"), "smoke", None).read_text()
 
 
 def test_paper_figures_and_budgets():
