@@ -21,10 +21,10 @@ Measures on one core, after compilation (one warm-up move per player):
    here for ``--c4-train`` episodes with the paper settings.  A second, weak
    agent (``--c4-weak-train`` episodes, default 10,000) shows the slow case:
    the worse the learner plays, the more positions lie outside the opening
-   book, and the seed-002 rule then needs a proof near 0 for every move.
-   The slowest case of all is the seed-002 protocol against a uniformly
+   book, and the Thill et al. 2014 rule then needs a proof near 0 for every move.
+   The slowest case of all is the Thill et al. 2014 protocol against a uniformly
    random player (``--c4-random-games``, default 20 games): random openings
-   leave the book's seed-002 tree after ply 5, where each such proof takes
+   leave the book's Thill et al. 2014 tree after ply 5, where each such proof takes
    up to seconds.
 
 Prints a table and writes ``docs/results/opponents_speed.md``.
@@ -166,13 +166,13 @@ def connect_four_eval_speed(agent_path, train_episodes, table1_games=50, seed002
 
 
 def _timed_evaluations(agent, what, table1_games, seed002_games):
-    """Rows for Table 1's protocol (skipped when ``table1_games`` is 0) and seed 002's."""
+    """Rows for Table 1's protocol (skipped when ``table1_games`` is 0) and Thill et al. 2014's."""
     from farl_agents.evaluate import evaluate
 
     game = farl_envs.game_spec("connect_four")
     rows = []
     protocols = [("Table 1 protocol", ("ab", "ab-dl"), dict(n_games=table1_games))] if table1_games else []
-    protocols.append(("seed-002 protocol", ("ab",), dict(n_games=seed002_games, protocol="c4-seed002")))
+    protocols.append(("Thill et al. 2014 protocol", ("ab",), dict(n_games=seed002_games, protocol="c4-seed002")))
     for label, kinds, kw in protocols:
         c4.default_solver().clear()  # cold: only the opening book is known
         extra = dict(random_plies=12) if "protocol" in kw else {}
@@ -225,7 +225,7 @@ def main(argv=None):
     ap.add_argument("--c4-weak-train", type=int, default=10_000,
                     help="episodes of the weak agent also timed (default 10000; 0: skip it)")
     ap.add_argument("--c4-random-games", type=int, default=20,
-                    help="games of the seed-002 protocol timed against a uniformly random player, the "
+                    help="games of the Thill et al. 2014 protocol timed against a uniformly random player, the "
                          "slowest case (default 20; 0: skip it)")
     ap.add_argument("--only", choices=["all", "connect4"], default="all",
                     help="measure every opponent (default) or the Connect Four solver only")
@@ -252,7 +252,8 @@ def main(argv=None):
     table = "\n".join(lines)
     print(table)
     load = os.getloadavg()[0]
-    cmd = "python benchmarks/opponents_speed.py" + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:]))
+    given = argv if argv is not None else sys.argv[1:]
+    cmd = "python benchmarks/opponents_speed.py" + "".join(f" {a}" for a in given)
     text = (f"# Reference opponents: speed\n\nMade by `{cmd}` on {platform.processor() or platform.machine()}, "
             f"Python {platform.python_version()}, one core, after compilation; load average "
             f"{load0:.1f} at the start and {load:.1f} at the end on {os.cpu_count()} cores (the benchmark "

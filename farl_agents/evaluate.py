@@ -46,9 +46,8 @@ compiled first in a worker is compiled once per worker.
 ``protocol="c4-seed002"`` is the Connect Four test of Thill, Bagheri, Koch
 & Konen 2014: the evaluated player always moves first against the perfect
 player, 200 games, the perfect player choosing at random among its equally
-good moves in its first 12 plies (``farl_agents.opponents.connect_four``'s
-``make_player("ab", game, random_plies=12)``; this module is imported only
-for the protocol).
+good moves in its first 12 plies
+(``farl_agents.opponents.connect_four_player("ab", game, random_plies=12)``).
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Descent family (seed 004): searches, completion, UBFMs, heuristics, selections, agent files."""
+"""Descent family (Cohen-Solal 2020): searches, completion, UBFMs, heuristics, selections, agent files."""
 from __future__ import annotations
 
 import numpy as np

@@ -79,7 +79,7 @@ def test_several_players_and_opponents_make_a_grid_of_matchups():
     assert all(m.n_games == 4 for m in r.matchups)
     assert r.matchups[1].wins == 0 and r.matchups[3].wins == 0  # nobody beats Max-N
     with pytest.raises(ValueError):
-        r.score  # several matchups: no single headline
+        _ = r.score  # several matchups: no single headline
 
 
 def test_one_player_game_2048_needs_no_opponent():

@@ -1,4 +1,4 @@
-"""Nemesh (seed 003): forced moves, alpha-beta against plain minimax, SARSA, training, files, CLI."""
+"""Nemesh (Shalita, Saranga & Haim 2013): forced moves, alpha-beta vs plain minimax, SARSA, training, files, CLI."""
 import json
 import pickle
 

@@ -21,7 +21,7 @@ def test_fixed_sets_have_the_paper_sizes(game, shape, params):
 
 
 def test_connect_four_fixed_tuples_are_connected_walks_on_our_board():
-    """Seed 002's tuples were random walks: in farl's numbering they must still be 8-connected."""
+    """Thill et al. 2014's tuples were random walks: in farl's numbering they must still be 8-connected."""
     spec = farl_envs.game_spec("connect_four")
     nbrs = adjacency(spec)
     for t in fixed_set(spec).tolist():

@@ -26,7 +26,6 @@ def test_5478_reachable_positions_and_255168_games():
     stack = [ttt.initial_state(P, make_rng(0))]
     while stack:
         s = stack.pop()
-        key = s.tobytes()
         if s[1]:
             games += 1
         for _, child, _ in _children(s):
@@ -84,9 +83,9 @@ def test_symmetries_are_the_eight_of_the_square():
     assert all(p[4] == 4 for p in perms)
     assert all({p[0], p[2], p[6], p[8]} == {0, 2, 6, 8} for p in perms)
     # symmetries preserve win lines
-    lines = {frozenset(l) for l in ttt.LINES.tolist()}
+    lines = {frozenset(line) for line in ttt.LINES.tolist()}
     for p in perms:
-        assert {frozenset(int(p[c]) for c in l) for l in lines} == lines
+        assert {frozenset(int(p[c]) for c in line) for line in lines} == lines
 
 
 def test_validate_refuses_impossible_boards():

@@ -30,7 +30,6 @@ from farl_agents.cli.common import CliError, Parser
 from farl_agents.runs import RunError
 
 
-
 def build_parser(argv: list[str] | None = None) -> Parser:
     """The ``farl`` parser; ``farl train``'s flags are those of the family ``argv`` is about."""
     parser = Parser(prog="farl", description="n-tuple FARL agents: train, evaluate, play, reproduce Table 1.",

@@ -9,7 +9,8 @@ from farl_agents.cli.common import CliError, HelpFormatter
 def add_parser(sub) -> None:
     p = sub.add_parser("c4-book", help="build or verify the Connect Four solver's opening book",
                        description="Runs build_book / verify_book of the Connect Four solver "
-                                   "(farl_agents.opponents.connect_four.book). Options a function does not take are ignored.",
+                                   "(farl_agents.opponents.connect_four.book). Options a function does not take "
+                                   "are ignored.",
                        formatter_class=HelpFormatter)
     p.add_argument("action", choices=["build", "verify"])
     p.add_argument("--path", help="the book file (default: the solver's packaged book)")

@@ -24,8 +24,8 @@ def add_parser(sub) -> None:
     p.add_argument("--start-states", default="initial", metavar="SET",
                    help="initial, all-1ply, start+1ply, othello-4ply, othello-4ply-distinct, random:K or table1")
     p.add_argument("--seats", metavar="LIST", help="seats the evaluated player takes, e.g. 0 or 0,1 (default all)")
-    p.add_argument("--protocol", choices=["c4-seed002"], help="a fixed evaluation protocol (seed 002's Connect "
-                                                             "Four test)")
+    p.add_argument("--protocol", choices=["c4-seed002"],
+                   help="a fixed evaluation protocol (Thill et al. 2014's Connect Four test)")
     p.add_argument("--jobs", type=int, default=1, help="worker processes (same results as 1)")
     p.add_argument("--seed", type=int, default=0, help="seed of the evaluation")
     p.add_argument("--json", action="store_true", help="print the result as JSON")

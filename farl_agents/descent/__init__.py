@@ -1,4 +1,4 @@
-"""Descent, UBFM and tree learning (seed 004, Cohen-Solal 2020): a third learner family.
+"""Descent, UBFM and tree learning (Cohen-Solal 2020, Cohen-Solal 2020): a third learner family.
 
 Modules, each with one job:
 

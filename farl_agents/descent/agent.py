@@ -123,7 +123,8 @@ def read_agent_file(path, game=None):
     except UNREADABLE as exc:
         raise ValueError(f"{path}: not a readable descent agent file ({type(exc).__name__})") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise ValueError(f"{path}: not a descent agent file (format {meta.get('format') if isinstance(meta, dict) else None!r})")
+        found = meta.get("format") if isinstance(meta, dict) else None
+        raise ValueError(f"{path}: not a descent agent file (format {found!r})")
     if meta.get("version") != VERSION:
         raise ValueError(f"{path}: descent agent file version {meta.get('version')} is not supported (want {VERSION})")
     try:

@@ -1,6 +1,6 @@
 """Alpha-beta with the learned evaluation: iterative deepening (ID) with move ordering, or a fixed depth.
 
-The comparison search of seed 004 (Sec. 3.2 and 6.2) and the match player of
+The comparison search of Cohen-Solal 2020 (Sec. 3.2 and 6.2) and the match player of
 its protocol ("alpha-beta at fixed depth"). Values are from the first
 player's point of view (max for the first player, min for the second).
 

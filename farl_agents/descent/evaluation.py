@@ -1,6 +1,6 @@
 """The adaptive evaluation f_θ: an n-tuple network fitted by regression to tree values.
 
-Seed 004 uses a small convolutional network trained with Adam; here the
+Cohen-Solal 2020 uses a small convolutional network trained with Adam; here the
 default is farl's n-tuple network (:mod:`farl_agents.ntuple.network`, the
 same tables, tuple sets and symmetric sums as the TD-FARL learners), fitted
 by least-mean-squares steps towards the targets chosen by tree / root /
@@ -55,11 +55,11 @@ def _fit(net, boards, targets, order, step, tanh_output):
 
 def default_tuples(game, seed: int = 0) -> np.ndarray:
     """The TD-FARL preset's n-tuple set for ``game`` (fixed paper set, or its random walks)."""
-    from farl_agents.learners.config import LearnerConfig
+    from farl_agents.learners.presets import paper_config
 
     try:
-        cfg = LearnerConfig.paper(game.name)
-    except Exception:  # no preset: a modest random-walk set
+        cfg = paper_config(game.name)
+    except ValueError:  # a game without a paper preset: a modest random-walk set
         return make_set(game, "random-walk", 20, min(6, game.n_cells), seed)
     try:
         return make_set(game, cfg.ntuples, cfg.ntuple_count, cfg.ntuple_length, seed)

@@ -1,4 +1,4 @@
-"""The paper's small convolutional f_θ (seed 004, Sec. 3.2.1), in torch (optional ``baselines`` extra).
+"""The paper's small convolutional f_θ (Cohen-Solal 2020, Sec. 3.2.1), in torch (optional ``baselines`` extra).
 
 Three 3×3 convolution layers and one dense hidden layer, ReLU after every
 layer but the last, one output neuron (tanh for the classic heuristic, none
@@ -38,7 +38,8 @@ class ConvEvaluation:
         self.torch = torch
         self.game = game
         self.scale, self.tanh_output = float(scale), bool(tanh_output)
-        self.lr, self.l2, self.filters, self.hidden, self.batch = float(lr), float(l2), int(filters), int(hidden), int(batch)
+        self.lr, self.l2 = float(lr), float(l2)
+        self.filters, self.hidden, self.batch = int(filters), int(hidden), int(batch)
         self.rows, self.cols = game.grid_shape
         self.planes = int(game.n_cell_values)
         nn = torch.nn

@@ -1,4 +1,4 @@
-"""The scaled-down measurements of docs/results/descent.md (seed 004's qualitative claims).
+"""The scaled-down measurements of docs/results/descent.md (Cohen-Solal 2020's qualitative claims).
 
     python -m farl_agents.descent.experiments --minutes 1 --out runs/descent-exp
 
@@ -6,10 +6,10 @@ Stages (each cached in ``OUT``; rerunning skips what is done):
 
 ``train``        every variant of :data:`VARIANTS` for ``--minutes`` of training on
                  each game (Hex 6x6, Connect Four 6x7), one after the other on one core;
-                 TD-FARL (seed 000 preset) for the same wall-clock.
+                 TD-FARL (Konen & Bagheri 2020 preset) for the same wall-clock.
 ``tournaments``  per experiment of :data:`EXPERIMENTS`, the all-play-all of its
                  variants' final f_θ with fixed-depth alpha-beta (both seats, random
-                 openings) -- seed 004's Sec. 3.2 protocol.
+                 openings) -- Cohen-Solal 2020's Sec. 3.2 protocol.
 ``play``         UBFMs vs UBFM vs ID alpha-beta with the same f_θ and time per move
                  (Sec. 6.2), and the best descent agent against TD-FARL and the
                  reference opponents (perfect Connect Four player, MCTS on Hex).
@@ -38,11 +38,11 @@ import farl_envs
 from farl_agents.atomic import atomic_write_json, atomic_write_text
 from farl_agents.descent.agent import load_agent
 from farl_agents.descent.family import curve_points, train_run
-from farl_agents.runs import Run, read_curve
-from farl_agents.runs.curve import plot_series
 from farl_agents.descent.tournament import all_play_all, markdown
 from farl_agents.descent.trainer import DescentConfig
 from farl_agents.evaluate import evaluate
+from farl_agents.runs import Run, read_curve
+from farl_agents.runs.curve import plot_series
 
 GAMES = {"hex6": ("hex", {"size": 6}), "c4": ("connect_four", {"rows": 6, "cols": 7})}
 
@@ -111,17 +111,17 @@ def train_stage(out: Path, minutes: float, move_seconds: float, games, seed: int
 
 
 def train_td(name: str, params: dict, seconds: float, seed: int, path: Path) -> dict:
-    """TD-FARL (seed 000 preset) trained for ``seconds`` of wall-clock (episodes scaled to fit)."""
+    """TD-FARL (Konen & Bagheri 2020 preset) trained for ``seconds`` of wall-clock (episodes scaled to fit)."""
     from farl_agents.learners.agent import NTupleAgent
-    from farl_agents.learners.config import LearnerConfig
+    from farl_agents.learners.presets import paper_config
 
-    probe = NTupleAgent(name, LearnerConfig.paper(name, seed=seed), **params)
+    probe = NTupleAgent(name, paper_config(name, seed=seed), **params)
     probe.train(20)  # compile
     t0 = time.perf_counter()
     probe.train(200)
     rate = 200 / max(time.perf_counter() - t0, 1e-6)
     episodes = max(100, int(rate * seconds))
-    agent = NTupleAgent(name, LearnerConfig.paper(name, seed=seed, episodes=episodes), **params)
+    agent = NTupleAgent(name, paper_config(name, seed=seed, episodes=episodes), **params)
     t0 = time.perf_counter()
     while agent.episodes_done < episodes and time.perf_counter() - t0 < seconds:
         agent.train(min(500, episodes - agent.episodes_done))
@@ -284,7 +284,8 @@ def curve_series(per_seed: dict) -> tuple:
 
 def curves_stage(out: Path, key: str, minutes: float, move_seconds: float, seeds, every: float, vs: str,
                  games: int, jobs: int, png) -> None:
-    """Tree / root / terminal learning on ``key`` with learning curves; writes ``results["curves"][key]`` and ``png``."""
+    """Tree / root / terminal learning on ``key`` with learning curves; writes ``results["curves"][key]``
+    and ``png``."""
     import multiprocessing
 
     name, params = GAMES[key]
@@ -361,7 +362,8 @@ def tables(results: dict, meta: dict) -> str:
             lines.append("")
     if "speed" in results:
         lines += ["## search speed (start position, untrained f_θ)", "",
-                  "| game | descent it/s | descent nodes/s | UBFM it/s | UBFM nodes/s | MCTS it/s | ID nodes/s (depth) |",
+                  "| game | descent it/s | descent nodes/s | UBFM it/s | UBFM nodes/s | MCTS it/s "
+                  "| ID nodes/s (depth) |",
                   "|---|---:|---:|---:|---:|---:|---:|"]
         for key, r in results["speed"].items():
             lines.append(f"| {key} | {r['descent']['iterations_per_s']:.0f} | {r['descent']['nodes_per_s']:.0f} | "

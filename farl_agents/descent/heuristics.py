@@ -1,4 +1,4 @@
-"""Reinforcement heuristics: the terminal evaluation f_t of seed 004, Section 5.1.
+"""Reinforcement heuristics: the terminal evaluation f_t of Cohen-Solal 2020, Section 5.1.
 
 Every value is from the **first player's** point of view (as in the paper's
 algorithms). The result of a finished game is ``w`` = +1 (first player won),

@@ -1,4 +1,4 @@
-"""Learning-data selection (seed 004, Alg. 3-5) and experience replay (Alg. 6).
+"""Learning-data selection (Cohen-Solal 2020, Alg. 3-5) and experience replay (Alg. 6).
 
 After a game of self-play, the pairs (s, y) to learn are:
 

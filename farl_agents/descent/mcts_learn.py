@@ -1,4 +1,4 @@
-"""UCT with the learned evaluation, as a *learning* search (seed 004, Sec. 3.3 and 4.2 comparisons).
+"""UCT with the learned evaluation, as a *learning* search (Cohen-Solal 2020, Sec. 3.3 and 4.2 comparisons).
 
 The paper compares descent with MCTS (UCT, its exploration constant lost in
 the text) used inside the same learning loop. Here MCTS evaluates a new

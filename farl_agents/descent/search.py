@@ -1,4 +1,4 @@
-"""UBFM, descent, completion and UBFMs over a transposition table (seed 004, Alg. 1 and 8-11).
+"""UBFM, descent, completion and UBFMs over a transposition table (Cohen-Solal 2020, Alg. 1 and 8-11).
 
 The tree is a dictionary ``table`` (T in the paper) from the state's bytes to
 a :class:`Node`. Values are from the **first player's** point of view: the

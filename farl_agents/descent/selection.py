@@ -1,4 +1,4 @@
-"""Action selection during learning (seed 004, Sec. 2.3, 5.2 and 7.1), with simulated annealing.
+"""Action selection during learning (Cohen-Solal 2020, Sec. 2.3, 5.2 and 7.1), with simulated annealing.
 
 Every function takes the root's children as arrays, values v from the
 **first player's** view and resolved values r, the flag ``first`` (is the

@@ -1,4 +1,4 @@
-"""Seed 004's comparison protocol (Sec. 3.2), scaled down: train variants, then an all-play-all.
+"""Cohen-Solal 2020's comparison protocol (Sec. 3.2), scaled down: train variants, then an all-play-all.
 
 Each variant (a :class:`~farl_agents.descent.trainer.DescentConfig`) is trained
 for the same wall-clock budget; then every pair of final evaluation functions

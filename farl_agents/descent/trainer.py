@@ -1,4 +1,4 @@
-"""The self-play learning loop of seed 004 (Alg. 3-7) with a wall-clock budget.
+"""The self-play learning loop of Cohen-Solal 2020 (Alg. 3-7) with a wall-clock budget.
 
 One game: the tree starts empty (T = ∅), every move runs the search from the
 current state (its table kept for the whole game), then the action selection
@@ -235,7 +235,8 @@ class DescentTrainer:
         return arrays
 
     def info(self) -> dict:
-        return {"trainer": self.config.to_dict(), "games": self.games, "plies": self.plies, "train_seconds": self.elapsed,
+        return {"trainer": self.config.to_dict(), "games": self.games, "plies": self.plies,
+                "train_seconds": self.elapsed,
                 "results_first_draw_second": list(self.results)}
 
     def restore(self, arrays: dict, info: dict) -> None:

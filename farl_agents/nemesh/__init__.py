@@ -1,4 +1,4 @@
-"""Agent Nemesh (seed 003): SARSA on 36 hand-made Connect Four features with alpha-beta look-ahead.
+"""Agent Nemesh (Shalita, Saranga & Haim 2013): SARSA on 36 hand-made Connect Four features with alpha-beta look-ahead.
 
 Modules, each with one job:
 

@@ -1,4 +1,4 @@
-"""``NemeshAgent``: seed 003's linear-feature SARSA agent as a harness player, with its agent file.
+"""``NemeshAgent``: Shalita, Saranga & Haim 2013's linear-feature SARSA agent as a harness player, with its agent file.
 
 >>> from farl_agents.nemesh import NemeshAgent, train_preset          # doctest: +SKIP
 >>> agent = NemeshAgent(rows=6, cols=8, depth=3)
@@ -77,7 +77,7 @@ def connect_four(rows: int = 6, cols: int = 7) -> GameSpec:
 
 
 class NemeshAgent:
-    """Seed 003's agent: two 36-weight linear evaluations (one per seat) and a depth-limited search.
+    """Shalita, Saranga & Haim 2013's agent: two 36-weight linear evaluations (one per seat) and a depth-limited search.
 
     Args:
         rows, cols: the Connect Four board (4..10 each; the report plays 6x8).

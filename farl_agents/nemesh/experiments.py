@@ -17,7 +17,7 @@ exists, so an interrupted run continues where it stopped):
     multiplied by ``--fraction``; the wall-clock time is recorded
 ``tdfarl-7x6`` / ``tdfarl-6x8``
     TD-FARL n-tuple self-play for the same wall-clock time as Nemesh on that
-    board (7x6: seed 000's paper settings with the fixed 70 8-tuples; 6x8:
+    board (7x6: Konen & Bagheri 2020's paper settings with the fixed 70 8-tuples; 6x8:
     the same settings with 70 random-walk 8-tuples, as the fixed set exists
     for 7x6 only)
 ``eval-7x6`` / ``eval-6x8``
@@ -111,14 +111,14 @@ def _stage_train(args, board: str) -> dict:
 
 
 def _stage_tdfarl(args, board: str) -> dict:
-    from farl_agents.learners import LearnerConfig, NTupleAgent
+    from farl_agents.learners import NTupleAgent, paper_config
 
     rows, cols = BOARDS[board]
     budget = _load(args, f"train-{board}")["seconds"]
     if board == "7x6":
-        config = LearnerConfig.paper("connect_four", seed=args.seed)
+        config = paper_config("connect_four", seed=args.seed)
     else:
-        config = LearnerConfig.paper("connect_four", seed=args.seed, ntuples="random-walk", ntuple_count=70,
+        config = paper_config("connect_four", seed=args.seed, ntuples="random-walk", ntuple_count=70,
                                      ntuple_length=8)
     agent = NTupleAgent("connect_four", config, rows=rows, cols=cols)
     agent.train(10)  # compile first: Nemesh's kernels come from numba's disk cache, so neither clock counts compiling
@@ -324,7 +324,7 @@ def _plot(args, path: Path) -> bool:
 def write_report(args) -> str:
     from farl_agents.nemesh.features import FEATURE_NAMES
 
-    lines = ["# Agent Nemesh (seed 003) on Connect Four 7x6 and 6x8", "",
+    lines = ["# Agent Nemesh (Shalita, Saranga & Haim 2013) on Connect Four 7x6 and 6x8", "",
              "Made by the commands below (one process, one core, on a 2-core machine shared with other "
              "long jobs, so every time is wall-clock under load and only indicative). The raw numbers are in "
              f"the stage JSON files of the work folder (`{args.work}`, not committed).", ""]
@@ -359,7 +359,7 @@ def write_report(args) -> str:
         lines += ["", f"Nemesh: {tr['games']:,} games in {tr['seconds']:.0f} s."]
         if _have(args, f"tdfarl-{board}"):
             td = _load(args, f"tdfarl-{board}")
-            lines += [f"TD-FARL ({td['ntuples']} n-tuples, seed 000's Connect Four settings): "
+            lines += [f"TD-FARL ({td['ntuples']} n-tuples, Konen & Bagheri 2020's Connect Four settings): "
                       f"{td['episodes']:,} self-play episodes in {td['seconds']:.0f} s (the same wall-clock)."]
         lines.append("")
         if _have(args, f"eval-{board}"):
@@ -430,9 +430,11 @@ def main(argv=None) -> int:
             continue
         t = time.time()
         kind, _, board = stage.partition("-")
-        result = {"alpha": lambda: _stage_alpha(args), "speed": lambda: _stage_speed(args), "train": lambda: _stage_train(args, board),
-                  "tdfarl": lambda: _stage_tdfarl(args, board), "eval": lambda: _stage_eval(args, board),
-                  "ablation": lambda: _stage_ablation(args, board), "abdl": lambda: _stage_abdl(args, board)}[kind]()
+        if kind in ("alpha", "speed"):
+            result = {"alpha": _stage_alpha, "speed": _stage_speed}[kind](args)
+        else:
+            result = {"train": _stage_train, "tdfarl": _stage_tdfarl, "eval": _stage_eval,
+                      "ablation": _stage_ablation, "abdl": _stage_abdl}[kind](args, board)
         result["stage_seconds"] = round(time.time() - t, 1)
         result["command"] = COMMAND + " " + " ".join(sys.argv[1:] if argv is None else argv)
         atomic_write_json(Path(args.work) / f"{stage}.json", result)

@@ -1,4 +1,4 @@
-"""The 36 hand-made features of agent Nemesh (seed 003, section 3.2.1), counted by numba.
+"""The 36 hand-made features of agent Nemesh (Shalita, Saranga & Haim 2013, section 3.2.1), counted by numba.
 
 The state vector is player 1's 18 counts followed by player 2's 18
 (``[p1 .. p18, q1 .. q18]``; player 1 is the kernel's ``player_0``, disc

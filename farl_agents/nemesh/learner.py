@@ -1,4 +1,4 @@
-"""SARSA on Nemesh's linear Q (seed 003, sections 2.1, 4.1, 4.2.1, 5.1, 6.1-6.2), compiled whole.
+"""SARSA on Nemesh's linear Q (Shalita, Saranga & Haim 2013, sections 2.1, 4.1, 4.2.1, 5.1, 6.1-6.2), compiled whole.
 
 Each seat p has its own weight vector ``w_p`` (``float64[36]``) over the
 36 features of :mod:`farl_agents.nemesh.features`. The report's update is

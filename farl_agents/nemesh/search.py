@@ -1,6 +1,6 @@
 """Nemesh's move choice: forced moves, then alpha-beta minimax over the linear evaluation.
 
-Seed 003, sections 2.2, 4.2.2 and 5.3. For the player to move (the *root
+Shalita, Saranga & Haim 2013, sections 2.2, 4.2.2 and 5.3. For the player to move (the *root
 player*, weights ``w``, ``float64[36]``):
 
 1. **win**: a move that wins at once is played (random among several);

@@ -1,4 +1,5 @@
-"""Nemesh's training sessions and the report's bootstrapping curriculum (seed 003, sections 4.1.3, 7.3).
+"""Nemesh's training sessions and the report's bootstrapping curriculum (Shalita, Saranga & Haim 2013,
+sections 4.1.3, 7.3).
 
 A *session* is a number of games between two of the report's player kinds
 (:data:`~farl_agents.nemesh.learner.RANDOM`, ``TRAINER``, ``AGENT``) at a

@@ -24,7 +24,7 @@ against the GBG version (measured on six Table 1 agents).
 Source of the weights (facts, not code): GBG, ``src/games/Othello/
 ConfigOthello.java``, ``BENCHMARKPLAYERMAPPING[1]`` ("mode=1: BenchPlayer"),
 used by ``BenchmarkPlayer/BenchMarkPlayer.java``; this is the player GBG
-evaluates against in the paper (seed 000, Table 1). GBG indexes the board as
+evaluates against in the paper (Konen & Bagheri 2020, Table 1). GBG indexes the board as
 ``gameState[i][j]`` -> ``8 * i + j`` with white on ``[3][3]`` and ``[4][4]``
 and black (who moves first) on ``[3][4]`` and ``[4][3]``, exactly farl's
 ``cell = 8 * row + col`` with white on d4 = 27 and e5 = 36, so the table is
