@@ -51,305 +51,23 @@ good moves in its first 12 plies
 """
 from __future__ import annotations
 
-import json
-import math
 import multiprocessing
-import os
-import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from farl_agents.eval_results import EvalResult, Matchup, SeatStats, _summarise
+from farl_agents.openings import (
+    random_opening,
+    resolve_starts,
+    seeded_rng,
+)
 from farl_agents.players import check_player, reset_player
-from farl_envs.core.rng import make_rng, rng_choice_mask
 from farl_envs.core.spec import TERMINAL, TO_MOVE, GameSpec
 
-OTHELLO_4PLY_COUNT = 244
-"""4-ply Othello move sequences (the paper's start set)."""
-OTHELLO_4PLY_DISTINCT = 236
-"""Different positions among them."""
 PROTOCOLS = ("c4-seed002",)
 _ENV_STREAM, _PLAYER_STREAM, _OPENING_STREAM = 0, 1, 2
-
-
-# --------------------------------------------------------------- results
-@dataclass
-class SeatStats:
-    """Results of one matchup with the evaluated player in one seat."""
-
-    seat: int
-    n_games: int
-    wins: int
-    draws: int
-    losses: int
-    mean_score: float
-    score_se: float
-    win_rate: float | None = None
-    """None for games that are not two-player."""
-    win_rate_se: float | None = None
-
-
-@dataclass
-class Matchup:
-    """One evaluated player against one opponent (or one set of seat-fillers)."""
-
-    player: str
-    opponent: str
-    n_games: int
-    wins: int
-    draws: int
-    losses: int
-    mean_score: float
-    score_se: float
-    win_rate: float | None
-    win_rate_se: float | None
-    per_seat: list = field(default_factory=list)
-    """:class:`SeatStats` per seat the evaluated player took."""
-    games: list = field(default_factory=list)
-    """One dict per game: ``seat``, ``start`` (index, -1 for a fresh start),
-    ``score`` (the evaluated player's final reward), ``rewards`` (everybody's),
-    ``plies``."""
-
-    @property
-    def score(self) -> float:
-        """The headline number: win rate for two players, else the mean score."""
-        return self.win_rate if self.win_rate is not None else self.mean_score
-
-
-@dataclass
-class EvalResult:
-    """Everything :func:`evaluate` measured, JSON-serialisable via :meth:`to_dict`."""
-
-    game: str
-    params: dict
-    n_players: int
-    metric: str
-    """``"win_rate"`` (two players) or ``"mean_score"``."""
-    start_states: str
-    n_starts: int
-    seats: list
-    seed: int
-    protocol: str | None
-    matchups: list
-    seconds: float = 0.0
-
-    # single-matchup conveniences
-    def _only(self) -> Matchup:
-        if len(self.matchups) != 1:
-            raise ValueError(f"{len(self.matchups)} matchups: index result.matchups instead")
-        return self.matchups[0]
-
-    @property
-    def score(self) -> float:
-        return self._only().score
-
-    @property
-    def win_rate(self):
-        return self._only().win_rate
-
-    @property
-    def mean_score(self) -> float:
-        return self._only().mean_score
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "EvalResult":
-        d = dict(d)
-        ms = []
-        for m in d.pop("matchups"):
-            m = dict(m)
-            m["per_seat"] = [SeatStats(**s) for s in m["per_seat"]]
-            ms.append(Matchup(**m))
-        return cls(matchups=ms, **d)
-
-    def to_json(self, path) -> None:
-        """Write :meth:`to_dict` as JSON to ``path`` atomically (temp file + rename)."""
-        path = os.fspath(path)
-        folder = os.path.dirname(os.path.abspath(path))
-        os.makedirs(folder, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".eval-", suffix=".json", dir=folder)
-        try:
-            with os.fdopen(fd, "w") as f:
-                json.dump(self.to_dict(), f, indent=1)
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
-
-    @classmethod
-    def from_json(cls, path) -> "EvalResult":
-        with open(path) as f:
-            return cls.from_dict(json.load(f))
-
-    def table(self) -> str:
-        """A plain-text summary: one line per matchup and seat."""
-        two = self.metric == "win_rate"
-        head = f"{self.game} {self.params} starts={self.start_states} ({self.n_starts}) seed={self.seed}"
-        lines = [head]
-        for m in self.matchups:
-            lines.append(f"{m.player} vs {m.opponent}: " + _fmt(m, two))
-            for s in m.per_seat:
-                lines.append(f"    seat {s.seat}: " + _fmt(s, two))
-        return "\n".join(lines)
-
-
-def _fmt(x, two: bool) -> str:
-    if two:
-        return (f"win rate {100 * x.win_rate:.1f}% +- {100 * x.win_rate_se:.1f}%  "
-                f"(W/D/L {x.wins}/{x.draws}/{x.losses} of {x.n_games}), score {x.mean_score:+.3f}")
-    return f"mean score {x.mean_score:.4g} +- {x.score_se:.2g} over {x.n_games} games"
-
-
-def _stats(values) -> tuple[float, float]:
-    v = np.asarray(values, dtype=np.float64)
-    if v.size == 0:
-        return float("nan"), float("nan")
-    se = float(v.std(ddof=1) / math.sqrt(v.size)) if v.size > 1 else 0.0
-    return float(v.mean()), se
-
-
-def _summarise(records: list, two: bool, seat: int | None = None) -> dict:
-    scores = [r["score"] for r in records]
-    wins = sum(1 for s in scores if s > 0)
-    losses = sum(1 for s in scores if s < 0)
-    mean, se = _stats(scores)
-    out = {"n_games": len(records), "wins": wins, "draws": len(scores) - wins - losses,
-           "losses": losses, "mean_score": mean, "score_se": se, "win_rate": None, "win_rate_se": None}
-    if two:
-        out["win_rate"], out["win_rate_se"] = _stats([1.0 if s > 0 else (0.0 if s < 0 else 0.5) for s in scores])
-    if seat is not None:
-        out["seat"] = seat
-    return out
-
-
-# --------------------------------------------------------- start states
-def _seeded_rng(*words) -> np.ndarray:
-    """A farl generator seeded from a tuple of non-negative ints."""
-    word = np.random.SeedSequence([int(w) for w in words]).generate_state(1, dtype=np.uint64)[0]
-    return make_rng(int(word))
-
-
-def _children(game: GameSpec, s: np.ndarray) -> list:
-    mask = np.zeros(game.n_actions, dtype=np.int8)
-    game.legal_actions(game.p, s, mask)
-    rew = np.zeros(game.n_players)
-    out = []
-    for a in np.flatnonzero(mask):
-        nxt = np.empty_like(s)
-        game.afterstate(game.p, s, int(a), nxt, rew)
-        out.append(nxt)
-    return out
-
-
-def positions_after(game: GameSpec, plies: int, distinct: bool = True) -> list:
-    """The non-terminal positions ``plies`` moves after the start (deterministic games).
-
-    ``distinct=True`` keeps each position once (first found); ``distinct=False``
-    keeps one entry per move sequence, in depth-first order of the actions.
-    """
-    if game.has_chance:
-        raise ValueError(f"{game.id} has chance events: its k-ply positions cannot be enumerated")
-    level = [game.initial_state(game.p, make_rng(0))]
-    for _ in range(plies):
-        seen, nxt = set(), []
-        for s in level:
-            for c in _children(game, s):
-                if c[TERMINAL]:
-                    continue
-                if distinct:
-                    key = c.tobytes()
-                    if key in seen:
-                        continue
-                    seen.add(key)
-                nxt.append(c)
-        level = nxt
-    return level
-
-
-def othello_4ply_starts(game: GameSpec | None = None, distinct: bool = False) -> list:
-    """The paper's Othello start set: every 4-ply opening, 244 of them.
-
-    Konen & Bagheri 2020 (appendix A.6) evaluates "from all 244 4-ply start states". 244
-    is the number of 4-move *sequences* (GBG ``EvaluatorOthello.diffStartList``
-    collects the leaves of the 4-ply move tree); only 236 of the positions are
-    different (GBG's comment, after van der Ree & Wiering), because some
-    openings transpose. ``distinct=False`` (default) returns the 244 leaves
-    as GBG does, in action order, so transposed positions are played twice;
-    ``distinct=True`` the 236 different positions. Both counts are asserted.
-    """
-    if game is None:
-        import farl_envs
-        game = farl_envs.game_spec("othello")
-    if game.name != "othello":
-        raise ValueError(f"the 4-ply start set is for Othello, not {game.id}")
-    starts = positions_after(game, 4, distinct=distinct)
-    want = OTHELLO_4PLY_DISTINCT if distinct else OTHELLO_4PLY_COUNT
-    if len(starts) != want:
-        raise RuntimeError(f"expected {want} {'distinct ' if distinct else ''}4-ply Othello "
-                           f"positions, found {len(starts)}")
-    return starts
-
-
-def random_opening(game: GameSpec, plies: int, rng: np.ndarray, tries: int = 100) -> np.ndarray:
-    """A uniformly random ``plies``-move opening (chance events drawn from ``rng``), not yet over."""
-    mask = np.zeros(game.n_actions, dtype=np.int8)
-    rew = np.zeros(game.n_players)
-    for _ in range(tries):
-        s = game.initial_state(game.p, rng)
-        for _ in range(plies):
-            if s[TERMINAL]:
-                break
-            game.legal_actions(game.p, s, mask)
-            game.afterstate(game.p, s, int(rng_choice_mask(rng, mask)), s, rew)
-            if game.has_chance and not s[TERMINAL]:
-                game.chance(game.p, s, rng)
-        if not s[TERMINAL]:
-            return s
-    raise ValueError(f"{game.id}: no random {plies}-ply opening that is not over in {tries} tries")
-
-
-def _resolve_starts(game: GameSpec, start_states):
-    """``(description, starts)``; ``starts`` is a list of states or a tag ``"fresh"``/``("random", k)``."""
-    if isinstance(start_states, str):
-        if start_states == "initial":
-            if game.has_chance:
-                return "initial", "fresh"
-            return "initial", [game.initial_state(game.p, make_rng(0))]
-        if start_states == "all-1ply":
-            return "all-1ply", positions_after(game, 1)
-        if start_states in ("othello-4ply", "othello-4ply-distinct"):
-            if game.name != "othello":
-                raise ValueError(f"start_states={start_states!r} is for Othello, not {game.id}")
-            return start_states, othello_4ply_starts(game, distinct=start_states.endswith("distinct"))
-        raise ValueError(f"unknown start_states {start_states!r}: use 'initial', 'all-1ply', "
-                         f"'othello-4ply', 'othello-4ply-distinct', ('random', k) or a list of states")
-    if isinstance(start_states, tuple) and len(start_states) == 2 and start_states[0] == "random":
-        k = start_states[1]
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
-            raise ValueError(f"('random', k) needs an integer k >= 0, got {k!r}")
-        return f"random-{int(k)}ply", ("random", int(k))
-    if isinstance(start_states, (list, np.ndarray)):
-        starts = []
-        for i, s in enumerate(start_states):
-            a = np.asarray(s)
-            if a.shape != (game.state_size,) or not np.array_equal(a, a.astype(np.int32)):
-                raise ValueError(f"start state {i} must be {game.state_size} integers, got shape {a.shape}")
-            a = a.astype(np.int32)
-            reason = game.validate(game.p, a)
-            if reason:
-                raise ValueError(f"start state {i} is not a legal {game.id} position: {reason}")
-            if a[TERMINAL]:
-                raise ValueError(f"start state {i} is a finished game")
-            starts.append(a)
-        if not starts:
-            raise ValueError("start_states is an empty list")
-        return "list", starts
-    raise ValueError(f"start_states must be a string, ('random', k) or a list of states, got {start_states!r}")
 
 
 # ------------------------------------------------------------ playing
@@ -400,11 +118,11 @@ def _run_tasks(game: GameSpec, matchups: list, starts, seed: int, tasks: list) -
     out = []
     for mi, oj, seat, g in tasks:
         seat_players = matchups[mi]["seats"][seat]
-        env_rng = _seeded_rng(seed, oj, seat, g, _ENV_STREAM)
-        player_rng = _seeded_rng(seed, oj, seat, g, _PLAYER_STREAM)
+        env_rng = seeded_rng(seed, oj, seat, g, _ENV_STREAM)
+        player_rng = seeded_rng(seed, oj, seat, g, _PLAYER_STREAM)
         if isinstance(starts, tuple):  # ("random", k): one fresh opening per game index
             start_index = -1
-            s = random_opening(game, starts[1], _seeded_rng(seed, g, _OPENING_STREAM))
+            s = random_opening(game, starts[1], seeded_rng(seed, g, _OPENING_STREAM))
         elif isinstance(starts, str):  # fresh random start (2048)
             start_index = -1
             s = game.initial_state(game.p, env_rng)
@@ -535,7 +253,7 @@ def evaluate(game, players, opponents=None, n_games: int | None = None, start_st
             opp = _as_player(o, game, "opponent")
             opp_fills.append((opp,) * (n - 1))
 
-    desc, starts = _resolve_starts(game, start_states)
+    desc, starts = resolve_starts(game, start_states)
     n_starts = len(starts) if isinstance(starts, list) else 0
     if n_games is None:
         n_games = n_starts if isinstance(starts, list) and desc != "initial" else 100

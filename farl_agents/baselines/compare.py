@@ -18,7 +18,7 @@ same seed. The report goes to ``docs/results/compare_<game>.md`` with a PNG
 of strength vs steps and vs seconds.
 
 TD-FARL is :class:`~farl_agents.learners.NTupleAgent` with the paper preset
-(``LearnerConfig.paper(game)``, seed 000 Appendix A.6) unchanged; its ε and
+(``paper_config(game)``, Konen & Bagheri 2020, Appendix A.6) unchanged; its ε and
 α schedules run over the preset's episode count whatever the budget.
 """
 from __future__ import annotations
@@ -59,9 +59,9 @@ def train_td_farl(game: GameSpec, budget: Budget, *, seed: int = 0, evaluator=No
 
     Returns ``(agent, rows, compile_seconds)``; steps are training plies.
     """
-    from farl_agents.learners import LearnerConfig, NTupleAgent
+    from farl_agents.learners import NTupleAgent, paper_config
 
-    cfg = config if config is not None else LearnerConfig.paper(game.name, seed=seed)
+    cfg = config if config is not None else paper_config(game.name, seed=seed)
     t = time.perf_counter()
     NTupleAgent(game, cfg).train(2)  # compile the self-play loop for this game (not charged to the budget)
     compile_seconds = time.perf_counter() - t
@@ -331,7 +331,7 @@ def report(out: dict, png_name: str) -> str:
              f"Made by `{out['command']}` on {platform.machine()}, one core (torch threads 1), {_versions()}, "
              f"{date.today().isoformat()}. Wall-clock of the whole comparison (training, evaluations, compilation): "
              f"**{out['seconds'] / 60:.1f} min**." + _load_note(out.get("load")), "",
-             "Learners: **td-farl** = n-tuple TD-FARL with the paper preset (`LearnerConfig.paper`), self-play; "
+             "Learners: **td-farl** = n-tuple TD-FARL with the paper preset (`paper_config`), self-play; "
              "**maskable-ppo** = sb3-contrib MaskablePPO; **dqn** = SB3 DQN with masked argmax, masked exploration "
              "and masked TD target (`farl_agents.baselines.dqn`). SB3 learners: MLP 128-128, "
              f"8 envs (PPO) / 1 env (DQN), seat alternating, training opponent `{out['opponent']}`"

@@ -1,5 +1,8 @@
 """The scaled-down measurements of docs/results/descent.md (Cohen-Solal 2020's qualitative claims).
 
+(Longer than farl's usual 400 lines: it is one results page's script, its stages read top to bottom
+beside the page they write; split, one experiment would be scattered over several files.)
+
     python -m farl_agents.descent.experiments --minutes 1 --out runs/descent-exp
 
 Stages (each cached in ``OUT``; rerunning skips what is done):

@@ -1,4 +1,7 @@
-"""Measurements of agent Nemesh for ``docs/results/nemesh.md`` (issue 8).
+"""Measurements of agent Nemesh for ``docs/results/nemesh.md``.
+
+(Longer than farl's usual 400 lines: it is one results page's script, its stages read top to bottom
+beside the page they write; split, one experiment would be scattered over several files.)
 
 ::
 
