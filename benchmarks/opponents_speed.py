@@ -40,7 +40,8 @@ from pathlib import Path
 
 import farl_envs
 from farl_agents.atomic import atomic_write_text
-from farl_agents.evaluate import othello_4ply_starts, play_game
+from farl_agents.evaluate import play_game
+from farl_agents.openings import othello_4ply_starts
 from farl_agents.opponents import MCTS, BenchPlayer, MaxN, connect_four_player
 from farl_agents.opponents import connect_four as c4
 from farl_agents.players import RandomPlayer

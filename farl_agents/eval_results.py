@@ -142,7 +142,7 @@ def _stats(values) -> tuple[float, float]:
     return float(v.mean()), se
 
 
-def _summarise(records: list, two: bool, seat: int | None = None) -> dict:
+def summarise(records: list, two: bool, seat: int | None = None) -> dict:
     scores = [r["score"] for r in records]
     wins = sum(1 for s in scores if s > 0)
     losses = sum(1 for s in scores if s < 0)

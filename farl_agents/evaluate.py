@@ -57,7 +57,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-from farl_agents.eval_results import EvalResult, Matchup, SeatStats, _summarise
+from farl_agents.eval_results import EvalResult, Matchup, SeatStats, summarise
 from farl_agents.openings import (
     random_opening,
     resolve_starts,
@@ -293,9 +293,9 @@ def evaluate(game, players, opponents=None, n_games: int | None = None, start_st
     results = []
     for mi, m in enumerate(matchups):
         recs = [r for r, t in zip(records, tasks) if t[0] == mi]
-        per_seat = [SeatStats(**_summarise([r for r in recs if r["seat"] == seat], two, seat)) for seat in seats]
+        per_seat = [SeatStats(**summarise([r for r in recs if r["seat"] == seat], two, seat)) for seat in seats]
         results.append(Matchup(player=m["player"], opponent=m["opponent"], per_seat=per_seat,
-                               games=recs if keep_games else [], **_summarise(recs, two)))
+                               games=recs if keep_games else [], **summarise(recs, two)))
     return EvalResult(game=game.id, params=dict(game.params), n_players=n,
                       metric="win_rate" if two else "mean_score", start_states=desc, n_starts=n_starts,
                       seats=seats, seed=int(seed), protocol=protocol, matchups=results, seconds=seconds)

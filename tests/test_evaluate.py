@@ -8,13 +8,9 @@ import numpy as np
 import pytest
 
 import farl_envs
-from farl_agents.evaluate import (
-    EvalResult,
-    evaluate,
-    othello_4ply_starts,
-    play_game,
-    positions_after,
-)
+from farl_agents.eval_results import EvalResult
+from farl_agents.evaluate import evaluate, play_game
+from farl_agents.openings import othello_4ply_starts, positions_after
 from farl_agents.opponents import MCTS, MaxN
 from farl_agents.players import CallablePlayer, RandomPlayer
 from farl_envs.core.rng import make_rng

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import re
 
-from farl_agents.evaluate import EvalResult, evaluate, positions_after
+from farl_agents.eval_results import EvalResult
+from farl_agents.evaluate import evaluate
+from farl_agents.openings import positions_after
 from farl_agents.runs.curve import ALONE
 from farl_envs.core.rng import make_rng
 

@@ -51,7 +51,7 @@ from pathlib import Path
 import farl_envs
 from farl_agents import families
 from farl_agents.atomic import atomic_write_json
-from farl_agents.evaluate import EvalResult
+from farl_agents.eval_results import EvalResult
 from farl_agents.runs import legacy
 from farl_agents.runs.curve import plot_curve, write_curve
 from farl_agents.runs.evaluation import describe_row, evaluate_agent, scores_of
