@@ -47,3 +47,21 @@ def test_the_opponent_list_needs_no_torch():
             "assert 'ab' in eval_opponents(farl_envs.game_spec('connect_four'))\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
+
+
+def test_the_report_says_what_the_perfect_players_allow():
+    from farl_agents.baselines.compare import report
+
+    labels = ["ab", "ab-dl", "mcts200", "random"]
+    row = {"steps": 100, "seconds": 1.0, "episodes": 5, "checkpoint": "steps",
+           **{lb: 0.25 for lb in labels}, **{f"{lb}_se": 0.01 for lb in labels}}
+    out = {"game": "connect_four", "params": {"rows": 6, "cols": 7}, "budget_steps": 100, "budget_minutes": None,
+           "runs": 1, "labels": labels, "eval_games": 2, "final_games": 2, "opponent": "self-play",
+           "results": {"td-farl": [{"seed": 0, "curve": [row], "equal_steps": row, "equal_time": None,
+                                    "compile_seconds": 1.0}]},
+           "reference": row, "seconds": 60.0, "command": "farl compare connect_four", "load": (None, None)}
+    text = report(out, "x.png")
+    assert "| td-farl | 100 | 1.00 | 5 | 25.0% ± 1.0 | 25.0% ± 1.0 | 25.0% ± 1.0 | 25.0% ± 1.0 |" in text
+    assert "at most 50 %" in text and "delay the loss longest" in text
+    out["labels"] = ["mcts200", "random"]
+    assert "at most 50 %" not in report(out, "x.png")

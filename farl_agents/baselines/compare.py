@@ -322,6 +322,16 @@ def _load_note(load) -> str:
             f"bought fewer steps).")
 
 
+_PERFECT_PLAYERS_NOTE = (
+    "**ab** and **ab-dl** are the perfect Connect Four players (`make_opponent(\"ab\")`, `\"ab-dl\"`): both win "
+    "as fast as they can and draw when they cannot win, so moving first they win every game and a learner scores "
+    "at most 50 % against either. When every move loses (as second player after a centre opening, a first-player "
+    "win), AB plays a uniformly random legal move, while AB-DL plays the moves that delay the loss longest: after a "
+    "centre opening AB moves at random for as long as the learner keeps the win, AB-DL makes it find the win "
+    "against the longest defence.")
+"""Read under the tables when the perfect players are among the opponents (what their win rates can reach)."""
+
+
 def report(out: dict, png_name: str) -> str:
     """The Markdown page of a :func:`compare` result."""
     spec_params = out["params"]
@@ -349,6 +359,8 @@ def report(out: dict, png_name: str) -> str:
     lines += [f"Evaluation: `farl_agents.evaluate.evaluate`, greedy play, {out['final_games']} games per seat "
               f"and opponent at the budget points ({out['eval_games']} on the curves), seed 12345; "
               f"{what}. Runs: {out['runs']}.", ""]
+    if {"ab", "ab-dl"} & set(out["labels"]):
+        lines += [_PERFECT_PLAYERS_NOTE, ""]
     if steps is not None:
         lines += [f"## Equal environment steps: {steps:,}", ""] + _table(out, "equal_steps") + [""]
         lines += ["Ranking: " + "; ".join(_best(out, "equal_steps")) + ".", ""]
