@@ -89,7 +89,8 @@ def blocks_of(path: Path) -> list[Block]:
         j = i + 1
         while j < len(lines) and not lines[j].startswith("```"):
             j += 1
-        block = Block(path.name if path.parent == ROOT else str(path.relative_to(ROOT)), start + 1,
+        document = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else path.name
+        block = Block(document, start + 1,
                       "python" if m.group(1) == "python" else "bash", "\n".join(lines[start + 1:j]))
         marker = lines[start - 1].strip() if start > 0 else ""
         mm = re.match(r"<!-- readme-test: (needs|skip) (.+?) -->", marker)
