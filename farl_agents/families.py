@@ -9,6 +9,7 @@ ntuple      td-farl, td, sarsa-farl, sarsa,         Konen & Bagheri 2020 (FARL);
             q-farl, q                               Koch & Konen 2014 (Connect Four presets)
 nemesh      nemesh                                  Shalita, Saranga & Haim 2013 (Agent Nemesh)
 descent     descent                                 Cohen-Solal 2020 (descent, UBFM)
+sb3         maskable-ppo, dqn                       the deep-RL baselines (Stable-Baselines3)
 ==========  ======================================  ==============================================
 
 Each family has one *hooks* module with the same names in it:
@@ -42,7 +43,7 @@ class Family:
     """``farl train --algo`` names it trains."""
     hooks_module: str
     formats: tuple
-    """``format`` strings in the ``meta`` JSON of its agent files."""
+    """``format`` strings in the ``meta`` JSON of its agent files (``.npz``)."""
     info: str
     """One line for ``farl info``."""
 
@@ -63,6 +64,9 @@ FAMILIES = (
            "Connect Four of any size"),
     Family("descent", ("descent",), "farl_agents.descent.family", ("farl-descent-agent",),
            "descent / UBFM / ID / MCTS self-play with tree, root or terminal learning (Cohen-Solal 2020)"),
+    Family("sb3", ("maskable-ppo", "dqn"), "farl_agents.baselines.family", (),
+           "deep-RL baselines: MaskablePPO and masked DQN (Stable-Baselines3; optional extra 'baselines'); "
+           "agent files are SB3's .zip"),
 )
 
 
@@ -88,6 +92,11 @@ def of_format(fmt: str | None) -> Family | None:
         if fmt in fam.formats:
             return fam
     return None
+
+
+def of_zip() -> Family:
+    """The family whose agent files are SB3 ``.zip`` models (the others write ``.npz``)."""
+    return get("sb3")
 
 
 def all_algos() -> list[str]:

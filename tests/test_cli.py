@@ -41,8 +41,8 @@ def test_train_writes_run_folder(trained, capsys):
     assert info["eval_vs"] == ["random", "maxn10"]
     rows = read_curve(trained / "curve.csv")
     assert [r["episode"] for r in rows] == [0, 500, 1000, 1500]
-    assert set(rows[0]) == {"episode", "train_seconds", "wall_seconds", "train_reward", "train_plies", "score_random",
-                            "se_random", "score_maxn10", "se_maxn10"}
+    assert set(rows[0]) == {"episode", "env_steps", "train_seconds", "wall_seconds", "train_reward", "train_plies",
+                            "score_random", "se_random", "score_maxn10", "se_maxn10"}
     assert rows[0]["train_reward"] is None and rows[-1]["train_plies"] > 4
     assert all(0 <= r["score_maxn10"] <= 0.5 for r in rows)
     agent = NTupleAgent.load(trained / "agent.npz")

@@ -7,6 +7,7 @@ layout is the same for all. Run folders written by farl 0.1 (committed
 under tests/data/runs_farl_0_1, made by the code before the run stacks were
 merged) resume too.
 """
+import importlib.util
 import io
 import json
 import shutil
@@ -24,7 +25,8 @@ from farl_agents.runs import Run, read_curve
 from farl_agents.runs import run as run_module
 
 LEGACY = Path(__file__).parent / "data" / "runs_farl_0_1"
-LAYOUT = {"run.json", "checkpoint.json", "agent.npz", "curve.csv", "curve.png", "eval.json", "checkpoints"}
+LAYOUT = {"run.json", "checkpoint.json", "curve.csv", "curve.png", "eval.json", "checkpoints"}
+"""Every run folder holds these, and its agent file (agent.npz; agent.zip for SB3 models)."""
 
 # family -> (train argv after the game, game, opponent for eval); tiny budgets, a curve against random
 FAMILY_RUNS = {
@@ -33,7 +35,13 @@ FAMILY_RUNS = {
                 "--eval-every", "20"], "random"),
     "descent": (["tictactoe", "--algo", "descent", "--minutes", "0.03", "--move-iterations", "8",
                  "--eval-every", "0.6"], "random"),
+    "sb3": (["tictactoe", "--algo", "maskable-ppo", "--timesteps", "8192", "--eval-every", "2048"], "random"),
 }
+HAVE_SB3 = all(importlib.util.find_spec(m) for m in ("stable_baselines3", "sb3_contrib", "torch"))
+COMMON_FLAGS = ("--out", "--resume", "--seed", "--quiet", "--stop-after", "--checkpoint-minutes", "--eval-every",
+                "--eval-vs", "--eval-games", "--eval-starts", "--eval-seed", "--eval-jobs", "--param", "--config",
+                "--set", "--preset")
+"""The flags every family's ``farl train`` takes, with the same meaning."""
 
 
 def test_every_family_is_in_the_registry_with_its_hooks():
@@ -41,7 +49,7 @@ def test_every_family_is_in_the_registry_with_its_hooks():
     for fam in families.FAMILIES:
         hooks = fam.hooks()
         assert hooks.Trainer.family == fam.name
-        assert hooks.Trainer.unit in ("episodes", "games", "seconds")
+        assert hooks.Trainer.unit in ("episodes", "games", "seconds", "steps")
         assert set(hooks.FLAGS.flag_fields) <= set(hooks.Trainer.config_class.__dataclass_fields__)
         for algo in fam.algos:
             assert families.of_algo(algo) is fam
@@ -49,8 +57,24 @@ def test_every_family_is_in_the_registry_with_its_hooks():
         families.of_algo("nosuch")
 
 
+@pytest.mark.parametrize("family", [f.name for f in families.FAMILIES])
+def test_one_cli_contract_every_family_takes_the_common_flags_and_its_own(family):
+    fam = families.get(family)
+    hooks = fam.hooks()
+    parser = cli.build_parser(["train", "--algo", fam.algos[0]])
+    train = parser._subparsers._group_actions[0].choices["train"]
+    flags = {opt for a in train._actions for opt in a.option_strings}
+    missing = [f for f in COMMON_FLAGS if f not in flags]
+    assert not missing, f"{family} lacks {missing}"
+    assert hooks.BUDGET_FLAG in flags  # the budget, in the family's unit
+    for field in hooks.FLAGS.flag_fields:
+        assert "--" + field.replace("_", "-") in flags
+
+
 @pytest.mark.parametrize("family", list(FAMILY_RUNS))
 def test_train_interrupt_resume_eval_play(family, tmp_path, monkeypatch, capsys):
+    if family == "sb3" and not HAVE_SB3:
+        pytest.skip("needs the optional extra 'baselines' (Stable-Baselines3, torch)")
     argv, opponent = FAMILY_RUNS[family]
     out = tmp_path / family
     common = ["--eval-vs", opponent, "--eval-games", "2", "--quiet", "--out", str(out)]
@@ -74,7 +98,7 @@ def test_train_interrupt_resume_eval_play(family, tmp_path, monkeypatch, capsys)
 
     assert cli.main(["train", "--resume", str(out), "--quiet"]) == 0
     run = Run.open(out)
-    assert run.finished and LAYOUT <= {p.name for p in out.iterdir()}
+    assert run.finished and LAYOUT <= {p.name for p in out.iterdir()} and run.agent_file.exists()
     rows = read_curve(out / "curve.csv")
     assert rows[0]["episode"] == 0 and rows[-1]["episode"] == run.episodes_done
     assert all(0 <= r[f"score_{opponent}"] <= 1 for r in rows)

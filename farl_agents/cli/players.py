@@ -23,8 +23,9 @@ def agent_file(text: str) -> Path:
     """The agent file ``text`` names: the file itself, or ``agent.npz`` of a run folder."""
     path = Path(text)
     if path.is_dir():
-        if (path / "agent.npz").is_file():
-            return path / "agent.npz"
+        for name in ("agent.npz", "agent.zip"):  # SB3 baselines save .zip models
+            if (path / name).is_file():
+                return path / name
         what = "a run folder without agent.npz yet" if (path / "run.json").exists() else "a folder, not a run"
         raise CliError(f"{text} is {what}: give a run folder of `farl train` or an agent file")
     if not path.is_file():
@@ -33,6 +34,8 @@ def agent_file(text: str) -> Path:
 
 
 def _family_of(path: Path) -> families.Family:
+    if path.suffix == ".zip":
+        return families.of_zip()
     try:
         _, meta = read_npz_with_meta(path)
     except UNREADABLE:

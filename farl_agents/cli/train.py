@@ -255,7 +255,7 @@ def run_command(args) -> int:
     print(f"{status}: {summary_line(run)}")
     if status == "done":
         f = run.folder
-        print(f"agent {f / 'agent.npz'}, curve {f / 'curve.csv'} and {f / 'curve.png'}, settings {f / 'run.json'}")
+        print(f"agent {run.agent_file}, curve {f / 'curve.csv'} and {f / 'curve.png'}, settings {f / 'run.json'}")
         print(f"next: farl eval {shlex.quote(str(f))} --vs random   |   farl play {shlex.quote(str(f))}")
         return 0
     print(f"checkpoint written; continue with: farl train --resume {shlex.quote(str(run.folder))}")

@@ -3,6 +3,7 @@
 A curve row is taken at a *curve point* of a run (see :mod:`farl_agents.runs.run`)::
 
     episode         episodes (games) of training done at the point
+    env_steps       environment steps of the learner (SB3 baselines; empty for the others)
     train_seconds   training time so far, evaluations excluded
     wall_seconds    wall time so far, evaluations and compilation included
     train_reward    mean reward of player 0 in the training games since the previous row
@@ -23,10 +24,10 @@ import numpy as np
 
 from farl_agents.atomic import atomic_file, atomic_write_text
 
-COLUMNS = ("episode", "train_seconds", "wall_seconds", "train_reward", "train_plies")
+COLUMNS = ("episode", "env_steps", "train_seconds", "wall_seconds", "train_reward", "train_plies")
 ALONE = "alone"
 """The evaluation "opponent" of one-player games (2048): the agent plays by itself."""
-INTEGER_COLUMNS = ("episode",)
+INTEGER_COLUMNS = ("episode", "env_steps")
 
 
 def score_columns(eval_vs) -> list[str]:
@@ -75,6 +76,7 @@ def read_curve(path) -> list[dict]:
             for r in csv.DictReader(f):
                 row = {k: (None if v == "" else (int(v) if k in INTEGER_COLUMNS else float(v))) for k, v in r.items()}
                 row.setdefault("train_seconds", None)
+                row.setdefault("env_steps", None)
                 rows.append(row)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{path} is not a learning-curve file ({type(exc).__name__}: {exc})") from None
@@ -94,7 +96,7 @@ def _save_figure(fig, path) -> None:
 def plot_curve(rows: list, eval_vs, path, title: str, x: str = "episode") -> None:
     """Draw a run's curve: evaluation scores ± 1 s.e. (left axis), mean training reward (right axis).
 
-    ``x`` is the column on the horizontal axis: ``episode`` or ``train_seconds``.
+    ``x`` is the column on the horizontal axis: ``episode``, ``env_steps`` or ``train_seconds``.
     """
     import matplotlib
 
@@ -110,7 +112,7 @@ def plot_curve(rows: list, eval_vs, path, title: str, x: str = "episode") -> Non
             xa, ya, ea = (np.array(v, dtype=float) for v in zip(*pts))
             ax.plot(xa, ya, marker="o", ms=3, label=f"vs {o}" if o != ALONE else "score (greedy)")
             ax.fill_between(xa, ya - ea, ya + ea, alpha=0.2)
-    ax.set_xlabel("training episodes" if x == "episode" else "training seconds")
+    ax.set_xlabel({"episode": "training episodes", "env_steps": "environment steps"}.get(x, "training seconds"))
     ax.set_ylabel("evaluation score (win rate or mean score)")
     tr = [(a, r["train_reward"]) for a, r in zip(xs, rows) if a is not None and r.get("train_reward") is not None]
     if tr:

@@ -7,6 +7,7 @@ for its budget and evaluates it at regular *curve points* (at 0, every
     DIR/run.json           what the run is (RunSpec: family, game, params, settings, evaluation plan),
                            farl version, command (written once, never changed)
     DIR/agent.npz          the agent at the last checkpoint, playable by `farl eval` / `farl play`
+                           (agent.zip for the SB3 baselines: their models are SB3's zip files)
     DIR/curve.csv          the learning curve (columns in farl_agents.runs.curve)
     DIR/curve.png          the same, drawn
     DIR/eval.json          the latest evaluation (EvalResult.to_dict, without per-game records)
@@ -136,8 +137,8 @@ class Run:
             done = marker.get("done", marker["episodes_done"])
             if all((folder / f).exists() for f in files):
                 trainer = cls_trainer.load(spec, [folder / f for f in files])
-            elif len(files) == 1 and (folder / "agent.npz").exists():
-                trainer = cls._published_copy_of(cls_trainer, folder, spec, done)
+            elif len(files) == 1 and (folder / ("agent" + Path(files[0]).suffix)).exists():
+                trainer = cls._published_copy_of(cls_trainer, folder / ("agent" + Path(files[0]).suffix), spec, done)
                 if trainer is None:
                     raise LostCheckpoint(folder, files[0])
             else:
@@ -151,11 +152,11 @@ class Run:
         return cls(folder, spec, trainer, rows, pending, wall, float(marker.get("train_seconds", 0.0)))
 
     @staticmethod
-    def _published_copy_of(cls_trainer, folder: Path, spec: RunSpec, done):
-        """The learner of ``folder/agent.npz`` when it is the checkpoint's (same progress and settings): a
-        copy of the checkpoint file, so a run whose ``checkpoints/`` is gone can still go on."""
+    def _published_copy_of(cls_trainer, published: Path, spec: RunSpec, done):
+        """The learner of the published agent file when it is the checkpoint's (same progress and settings):
+        a copy of the checkpoint file, so a run whose ``checkpoints/`` is gone can still go on."""
         try:
-            copy = cls_trainer.load(spec, [folder / "agent.npz"])
+            copy = cls_trainer.load(spec, [published])
         except (OSError, ValueError, KeyError):
             return None
         return copy if copy.done == done and copy.matches(spec) else None
@@ -166,7 +167,7 @@ class Run:
         again from the beginning with the settings of its ``run.json``."""
         folder = Path(folder)
         read_spec(folder)  # only a farl run folder is touched
-        for name in ("checkpoint.json", "curve.csv", "curve.png", "eval.json", "agent.npz"):
+        for name in ("checkpoint.json", "curve.csv", "curve.png", "eval.json", "agent.npz", "agent.zip"):
             (folder / name).unlink(missing_ok=True)
         return cls.open(folder)
 
@@ -201,8 +202,19 @@ class Run:
         """Whether evaluation scores are win rates (two-player games)."""
         return self.game.n_players == 2
 
+    PROGRESS_COLUMN = {"episodes": "episode", "games": "episode", "seconds": "train_seconds", "steps": "env_steps"}
+    """The curve column that holds a row's progress, by the trainer's unit."""
+
     def _progress_of(self, row: dict) -> float:
-        return row["train_seconds"] if self.unit == "seconds" else row["episode"]
+        return row[self.PROGRESS_COLUMN[self.unit]]
+
+    @property
+    def agent_file(self) -> Path:
+        """The published agent file (``agent.npz``; ``agent.zip`` for SB3 models)."""
+        for name in ("agent.npz", "agent.zip"):
+            if (self.folder / name).exists():
+                return self.folder / name
+        return self.folder / "agent.npz"
 
     @property
     def finished(self) -> bool:
@@ -315,7 +327,8 @@ class Run:
     def _curve_point(self, eval_jobs: int, bar) -> None:
         p = self.pending
         n = p["episodes"]
-        row = {"episode": self.trainer.episodes, "train_seconds": self.train_seconds, "wall_seconds": None,
+        row = {"episode": self.trainer.episodes, "env_steps": self.done if self.unit == "steps" else None,
+               "train_seconds": self.train_seconds, "wall_seconds": None,
                "train_reward": p["reward_sum"] / n if n else None,
                "train_plies": p["plies_sum"] / n if n and p["plies_sum"] is not None else None}
         if self.spec.eval_vs:
@@ -342,7 +355,7 @@ class Run:
         if self.unit == "seconds":
             stem += f"-{int(1000 * self.done):012d}ms"
         names = self.trainer.save(ck, stem)
-        publish_copy(ck / names[0], self.folder / "agent.npz")
+        publish_copy(ck / names[0], self.folder / ("agent" + Path(names[0]).suffix))
         write_curve(self.folder / "curve.csv", self.rows, self.spec.eval_vs)
         if self.last_eval is not None:
             atomic_write_json(self.folder / "eval.json", self.last_eval.to_dict())
@@ -352,7 +365,7 @@ class Run:
                   "wall_seconds": self.wall_seconds, "train_seconds": self._train_s, "pending": self.pending,
                   "rows": self.rows, "time": datetime.datetime.now().isoformat(timespec="seconds")}
         atomic_write_json(self.folder / "checkpoint.json", marker)
-        for old in ck.glob("*.npz"):
+        for old in ck.glob("agent-*"):
             if old.name not in names:
                 old.unlink(missing_ok=True)
         self._last_checkpoint = time.monotonic()
@@ -360,7 +373,7 @@ class Run:
         if self.rows and due and self._plotted != len(self.rows):
             try:
                 plot_curve(self.rows, self.spec.eval_vs, self.folder / "curve.png", self.title(),
-                           x="train_seconds" if self.unit == "seconds" else "episode")
+                           x=self.PROGRESS_COLUMN[self.unit])
                 self._plotted = len(self.rows)
                 self._last_plot = time.monotonic()
             except Exception:  # noqa: BLE001 - matplotlib (fonts, backends): a plot must never cost a checkpoint
@@ -396,6 +409,7 @@ def summary_line(run: Run) -> str:
     if last is not None:
         d = describe_row(last, run.spec.eval_vs, run.percent)
         if d:
-            where = f"{last['train_seconds']:.1f} s" if unit == "seconds" else f"{unit[:-1]} {last['episode']:,}"
+            where = (f"{last['train_seconds']:.1f} s" if unit == "seconds"
+                     else f"{unit[:-1]} {last[run.PROGRESS_COLUMN[unit]]:,}")
             text += f"; at {where}: {d}"
     return text

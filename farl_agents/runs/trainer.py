@@ -16,7 +16,8 @@ class Trainer(Protocol):
 
     ``unit`` is what the budget, ``--eval-every`` and ``--stop-after``
     count: ``"episodes"`` (n-tuple self-play episodes), ``"games"`` (Nemesh
-    games) or ``"seconds"`` (Descent's training time, evaluations excluded).
+    games), ``"seconds"`` (Descent's training time, evaluations excluded) or
+    ``"steps"`` (the SB3 baselines' environment steps).
     """
 
     family: ClassVar[str]
@@ -58,7 +59,7 @@ class Trainer(Protocol):
         sum of plies or None)."""
 
     def save(self, folder: Path, stem: str) -> list[str]:
-        """Write a checkpoint as files ``folder/<stem>-*.npz``; return their names, the agent file first
+        """Write a checkpoint as files ``folder/<stem>*``; return their names, the agent file first
         (the one ``farl eval`` and ``farl play`` read)."""
 
     def matches(self, spec) -> bool:
