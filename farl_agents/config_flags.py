@@ -23,6 +23,14 @@ class FlagError(ValueError):
     """A value that does not fit its field (a one-line message for the user)."""
 
 
+def settings_from_dict(cls, d: dict, what: str):
+    """``cls(**d)`` for a settings dataclass, with a ValueError naming unknown keys (``what``: "Nemesh options")."""
+    bad = set(d) - {f.name for f in dataclasses.fields(cls)}
+    if bad:
+        raise ValueError(f"unknown {what}: {', '.join(sorted(bad))}")
+    return cls(**d)
+
+
 def field_docs(cls) -> dict:
     """The docstring under each dataclass field, read from the source (``{field: text}``)."""
     body = ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0].body

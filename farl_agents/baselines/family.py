@@ -24,7 +24,7 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
-from farl_agents.config_flags import ConfigFlags
+from farl_agents.config_flags import ConfigFlags, settings_from_dict
 
 ALGOS = ("maskable-ppo", "dqn")
 DEFAULT_ALGO = "maskable-ppo"
@@ -64,10 +64,7 @@ class BaselineConfig:
 
     @classmethod
     def from_dict(cls, d: dict) -> "BaselineConfig":
-        bad = set(d) - {f.name for f in dataclasses.fields(cls)}
-        if bad:
-            raise ValueError(f"unknown baseline options: {', '.join(sorted(bad))}")
-        return cls(**d)
+        return settings_from_dict(cls, d, "baseline options")
 
 
 FLAGS = ConfigFlags(BaselineConfig, skip=("algo",), choices={})

@@ -48,34 +48,26 @@ RESUME_FLAGS = ("--resume", "--quiet", "--no-progress", "--stop-after", "--check
 """Flags that may go with ``--resume`` (they change how the run goes on, not what it is)."""
 
 
-def algo_in_argv(argv: list[str]) -> str | None:
-    """The value of ``--algo`` in a ``farl train`` argv (``--algo X`` or ``--algo=X``), if any."""
+def option_in_argv(argv: list[str], flag: str) -> str | None:
+    """The value of ``flag`` in an argv (``--flag X`` or ``--flag=X``), if given; read before the parser is
+    built, because ``--algo`` and ``--resume`` decide which family's flags it has."""
     for i, arg in enumerate(argv):
-        if arg == "--algo" and i + 1 < len(argv):
+        if arg == flag and i + 1 < len(argv):
             return argv[i + 1]
-        if arg.startswith("--algo="):
-            return arg.split("=", 1)[1]
-    return None
-
-
-def resume_in_argv(argv: list[str]) -> str | None:
-    for i, arg in enumerate(argv):
-        if arg == "--resume" and i + 1 < len(argv):
-            return argv[i + 1]
-        if arg.startswith("--resume="):
+        if arg.startswith(flag + "="):
             return arg.split("=", 1)[1]
     return None
 
 
 def family_for_argv(argv: list[str]) -> families.Family:
     """The family a ``farl train`` argv is about: its ``--algo``, the run it resumes, else the n-tuple family."""
-    algo = algo_in_argv(argv)
+    algo = option_in_argv(argv, "--algo")
     if algo is not None:
         try:
             return families.of_algo(algo)
         except ValueError as exc:
             raise CliError(str(exc)) from None
-    folder = resume_in_argv(argv)
+    folder = option_in_argv(argv, "--resume")
     if folder is not None:
         legacy = needs_upgrade(Path(folder))
         if legacy:

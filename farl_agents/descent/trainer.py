@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import farl_envs
+from farl_agents.config_flags import settings_from_dict
 from farl_agents.descent.alphabeta import AlphaBeta
 from farl_agents.descent.evaluation import make_evaluation
 from farl_agents.descent.heuristics import HEURISTICS, make_heuristic
@@ -94,11 +95,7 @@ class DescentConfig:
 
     @classmethod
     def from_dict(cls, d: dict) -> "DescentConfig":
-        known = {f.name for f in dataclasses.fields(cls)}
-        bad = set(d) - known
-        if bad:
-            raise ValueError(f"unknown descent options: {', '.join(sorted(bad))}")
-        return cls(**d).check()
+        return settings_from_dict(cls, d, "descent options").check()
 
 
 class DescentTrainer:

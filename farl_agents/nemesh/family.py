@@ -18,7 +18,7 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
-from farl_agents.config_flags import ConfigFlags
+from farl_agents.config_flags import ConfigFlags, settings_from_dict
 from farl_agents.nemesh import trainer as curriculum
 from farl_agents.nemesh.agent import NemeshAgent, connect_four
 from farl_agents.nemesh.learner import ALPHA0, GAMMA
@@ -62,11 +62,7 @@ class NemeshConfig:
 
     @classmethod
     def from_dict(cls, d: dict) -> "NemeshConfig":
-        known = {f.name for f in dataclasses.fields(cls)}
-        bad = set(d) - known
-        if bad:
-            raise ValueError(f"unknown Nemesh options: {', '.join(sorted(bad))}")
-        return cls(**d)
+        return settings_from_dict(cls, d, "Nemesh options")
 
 
 FLAGS = ConfigFlags(NemeshConfig, skip=("preset",), choices={})
