@@ -237,7 +237,7 @@ def test_cli_baseline_and_compare(tmp_path, capsys):
 
 
 def test_budget_progress_and_checkpoints():
-    from farl_agents.baselines.train import Budget, Checkpoints
+    from farl_agents.baselines.measure import Budget, Checkpoints
 
     b = Budget(steps=1000, seconds=3600.0)
     b.start()

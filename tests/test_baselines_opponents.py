@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import farl_envs
-from farl_agents.baselines.train import Evaluator, eval_opponents
+from farl_agents.baselines.measure import Evaluator, eval_opponents
 from farl_agents.opponents import make_opponent
 from farl_agents.players import RandomPlayer, check_player
 
@@ -43,7 +43,7 @@ def test_the_opponent_list_needs_no_torch():
     code = ("import sys; sys.modules['torch'] = None; sys.modules['stable_baselines3'] = None; "
             "sys.modules['sb3_contrib'] = None\n"
             "import farl_envs\n"
-            "from farl_agents.baselines.train import eval_opponents\n"
+            "from farl_agents.baselines.measure import eval_opponents\n"
             "assert 'ab' in eval_opponents(farl_envs.game_spec('connect_four'))\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr

@@ -34,7 +34,8 @@ from pathlib import Path
 import numpy as np
 
 import farl_envs
-from farl_agents.baselines.train import Budget, Checkpoints, Evaluator, _check_algo, curve_row, plot_curves, run_sb3
+from farl_agents.baselines.measure import Budget, Checkpoints, Evaluator, curve_row, plot_curves
+from farl_agents.baselines.train import _check_algo, run_sb3
 from farl_envs.core.spec import GameSpec
 
 LEARNERS = ("td-farl", "maskable-ppo", "dqn")
@@ -121,7 +122,7 @@ def compare(game: str, budget_steps: int | None = None, budget_minutes: float | 
             the PNG goes beside it. ``False`` writes nothing.
         learners: a subset of :data:`LEARNERS`.
         opponent: SB3's training opponent (``"self-play"``, ``"random"``, a farl opponent name).
-        eval_opponents: harness opponents (default :func:`~farl_agents.baselines.train.eval_opponents`).
+        eval_opponents: harness opponents (default :func:`~farl_agents.baselines.measure.eval_opponents`).
         eval_games / final_games: games per seat at curve checkpoints / at the two budget points.
         eval_points: curve checkpoints per budget.
         command: the command line recorded in the report (default: the equivalent ``farl compare``).
