@@ -179,3 +179,14 @@ def test_agent_files_and_run_folders_name_players(tmp_path, capsys):
     assert "not a farl agent file" in capsys.readouterr().err
     assert families.of_format("farl-nemesh-agent").name == "nemesh"
     assert families.of_format("something-else") is None
+
+
+def test_a_run_folder_named_without_a_slash_is_the_run(tmp_path, monkeypatch, capsys):
+    """`farl train ... --out v_sarsa` then `farl eval v_sarsa`: the folder, not an opponent name."""
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["train", "tictactoe", "--algo", "sarsa-farl", "--preset", "paper", "--episodes", "50",
+                     "--quiet", "--out", "v_sarsa"]) == 0
+    assert "farl eval v_sarsa" in capsys.readouterr().out
+    assert cli.main(["eval", "v_sarsa", "--vs", "maxn10", "--games", "1"]) == 0
+    assert "win rate" in capsys.readouterr().out
+    assert cli.main(["eval", "random", "--game", "tictactoe", "--vs", "v_sarsa", "--games", "1"]) == 0
