@@ -10,6 +10,7 @@ merged) resume too.
 import importlib.util
 import io
 import json
+import os
 import shutil
 import signal
 from pathlib import Path
@@ -190,3 +191,26 @@ def test_a_run_folder_named_without_a_slash_is_the_run(tmp_path, monkeypatch, ca
     assert cli.main(["eval", "v_sarsa", "--vs", "maxn10", "--games", "1"]) == 0
     assert "win rate" in capsys.readouterr().out
     assert cli.main(["eval", "random", "--game", "tictactoe", "--vs", "v_sarsa", "--games", "1"]) == 0
+
+
+def test_a_run_being_trained_by_another_process_is_refused(tmp_path, capsys):
+    import subprocess
+    import sys
+
+    out = tmp_path / "run"
+    args = ["train", "nim", "--preset", "paper", "--episodes", "40", "--quiet", "--out", str(out)]
+    assert cli.main(args + ["--stop-after", "20"]) == 0
+    assert not (out / ".lock").exists()  # released after training
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        (out / ".lock").write_text(f"{other.pid} {os.uname().nodename}\n")
+        capsys.readouterr()
+        assert cli.main(["train", "--resume", str(out), "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert f"another process (PID {other.pid})" in err and len(err.strip().splitlines()) == 1
+    finally:
+        other.kill()
+        other.wait()
+    # the owner is gone: the lock is stale and the run goes on
+    assert cli.main(["train", "--resume", str(out), "--quiet"]) == 0
+    assert Run.open(out).finished and not (out / ".lock").exists()

@@ -56,7 +56,7 @@ from farl_agents.eval_results import EvalResult
 from farl_agents.runs import legacy
 from farl_agents.runs.curve import plot_curve, write_curve
 from farl_agents.runs.evaluation import describe_row, evaluate_agent, scores_of
-from farl_agents.runs.safety import StopRequest, ensure_writable, publish_copy
+from farl_agents.runs.safety import RunLock, StopRequest, ensure_writable, publish_copy
 from farl_agents.runs.spec import LostCheckpoint, RunError, RunSpec, read_spec
 
 MARKER_FORMAT = "farl-run-checkpoint"
@@ -263,7 +263,13 @@ class Run:
         ``"interrupted"`` (Ctrl-C / SIGTERM; see :attr:`interrupt_signal`).
         A checkpoint has been written in each case. ``on_chunk(run)`` is
         called after every training chunk (tests use it to interrupt).
+        While it trains, ``DIR/.lock`` keeps a second process from training
+        the same run (:class:`~farl_agents.runs.safety.RunLock`).
         """
+        with RunLock(self.folder):
+            return self._train(stop_after, progress, chunk_seconds, checkpoint_minutes, eval_jobs, on_chunk)
+
+    def _train(self, stop_after, progress, chunk_seconds, checkpoint_minutes, eval_jobs, on_chunk) -> str:
         total = self.total
         limit = total if stop_after is None else max(0, min(total, stop_after))
         bar = self._progress_bar(progress)

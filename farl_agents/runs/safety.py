@@ -71,3 +71,64 @@ class StopRequest:
         for s, old in self._old.items():
             signal.signal(s, old)
         return False
+
+
+class RunLock:
+    """``DIR/.lock`` while a process trains the run in ``DIR``: a second process is refused, not let redo the work.
+
+    The file holds the owner's PID and host. A lock whose process is gone
+    (on this host) is stale and taken over; one from another host is
+    respected, since its process cannot be checked from here.
+    """
+
+    NAME = ".lock"
+
+    def __init__(self, folder: Path):
+        self.path = Path(folder) / self.NAME
+        self.held = False
+
+    def _owner_alive(self) -> tuple[bool, str]:
+        try:
+            pid_text, _, host = self.path.read_text().strip().partition(" ")
+            pid = int(pid_text)
+        except (OSError, ValueError):
+            return False, ""  # unreadable or half-written: treat as stale
+        if host and host != os.uname().nodename:
+            return True, f"PID {pid} on {host}"
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False, ""
+        except PermissionError:
+            pass  # alive, owned by someone else
+        return True, f"PID {pid}"
+
+    def acquire(self) -> None:
+        for _ in range(2):
+            try:
+                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                alive, who = self._owner_alive()
+                if alive:
+                    raise RunError(f"{self.path.parent} is being trained by another process ({who}); wait for it "
+                                   f"or stop it (if it is gone for good, delete {self.path})") from None
+                self.path.unlink(missing_ok=True)  # stale: its process is gone
+                continue
+            with os.fdopen(fd, "w") as fh:
+                fh.write(f"{os.getpid()} {os.uname().nodename}\n")
+            self.held = True
+            return
+        raise RunError(f"cannot take the lock {self.path}")  # pragma: no cover - a race lost twice
+
+    def release(self) -> None:
+        if self.held:
+            self.path.unlink(missing_ok=True)
+            self.held = False
+
+    def __enter__(self):
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
+        return False
