@@ -18,6 +18,9 @@ import textwrap
 import types
 import typing
 
+INT_LIMIT = 2 ** 63
+"""Integer settings must fit a signed 64-bit integer (numba and numpy store them so)."""
+
 
 class FlagError(ValueError):
     """A value that does not fit its field (a one-line message for the user)."""
@@ -103,7 +106,12 @@ class ConfigFlags:
             if t is int:
                 if isinstance(value, bool) or not (text or isinstance(value, int)):
                     raise ValueError(f"expected an integer, got {value!r}")
-                return int(value)
+                number = int(value)
+                if not -INT_LIMIT <= number < INT_LIMIT:
+                    raise ValueError(f"{number} is too large (the limit is 2**63)")
+                if name == "seed" and number < 0:
+                    raise ValueError(f"a seed is an integer >= 0, got {number}")
+                return number
             if t is float:
                 if value is None:
                     raise ValueError("a number is needed")

@@ -289,3 +289,17 @@ def test_python_m_entry_point():
                           timeout=120)
     assert proc.returncode == 2 and proc.stderr.startswith("farl: error: unknown game 'chess'")
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["train", "tictactoe", "--out", ""], "--out is empty"),
+    (["train", "tictactoe", "--seed", "-1"], "argument --seed: a seed is an integer >= 0"),
+    (["train", "tictactoe", "--algo", "descent", "--seed", "-3"], "argument --seed"),
+    (["train", "tictactoe", "--episodes", "99999999999999999999999"], "too large"),
+])
+def test_meaningless_values_are_refused_with_the_flag_named(argv, needle, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert needle in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "runs").exists()

@@ -226,6 +226,8 @@ def run_command(args) -> int:
         raise CliError("--checkpoint-minutes must be > 0")
     if args.stop_after is not None and args.stop_after < 0:
         raise CliError("--stop-after must be >= 0")
+    if args.out is not None and not args.out.strip():
+        raise CliError("--out is empty: name the run folder (or leave --out out for runs/<game>-<algo>-...)")
     if args.resume:
         given = [a.split("=")[0] for a in args.argv[1:] if a.startswith("--") and a.split("=")[0] not in RESUME_FLAGS]
         if args.game:
