@@ -4,10 +4,11 @@
 GBG (github WolfgangKonen/GBG) is the Java framework of Konen & Bagheri 2020; its shipped agent files hold the
 paper's settings. This script compiles farl's small driver (benchmarks/gbg_driver/TrainSpeed.java) against the
 checkout the user gives, then for each game alternates, ``--repeats`` times, one fresh GBG process and one fresh
-farl process, each pinned to core 0 (``taskset -c 0``). Both build an untrained agent with the same settings,
-play the same number of warm-up self-play games (JIT / numba compilation, excluded), then time the next games
-with no evaluation: GBG by the CPU time of its training thread (ThreadMXBean), farl by ``time.process_time``.
-The table gives min / median / max games per CPU-second and the ratio. GBG itself is never copied into farl.
+farl process, each pinned to core 0 (``taskset -c 0``). GBG first trains a throwaway agent for a few CPU-seconds
+(JIT warm-up); then both build an untrained agent with the same settings, play the same number of warm-up
+self-play games (farl compiles its loop here), then time the next games with no evaluation: GBG by the CPU time
+of its training thread (ThreadMXBean), farl by ``time.process_time``. The table gives min / median / max games
+per CPU-second and the ratio. GBG itself is never copied into farl.
 
 Without java/javac, or without a GBG checkout, it prints "skipped: ..." and exits 0.
 docs/results/vs_gbg.md has the measured table and what makes the comparison uneven.
@@ -115,14 +116,15 @@ def pin() -> list[str]:
     return ["taskset", "-c", "0"] if shutil.which("taskset") else []
 
 
-def run_gbg(gbg: Path, cp: str, game: str, java_opts: list[str]) -> dict:
-    """One fresh JVM: GBG's agent for ``game``, warm-up, then timed training games."""
+def run_gbg(gbg: Path, cp: str, game: str, java_opts: list[str], jit_seconds: float) -> dict:
+    """One fresh JVM: a throwaway agent trains ``jit_seconds`` of CPU (JIT warm-up), then GBG's agent for ``game``
+    plays the warm-up games and the timed training games."""
     gbg_game, agent_file, settings = GBG_AGENTS[game]
     from farl_agents.learners import paper_config
 
     warmup, games = budget(game)
     cmd = [*pin(), "java", "-Djava.awt.headless=true", *java_opts, "-cp", cp, "TrainSpeed", gbg_game, agent_file,
-           str(paper_config(game).episodes), str(warmup), str(games), *settings]
+           str(paper_config(game).episodes), str(warmup), str(games), f"jit_seconds={jit_seconds}", *settings]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=gbg)
     if proc.returncode != 0:
         raise RuntimeError(f"GBG driver failed for {game}:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
@@ -156,7 +158,9 @@ def measure_farl(game: str) -> dict:
 def run_farl(game: str) -> dict:
     """One fresh Python process pinned to core 0 running :func:`measure_farl`."""
     proc = subprocess.run([*pin(), sys.executable, __file__, "--farl-one", game], capture_output=True, text=True,
-                          check=True, env={**os.environ, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"})
+                          env={**os.environ, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"})
+    if proc.returncode != 0:
+        raise RuntimeError(f"farl measurement failed for {game}:\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -191,8 +195,10 @@ def gbg_commit(gbg: Path) -> str:
 
 def farl_commit() -> str:
     """farl's commit, marked when the learner or game code has uncommitted changes."""
+    import farl_agents
+
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    git = ["git", "-C", str(train_speed.ROOT)]
+    git = ["git", "-C", str(Path(farl_agents.__file__).resolve().parents[1])]
     head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, env=env)
     dirty = subprocess.run([*git, "status", "--porcelain", "--", "farl_agents", "farl_envs"], capture_output=True,
                            text=True, env=env)
@@ -207,6 +213,8 @@ def main(argv=None) -> int:
     ap.add_argument("--games", default=",".join(GBG_AGENTS))
     ap.add_argument("--repeats", type=int, default=3, help="fresh processes per side and game (>= 3)")
     ap.add_argument("--build-dir", help="where to compile the driver (default: a temporary folder)")
+    ap.add_argument("--jit-seconds", type=float, default=3.0,
+                    help="CPU seconds a throwaway GBG agent trains first so the JIT has compiled GBG's code")
     ap.add_argument("--java-opts", default="", help="extra JVM options, e.g. -Xmx4g")
     ap.add_argument("--json", help="also write every run's measurements to this file")
     ap.add_argument("--farl-one", help=argparse.SUPPRESS)
@@ -237,7 +245,7 @@ def main(argv=None) -> int:
         runs: dict[str, dict[str, list]] = {g: {"gbg": [], "farl": []} for g in games}
         for game in games:
             for rep in range(args.repeats):  # the two sides alternate, so a change in load hits both
-                a = run_gbg(gbg, cp, game, args.java_opts.split())
+                a = run_gbg(gbg, cp, game, args.java_opts.split(), args.jit_seconds)
                 b = run_farl(game)
                 runs[game]["gbg"].append(a)
                 runs[game]["farl"].append(b)

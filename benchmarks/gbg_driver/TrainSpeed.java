@@ -21,14 +21,16 @@ import starters.SetupGBG;
  * Training speed of one GBG agent, for farl's benchmarks/vs_gbg.py.
  *
  * <p>Builds the agent the way GBG's batch training does (load the agent file into the arena's parameter
- * tabs, then construct a fresh agent from them), plays {@code warmup} self-play training games so the JIT
- * has compiled the hot paths, then times {@code games} more calls of GBG's {@code trainAgent} with no
- * evaluation in between. The CPU time is that of this (the training) thread, from {@link ThreadMXBean};
+ * tabs, then construct a fresh agent from them). A throwaway agent first trains for {@code jit_seconds} of CPU
+ * time so the JIT has compiled the hot paths; then a fresh agent plays {@code warmup} self-play training games
+ * (the same count farl plays before its timing) and the next {@code games} calls of GBG's {@code trainAgent}
+ * are timed, with no evaluation in between. The CPU time is that of this (the training) thread, from {@link ThreadMXBean};
  * the JVM's whole-process CPU time (JIT compiler and GC threads included) is reported beside it.
  *
  * <p>Usage (working directory: the GBG checkout, so GBG finds its {@code agents/} folder):
  * <pre>java -Djava.awt.headless=true -cp CLASSES TrainSpeed GAME AGENT_FILE MAX_GAME_NUM WARMUP GAMES [KEY=VALUE ...]</pre>
  * {@code MAX_GAME_NUM} is the run length the alpha and epsilon schedules run over ({@code -1}: the agent file's).
+ * {@code jit_seconds=S} sets the JIT warm-up on the throwaway agent (default 0);
  * {@code scapar=A,B,C} gives GBG's scalable game parameters (Hex: board size; Nim: heaps, heap size, max take);
  * the other keys override a setting of the agent file before the agent is built: {@code alpha}, {@code alpha_final},
  * {@code epsilon}, {@code epsilon_final}, {@code sigmoid}, {@code tcl}, {@code tcl_exp}, {@code ntuple_random},
@@ -54,6 +56,7 @@ public final class TrainSpeed {
         int games = Integer.parseInt(args[4]);
         String[] scaPar = SetupGBG.setDefaultScaPars(game);
         Map<String, String> overrides = new LinkedHashMap<>();
+        double jitSeconds = 0.0;
         for (int i = 5; i < args.length; i++) {
             int eq = args[i].indexOf('=');
             if (eq < 1) {
@@ -62,7 +65,9 @@ public final class TrainSpeed {
             }
             String key = args[i].substring(0, eq);
             String value = args[i].substring(eq + 1);
-            if (key.equals("scapar")) {
+            if (key.equals("jit_seconds")) {
+                jitSeconds = Double.parseDouble(value);
+            } else if (key.equals("scapar")) {
                 String[] parts = value.split(",");
                 System.arraycopy(parts, 0, scaPar, 0, Math.min(parts.length, scaPar.length));
             } else {
@@ -83,25 +88,25 @@ public final class TrainSpeed {
             override(xab, e.getKey(), e.getValue());
         }
         GameBoard gb = arena.getGameBoard();
-        String agentName = xab.getSelectedAgent(0);
-        // a fresh, untrained agent with the loaded settings, as GBG's multi-training builds it
-        PlayAgent pa = arena.m_xfun.constructAgent(0, agentName, xab);
-        if (pa == null) {
-            System.err.println("could not construct agent " + agentName);
-            System.exit(1);
-        }
-        pa = arena.m_xfun.wrapAgentTrain(pa, xab.oPar[0], xab.wrPar[0], xab.maxnPar[0], gb.getDefaultStartState(null));
-        pa.setWrapperParamsO(xab.oPar[0]);
         maxGameNum = xab.getGameNumber();
-        pa.setMaxGameNum(maxGameNum);
-        pa.setGameNum(0);
-        gb.initialize();
         boolean randomStart = xab.oPar[0].getChooseStart01();
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
 
+        // JIT warm-up on a throwaway agent until this thread has spent jitSeconds of CPU time in training,
+        // so the measured agent below runs compiled code from its first game on
+        long jitGames = 0;
+        PlayAgent throwaway = freshAgent(arena, gb, maxGameNum);
+        long jitStart = mx.getCurrentThreadCpuTime();
+        while (mx.getCurrentThreadCpuTime() - jitStart < (long) (jitSeconds * 1e9)) {
+            throwaway.trainAgent(startState(gb, throwaway, randomStart));
+            jitGames++;
+        }
+        throwaway = null;
+
+        PlayAgent pa = freshAgent(arena, gb, maxGameNum);
         for (int g = 0; g < warmup; g++) {
             pa.trainAgent(startState(gb, pa, randomStart));
         }
-        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         com.sun.management.OperatingSystemMXBean os =
                 (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         long moves0 = pa.getNumTrnMoves();
@@ -122,7 +127,9 @@ public final class TrainSpeed {
         StringBuilder js = new StringBuilder("{");
         field(js, "game", quote(game));
         field(js, "agent_file", quote(agentFile));
-        field(js, "agent", quote(agentName));
+        field(js, "agent", quote(xab.getSelectedAgent(0)));
+        field(js, "jit_seconds", num(jitSeconds));
+        field(js, "jit_games", Long.toString(jitGames));
         field(js, "warmup", Integer.toString(warmup));
         field(js, "games", Integer.toString(games));
         field(js, "thread_cpu_s", num((cpu1 - cpu0) / 1e9));
@@ -193,6 +200,23 @@ public final class TrainSpeed {
                 System.exit(2);
             }
         }
+    }
+
+    /** A fresh, untrained agent with the arena's settings, built as GBG's multi-training builds it. */
+    private static PlayAgent freshAgent(Arena arena, GameBoard gb, int maxGameNum) {
+        XArenaButtons xab = arena.m_xab;
+        String agentName = xab.getSelectedAgent(0);
+        PlayAgent pa = arena.m_xfun.constructAgent(0, agentName, xab);
+        if (pa == null) {
+            System.err.println("could not construct agent " + agentName);
+            System.exit(1);
+        }
+        pa = arena.m_xfun.wrapAgentTrain(pa, xab.oPar[0], xab.wrPar[0], xab.maxnPar[0], gb.getDefaultStartState(null));
+        pa.setWrapperParamsO(xab.oPar[0]);
+        pa.setMaxGameNum(maxGameNum);
+        pa.setGameNum(0);
+        gb.initialize();
+        return pa;
     }
 
     /** The start state of a training game, chosen as GBG's multi-training chooses it. */
