@@ -52,6 +52,7 @@ good moves in its first 12 plies
 from __future__ import annotations
 
 import multiprocessing
+import os
 import time
 from concurrent.futures import ProcessPoolExecutor
 
@@ -65,6 +66,9 @@ from farl_agents.openings import (
 )
 from farl_agents.players import check_player, reset_player
 from farl_envs.core.spec import TERMINAL, TO_MOVE, GameSpec
+
+MAX_JOBS = 1024
+"""More worker processes than this is a typing mistake, not a machine."""
 
 PROTOCOLS = ("c4-seed002",)
 _ENV_STREAM, _PLAYER_STREAM, _OPENING_STREAM = 0, 1, 2
@@ -192,7 +196,8 @@ def evaluate(game, players, opponents=None, n_games: int | None = None, start_st
         start_states: ``"initial"``, ``"all-1ply"``, ``"othello-4ply"``,
             ``("random", k)`` or a list of states (see the module docstring).
         seed: makes the whole evaluation reproducible.
-        jobs: worker processes (games are independent; same results as 1).
+        jobs: worker processes (games are independent; same results as 1); at most one per CPU and per
+            chunk of games is started, however many are asked for.
         seats: the seats the evaluated player takes (default all).
         protocol: None or ``"c4-seed002"``.
         keep_games: store the per-game records in the result.
@@ -212,8 +217,8 @@ def evaluate(game, players, opponents=None, n_games: int | None = None, start_st
                              f"not for {game.id} {game.params}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
-    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or jobs < 1:
-        raise ValueError(f"jobs must be an integer >= 1, got {jobs!r}")
+    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or not 1 <= jobs <= MAX_JOBS:
+        raise ValueError(f"jobs must be an integer in 1..{MAX_JOBS}, got {jobs!r}")
     if protocol is not None:
         if protocol not in PROTOCOLS:
             raise ValueError(f"unknown protocol {protocol!r}; known: {PROTOCOLS}")
@@ -283,7 +288,8 @@ def evaluate(game, players, opponents=None, n_games: int | None = None, start_st
         chunks = [tasks[bounds[i]:bounds[i + 1]] for i in range(n_chunks)]
         ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
         ref = _game_ref(game)
-        with ProcessPoolExecutor(max_workers=int(jobs), mp_context=ctx) as pool:
+        workers = min(int(jobs), n_chunks, os.cpu_count() or 1)  # more processes than cores or chunks only cost
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
             parts = list(pool.map(_worker, [ref] * n_chunks, [matchups] * n_chunks,
                                   [starts] * n_chunks, [int(seed)] * n_chunks, chunks))
         records = [r for part in parts for r in part]

@@ -1,6 +1,7 @@
 """The `farl` command line: train outputs, config flags and files, eval, play, info, errors."""
 import io
 import json
+import os
 import subprocess
 import sys
 
@@ -303,3 +304,23 @@ def test_meaningless_values_are_refused_with_the_flag_named(argv, needle, capsys
     err = capsys.readouterr().err
     assert needle in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "runs").exists()
+
+
+def test_jobs_are_capped_at_the_cpus_and_absurd_values_refused(capsys, monkeypatch):
+    import concurrent.futures
+
+    from farl_agents import evaluate as evaluate_module
+
+    started = []
+    real = concurrent.futures.ProcessPoolExecutor
+
+    def counting(max_workers=None, **kw):
+        started.append(max_workers)
+        return real(max_workers=max_workers, **kw)
+
+    monkeypatch.setattr(evaluate_module, "ProcessPoolExecutor", counting)
+    assert cli.main(["eval", "random", "--game", "tictactoe", "--vs", "random", "--games", "2", "--jobs", "300"]) == 0
+    assert started and started[0] <= min(300, os.cpu_count() or 1)
+    capsys.readouterr()
+    assert cli.main(["eval", "random", "--game", "tictactoe", "--vs", "random", "--jobs", "100000"]) == 2
+    assert "jobs must be an integer in 1..1024" in capsys.readouterr().err
