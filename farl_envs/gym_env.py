@@ -75,6 +75,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.seat = 0 if isinstance(seat, str) else int(seat)
         self._episodes = 0
         self._loss_reward = float(g.reward_range[0])
+        self._done = None  # None until the first reset()
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
@@ -92,7 +93,12 @@ class SingleAgentEnv(gymnasium.Env):
         self._play_opponents()
         return self._observation(), self._info()
 
+    def _check_reset(self) -> None:
+        if self._done is None:
+            raise RuntimeError("call reset() first: the environment has no game yet")
+
     def step(self, action):
+        self._check_reset()
         if self._done:
             raise RuntimeError("the episode is over: call reset() first")
         me = self.aec.possible_agents[self.seat]
@@ -113,7 +119,12 @@ class SingleAgentEnv(gymnasium.Env):
         return self._observation(), float(reward), self._done, False, self._info()
 
     def action_masks(self) -> np.ndarray:
-        """Boolean mask of the learner's legal actions (all False when the episode is over)."""
+        """Boolean mask of the learner's legal actions (all False when the episode is over).
+
+        Through Gymnasium's wrappers (``gymnasium.make`` adds them) reach it with
+        ``env.get_wrapper_attr("action_masks")()``, as sb3-contrib does.
+        """
+        self._check_reset()
         if self._done:
             return np.zeros(self.action_space.n, dtype=bool)
         return self.aec.action_mask().astype(bool)

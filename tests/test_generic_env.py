@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pytest
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
@@ -112,3 +113,14 @@ def test_td_farl_learns_the_race_through_a_foreign_env():
     env = RaceEnv()
     env.reset()
     assert max(env.afterstates(), key=lambda a: v[0, env.afterstates()[a].board[0]]) == 0  # add 1 first
+
+
+def test_action_masks_through_gymnasium_wrappers_and_before_reset():
+    import gymnasium
+
+    env = gymnasium.make("farl/ConnectFour-v0")
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.get_wrapper_attr("action_masks")()
+    env.reset(seed=0)
+    mask = env.get_wrapper_attr("action_masks")()
+    assert mask.dtype == bool and mask.shape == (7,) and mask.all()
