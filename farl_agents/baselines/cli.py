@@ -19,7 +19,7 @@ import shlex
 import sys
 import time
 
-EXTRA_HINT = 'pip install torch==2.13.0 && pip install -e ".[baselines]"'
+EXTRA_HINT = 'pip install torch==2.13.0 && pip install "farl[baselines]"'
 
 
 def _need_sb3() -> None:

@@ -24,13 +24,13 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
+from farl_agents.baselines.cli import EXTRA_HINT
 from farl_agents.config_flags import ConfigFlags, settings_from_dict
 
 ALGOS = ("maskable-ppo", "dqn")
 DEFAULT_ALGO = "maskable-ppo"
 BUDGET_FLAG = "--timesteps"
 DEFAULT_EVAL: dict = {}
-EXTRA_HINT = 'pip install torch==2.13.0 && pip install -e ".[baselines]"'
 
 
 @dataclass(frozen=True)
