@@ -26,7 +26,7 @@ import numpy as np
 from gymnasium import spaces
 
 import farl_envs
-from farl_envs.core.aec import FarlAECEnv
+from farl_envs.core.aec import FarlAECEnv, integral_action
 from farl_envs.core.render import render_rgb
 from farl_envs.core.spec import TERMINAL
 
@@ -103,11 +103,8 @@ class SingleAgentEnv(gymnasium.Env):
             raise RuntimeError("the episode is over: call reset() first")
         me = self.aec.possible_agents[self.seat]
         legal = self.aec.action_mask()
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            a = -1
-        if not 0 <= a < legal.shape[0] or not legal[a]:
+        a = integral_action(action)
+        if a is None or not 0 <= a < legal.shape[0] or not legal[a]:
             self._done = True
             info = self._info()
             info["illegal_action"] = True

@@ -124,3 +124,23 @@ def test_action_masks_through_gymnasium_wrappers_and_before_reset():
     env.reset(seed=0)
     mask = env.get_wrapper_attr("action_masks")()
     assert mask.dtype == bool and mask.shape == (7,) and mask.all()
+
+
+@pytest.mark.parametrize("action", ["3", 1.5, float("inf"), float("nan"), None, True, [3], np.array([3, 4])])
+def test_only_whole_numbers_are_actions(action):
+    import gymnasium
+
+    from farl_envs.core.aec import integral_action
+
+    assert integral_action(action) is None
+    env = gymnasium.make("farl/ConnectFour-v0")
+    env.reset(seed=0)
+    _, reward, terminated, _, info = env.step(action)
+    assert terminated and info.get("illegal_action") and reward == -1.0
+
+
+@pytest.mark.parametrize("action,expected", [(3, 3), (np.int64(3), 3), (3.0, 3), (np.array(3), 3)])
+def test_integral_actions_of_any_numeric_type_are_played(action, expected):
+    from farl_envs.core.aec import integral_action
+
+    assert integral_action(action) == expected

@@ -29,6 +29,24 @@ from farl_envs.core.spec import TERMINAL, TO_MOVE, GameSpec
 ILLEGAL_ACTION_MODES = ("raise", "penalize")
 
 
+def integral_action(action) -> int | None:
+    """``action`` as an int when it is a whole number (int, numpy integer, integral float or 0-d array), else None.
+
+    ``"3"``, ``1.5``, ``inf``, ``None`` and arrays of several numbers are not
+    actions: the envs treat them as illegal moves, never as the nearest move.
+    """
+    if isinstance(action, (str, bytes, bool)) or action is None:
+        return None
+    try:
+        a = int(action)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    try:
+        return a if a == action else None
+    except (TypeError, ValueError):  # an array of several numbers
+        return None
+
+
 class FarlAECEnv(AECEnv):
     """A farl game as a PettingZoo AEC environment.
 
@@ -226,11 +244,8 @@ class FarlAECEnv(AECEnv):
             self.terminations = {a: True for a in self.agents}
 
     def _legal_or_none(self, action):
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            return None
-        if a != action or not 0 <= a < self.game.n_actions or not self._mask[a]:
+        a = integral_action(action)
+        if a is None or not 0 <= a < self.game.n_actions or not self._mask[a]:
             return None
         return a
 
