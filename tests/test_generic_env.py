@@ -144,3 +144,29 @@ def test_integral_actions_of_any_numeric_type_are_played(action, expected):
     from farl_envs.core.aec import integral_action
 
     assert integral_action(action) == expected
+
+
+@pytest.mark.parametrize("name", ["connect_four", "game2048", "nim3p"])
+def test_copies_and_pickles_continue_the_game_in_progress(name):
+    import copy
+    import pickle
+
+    import farl_envs
+
+    env = farl_envs.make(name)
+    env.reset(seed=3)
+    for _ in range(3):
+        env.step(int(np.flatnonzero(env.unwrapped.action_mask())[0]))
+    for twin in (copy.deepcopy(env), pickle.loads(pickle.dumps(env.unwrapped))):
+        assert np.array_equal(twin.unwrapped.get_state(), env.unwrapped.get_state())
+        assert twin.unwrapped.agent_selection == env.unwrapped.agent_selection
+        a = int(np.flatnonzero(env.unwrapped.action_mask())[0])
+        mine, theirs = copy.deepcopy(env), twin
+        mine.step(a)
+        theirs.step(a)  # the same move and the same chance draws (2048's tile) from the copied generator
+        assert np.array_equal(mine.unwrapped.get_state(), theirs.unwrapped.get_state())
+    gym_env = __import__("gymnasium").make("farl/ConnectFour-v0")
+    gym_env.reset(seed=0)
+    gym_env.step(3)
+    twin_obs = copy.deepcopy(gym_env).step(2)[0]  # stepped on inside numba (was a TypingError on a fresh env)
+    assert np.array_equal(twin_obs, gym_env.step(2)[0])

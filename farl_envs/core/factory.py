@@ -8,6 +8,11 @@ from pettingzoo.utils import wrappers
 
 from farl_envs.core.aec import FarlAECEnv
 
+LIVE_KEY = "_farl_live_game"
+REBUILT = ("game", "_ezpickle_args", "_ezpickle_kwargs", "observation_spaces", "action_spaces")
+"""Attributes the constructor makes again (the spec with its compiled kernels, the spaces); all others are the
+game in progress and travel with a copy or a pickle."""
+
 
 def _forwarded(name: str) -> property:
     def get(self):
@@ -56,6 +61,21 @@ def env_classes(make_spec: Callable, env_name: str, module: str, doc: str):
         def __init__(self, render_mode: str | None = None, illegal_action: str = "raise", **params):
             EzPickle.__init__(self, render_mode=render_mode, illegal_action=illegal_action, **params)
             FarlAECEnv.__init__(self, make_spec(**params), render_mode=render_mode, illegal_action=illegal_action)
+
+        def __getstate__(self):
+            """The constructor's arguments (EzPickle) and the game in progress: a copy or an unpickled env
+            continues the game, it is not a fresh env that was never reset."""
+            state = EzPickle.__getstate__(self)
+            if self._state is not None:
+                state[LIVE_KEY] = {k: v for k, v in self.__dict__.items() if k not in REBUILT}
+            return state
+
+        def __setstate__(self, state):
+            state = dict(state)
+            live = state.pop(LIVE_KEY, None)
+            EzPickle.__setstate__(self, state)
+            if live is not None:
+                self.__dict__.update(live)
 
     raw_env.__module__ = module
     raw_env.__qualname__ = "raw_env"
