@@ -15,6 +15,7 @@ import farl_envs
 from farl_agents.learners import agent_io, sarsa_farl, td_farl
 from farl_agents.learners.agent_io import AgentFileError
 from farl_agents.learners.config import LearnerConfig
+from farl_agents.learners.kernels import kernels_of
 from farl_agents.ntuple.network import Net, board_indices, build_net, value
 from farl_agents.ntuple.sets import make_set
 from farl_agents.ntuple.traces import TRACE_MODES, horizon_entries, make_traces
@@ -55,10 +56,9 @@ class NTupleAgent:
                                   cfg.use_symmetry, cfg.tcl != "none", cfg.tcl_init)
         n_sym, m = self.net.sym_cells.shape[:2]
         self.traces = make_traces(g.n_players, horizon_entries(cfg.lam, cfg.horizon_cut), n_sym, m)
-        if cfg.algo == "td":
-            self.memory = td_farl.make_memory(g.n_players, g.n_actions, n_sym, m)
-        else:
-            self.memory = sarsa_farl.make_memory(g.n_players, g.n_actions, n_sym, m)
+        sizes = (g.n_players, g.n_actions, n_sym, m, g.n_cells, g.state_size)
+        self.memory = td_farl.make_memory(*sizes) if cfg.algo == "td" else sarsa_farl.make_memory(*sizes)
+        self.kernels = kernels_of(g)
         self.params = td_farl.TDParams(
             gamma=float(cfg.gamma), lam=float(cfg.lam), trace_mode=TRACE_MODES[cfg.trace_mode],
             learn_from_random=bool(cfg.learn_from_random_moves), tanh_output=bool(cfg.tanh_output),
@@ -91,8 +91,7 @@ class NTupleAgent:
         g, cfg = self.game, self.config
         alphas, epsilons = self.schedules(episodes)
         results = np.zeros((episodes, g.n_players + 1))
-        common = (g.initial_state, g.legal_actions, g.afterstate, g.chance, g.board, g.p, g.n_cells,
-                  self.net, self.params, self.memory, self.traces, alphas, epsilons,
+        common = (self.kernels, g.p, self.net, self.params, self.memory, self.traces, alphas, epsilons,
                   float(cfg.random_start_prob), int(cfg.random_start_plies), bool(cfg.carry_traces))
         if cfg.algo == "td":
             td_farl.self_play(*common, self.agent_rng, self.env_rng, results)
@@ -137,18 +136,13 @@ class NTupleAgent:
         """Greedy move in ``state`` (the evaluation-harness player protocol); ties broken with ``rng``."""
         g = self.game
         mem = self.memory
-        mask = np.zeros(g.n_actions, dtype=np.int8)
         if self.config.algo != "td":
-            n = sarsa_farl._load_state(g.legal_actions, g.board, g.p, state, self.net, mem, mask,
-                                       self._board[: g.n_cells])
+            n = sarsa_farl._load_state(self.kernels, g.p, state, self.net, mem)
             if n == 0:
                 raise ValueError("no legal move: the game is over")
             a, _ = sarsa_farl.select(self.net, self.params, mem, int(state[TO_MOVE]), n, 0.0, rng)
             return int(a)
-        scratch = np.empty_like(state)
-        rewards = np.zeros(g.n_players)
-        n = td_farl.fill_candidates(g.legal_actions, g.afterstate, g.board, g.p, state, self.net, self.params,
-                                    mem, mask, scratch, self._board, rewards)
+        n = td_farl.fill_candidates(self.kernels, g.p, state, self.net, self.params, mem)
         if n == 0:
             raise ValueError("no legal move: the game is over")
         k, _ = td_farl.choose_move(self.net, self.params, mem, int(state[TO_MOVE]), n, 0.0, rng)

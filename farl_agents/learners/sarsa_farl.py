@@ -24,9 +24,12 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from farl_agents.learners import kernels as K
+from farl_agents.learners.kernels import borrowed
 from farl_agents.learners.td_farl import random_opening
 from farl_agents.ntuple.network import board_indices, value
 from farl_agents.ntuple.traces import adapt, clear_traces
+from farl_envs.core.kernel_utils import copy_state
 from farl_envs.core.rng import rng_argmax, rng_below, rng_uniform
 from farl_envs.core.spec import TERMINAL, TO_MOVE
 
@@ -43,16 +46,21 @@ class QMemory(NamedTuple):
     state_idx: np.ndarray    # int64[n_sym, m]     indices of the current state
     legal: np.ndarray        # int64[n_actions]    legal actions of the current state
     scores: np.ndarray       # float64[n_actions]
+    state: np.ndarray        # int32[state_size]   the compiled loop's position
+    board: np.ndarray        # int32[n_cells]      scratch: the position's board
+    mask: np.ndarray         # int8[n_actions]     scratch: legal actions
+    rewards: np.ndarray      # float64[N]          scratch: a step's reward deltas
 
 
-def make_memory(n_players: int, n_actions: int, n_sym: int, m: int) -> QMemory:
+def make_memory(n_players: int, n_actions: int, n_sym: int, m: int, n_cells: int, state_size: int) -> QMemory:
     return QMemory(np.zeros((n_players, n_sym, m), np.int64), np.zeros(n_players, np.int64),
                    np.zeros(n_players, np.bool_), np.zeros(n_players, np.bool_), np.zeros(n_players),
                    np.zeros(n_players), np.zeros((n_sym, m), np.int64), np.zeros(n_actions, np.int64),
-                   np.zeros(n_actions))
+                   np.zeros(n_actions), np.zeros(state_size, np.int32), np.zeros(n_cells, np.int32),
+                   np.zeros(n_actions, np.int8), np.zeros(n_players))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def select(net, prm, mem, player, n_legal, epsilon, rng):
     """ε-greedy action on Q_player(current state, ·); ties uniformly at random. Returns (action, was_random)."""
     if epsilon > 0.0 and rng_uniform(rng) < epsilon:
@@ -62,7 +70,7 @@ def select(net, prm, mem, player, n_legal, epsilon, rng):
     return mem.legal[rng_argmax(mem.scores, n_legal, rng)], False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _max_q(net, prm, mem, player, n_legal):
     best = -np.inf
     for k in range(n_legal):
@@ -70,7 +78,7 @@ def _max_q(net, prm, mem, player, n_legal):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _adapt_pair(net, traces, prm, player, idx, action, target, alpha):
     q = value(net, player, action, idx, prm.tanh_output)
     grad = 1.0 - q * q if prm.tanh_output else 1.0
@@ -78,7 +86,7 @@ def _adapt_pair(net, traces, prm, player, idx, action, target, alpha):
           prm.tcl_exp, prm.tcl_beta)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def start(net, prm, mem, traces, player, n_legal, epsilon, rng, carry_traces):
     """Begin an episode in the state held in ``mem.state_idx``/``mem.legal``: choose a_0, set its player's s_last."""
     mem.has_last[:] = False
@@ -94,7 +102,7 @@ def start(net, prm, mem, traces, player, n_legal, epsilon, rng, carry_traces):
     return a
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def transition(net, traces, prm, mem, player, n_legal, terminal, step_rewards, epsilon, alpha, rng,
                sarsa, reselect, train):
     """Everything after a move, from the view of ``player``, who is to move in the new state s''.
@@ -134,43 +142,44 @@ def transition(net, traces, prm, mem, player, n_legal, terminal, step_rewards, e
     return nxt
 
 
-@njit  # no cache: numba cannot cache functions that take kernels as arguments
-def _load_state(legal_actions, board_fn, p, s, net, mem, mask, board):
+@njit(cache=True, inline="always")
+def _load_state(kernels, p, s, net, mem):
     """Put the indices and legal actions of kernel state ``s`` into ``mem``; return the number of legal actions."""
-    board_fn(p, s, board)
-    board_indices(net, board, mem.state_idx)
-    legal_actions(p, s, mask)
+    K.board(kernels, p, s, mem.board)
+    board_indices(net, mem.board, mem.state_idx)
+    K.legal_actions(kernels, p, s, mem.mask)
     n = 0
-    for a in range(mask.shape[0]):
-        if mask[a]:
+    for a in range(mem.mask.shape[0]):
+        if mem.mask[a]:
             mem.legal[n] = a
             n += 1
     return n
 
 
-@njit  # no cache: numba cannot cache functions that take kernels as arguments
-def self_play(initial_state, legal_actions, afterstate, chance, board_fn, p, n_cells, net, prm, mem, traces,
-              alphas, epsilons, start_prob, start_plies, carry_traces, sarsa, reselect, agent_rng, env_rng, results):
-    """Compiled SARSA/Q self-play for ``len(alphas)`` episodes; ``results`` as in TD's ``self_play``."""
+@njit(cache=True)
+def self_play(kernels, p, net, prm, mem, traces, alphas, epsilons, start_prob, start_plies, carry_traces, sarsa,
+              reselect, agent_rng, env_rng, results):
+    """Compiled SARSA/Q self-play for ``len(alphas)`` episodes; arguments and ``results`` as in TD's ``self_play``."""
+    p, net, mem, traces = borrowed(p), borrowed(net), borrowed(mem), borrowed(traces)
+    alphas, epsilons, results = borrowed(alphas), borrowed(epsilons), borrowed(results)
+    agent_rng, env_rng = borrowed(agent_rng), borrowed(env_rng)
     n_players = mem.cum.shape[0]
-    mask = np.zeros(mem.legal.shape[0], np.int8)
-    rewards = np.zeros(n_players)
-    board = np.zeros(n_cells, np.int32)
+    s = mem.state
     for e in range(alphas.shape[0]):
-        s = initial_state(p, env_rng)
+        copy_state(K.initial_state(kernels, p, env_rng), s)
         if start_prob > 0.0 and rng_uniform(agent_rng) < start_prob:
-            random_opening(legal_actions, afterstate, chance, p, s, start_plies, mask, rewards, agent_rng, env_rng)
+            random_opening(kernels, p, s, start_plies, mem.mask, mem.rewards, agent_rng, env_rng)
         plies = 0
         mem.cum[:] = 0.0
         if s[TERMINAL] == 0:
-            n = _load_state(legal_actions, board_fn, p, s, net, mem, mask, board)
+            n = _load_state(kernels, p, s, net, mem)
             a = start(net, prm, mem, traces, s[TO_MOVE], n, epsilons[e], agent_rng, carry_traces)
             while s[TERMINAL] == 0:
-                afterstate(p, s, a, s, rewards)
+                K.afterstate(kernels, p, s, a, s, mem.rewards)
                 if s[TERMINAL] == 0:
-                    chance(p, s, env_rng)
-                n = _load_state(legal_actions, board_fn, p, s, net, mem, mask, board)
-                a = transition(net, traces, prm, mem, s[TO_MOVE], n, s[TERMINAL] != 0, rewards, epsilons[e],
+                    K.chance(kernels, p, s, env_rng)
+                n = _load_state(kernels, p, s, net, mem)
+                a = transition(net, traces, prm, mem, s[TO_MOVE], n, s[TERMINAL] != 0, mem.rewards, epsilons[e],
                                alphas[e], agent_rng, sarsa, reselect, True)
                 plies += 1
         for i in range(n_players):

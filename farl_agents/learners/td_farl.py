@@ -12,7 +12,10 @@ The algorithm is written once, as the ``@njit`` steps below (``choose_move``,
 ``after_move``, ``final_adaptation``). Two drivers feed them:
 
 * :func:`self_play` — the whole episode loop compiled with numba, on the game
-  kernels (millions of episodes);
+  kernels (millions of episodes); it is cached on disk per game (the kernels
+  come as a :class:`~farl_agents.learners.kernels.Kernels` value) and works
+  on borrowed arrays, with every step inlined, so a ply pays no reference
+  counting or call overhead (``docs/results/train_speed.md``);
 * :func:`play_episode_aec` — a plain PettingZoo AEC loop that uses only the
   public afterstate extension (``afterstates()``, ``rewards``,
   ``terminations``), so it works with any env that offers it.
@@ -27,8 +30,11 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from farl_agents.learners import kernels as K
+from farl_agents.learners.kernels import borrowed
 from farl_agents.ntuple.network import board_indices, board_indices_from, value
 from farl_agents.ntuple.traces import adapt, clear_traces
+from farl_envs.core.kernel_utils import copy_state
 from farl_envs.core.rng import rng_argmax, rng_below, rng_choice_mask, rng_uniform
 from farl_envs.core.spec import TERMINAL, TO_MOVE
 
@@ -61,20 +67,26 @@ class Memory(NamedTuple):
     cand_terminal: np.ndarray  # bool[n_actions]
     cand_action: np.ndarray   # int64[n_actions]
     scores: np.ndarray        # float64[n_actions]
+    state: np.ndarray         # int32[state_size]   the compiled loop's position
+    after: np.ndarray         # int32[state_size]   scratch for a candidate afterstate
+    board: np.ndarray         # int32[2 * n_cells]  scratch: the position's board, then a candidate's
+    mask: np.ndarray          # int8[n_actions]     scratch: legal actions
+    rewards: np.ndarray       # float64[N]          scratch: a step's reward deltas
 
 
-def make_memory(n_players: int, n_actions: int, n_sym: int, m: int) -> Memory:
+def make_memory(n_players: int, n_actions: int, n_sym: int, m: int, n_cells: int, state_size: int) -> Memory:
     return Memory(np.zeros((n_players, n_sym, m), np.int64), np.zeros(n_players, np.bool_),
                   np.zeros(n_players), np.zeros(n_players), np.zeros((n_sym, m), np.int64),
                   np.zeros((n_actions, n_sym, m), np.int64),
                   np.zeros(n_actions), np.zeros(n_actions, np.bool_), np.zeros(n_actions, np.int64),
-                  np.zeros(n_actions))
+                  np.zeros(n_actions), np.zeros(state_size, np.int32), np.zeros(state_size, np.int32),
+                  np.zeros(2 * n_cells, np.int32), np.zeros(n_actions, np.int8), np.zeros(n_players))
 
 
 # ----------------------------------------------------------------------------
 # The algorithm (shared by both drivers)
 # ----------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def start_episode(mem, traces, carry_traces):
     """Forget every s_last[p] and the rewards; empty the eligibility lists unless carried over."""
     mem.has_last[:] = False
@@ -84,7 +96,7 @@ def start_episode(mem, traces, carry_traces):
         clear_traces(traces)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def choose_move(net, prm, mem, player, n_cand, epsilon, rng):
     """ε-greedy choice among the ``n_cand`` candidates in ``mem`` (Alg. 6).
 
@@ -100,7 +112,7 @@ def choose_move(net, prm, mem, player, n_cand, epsilon, rng):
     return rng_argmax(mem.scores, n_cand, rng), False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def adapt_towards(net, traces, prm, player, idx, target, alpha):
     """One TD(λ)-with-horizon update of V_player(idx) towards ``target``."""
     v = value(net, player, 0, idx, prm.tanh_output)
@@ -109,7 +121,7 @@ def adapt_towards(net, traces, prm, player, idx, target, alpha):
           prm.tcl_exp, prm.tcl_beta)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def after_move(net, traces, prm, mem, player, after_idx, step_rewards, next_terminal, was_random, alpha, train):
     """Everything that follows ``player``'s move (Alg. 2, AdaptAgentV and FinalAdaptAgents).
 
@@ -134,7 +146,7 @@ def after_move(net, traces, prm, mem, player, after_idx, step_rewards, next_term
         final_adaptation(net, traces, prm, mem, player, after_idx, alpha)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def final_adaptation(net, traces, prm, mem, mover, after_idx, alpha):
     """FARL: part 1 adapts the others' s_last towards their final reward, part 2 the terminal afterstate towards 0."""
     if prm.farl:
@@ -148,73 +160,74 @@ def final_adaptation(net, traces, prm, mem, mover, after_idx, alpha):
 # ----------------------------------------------------------------------------
 # Driver 1: the compiled self-play loop on the game kernels
 # ----------------------------------------------------------------------------
-@njit  # no cache: numba cannot cache functions that take kernels as arguments
-def random_opening(legal_actions, afterstate, chance, p, s, plies, mask, rewards, agent_rng, env_rng):
+@njit(cache=True, inline="always")
+def random_opening(kernels, p, s, plies, mask, rewards, agent_rng, env_rng):
     """choose-start-01: play ``plies`` uniformly random plies (no learning on them)."""
     for _ in range(plies):
         if s[TERMINAL]:
             return
-        legal_actions(p, s, mask)
-        afterstate(p, s, rng_choice_mask(agent_rng, mask), s, rewards)
+        K.legal_actions(kernels, p, s, mask)
+        K.afterstate(kernels, p, s, rng_choice_mask(agent_rng, mask), s, rewards)
         if s[TERMINAL] == 0:
-            chance(p, s, env_rng)
+            K.chance(kernels, p, s, env_rng)
 
 
-@njit  # no cache: numba cannot cache functions that take kernels as arguments
-def fill_candidates(legal_actions, afterstate, board_fn, p, s, net, prm, mem, mask, scratch, board, rewards):
+@njit(cache=True, inline="always")
+def fill_candidates(kernels, p, s, net, prm, mem):
     """Afterstate indices, mover's reward and terminal flag of every legal action; returns their count.
 
     The indices of each afterstate are derived from those of ``s`` (only the
-    tuples over changed cells are recomputed); ``board`` is scratch of
-    ``2 * n_cells``.
+    tuples over changed cells are recomputed); ``mem``'s ``after``, ``board``,
+    ``mask`` and ``rewards`` are the scratch.
     """
     player = s[TO_MOVE]
-    legal_actions(p, s, mask)
-    n_cells = board.shape[0] // 2
-    here, there = board[:n_cells], board[n_cells:]
-    board_fn(p, s, here)
+    K.legal_actions(kernels, p, s, mem.mask)
+    n_cells = mem.board.shape[0] // 2
+    here, there = mem.board[:n_cells], mem.board[n_cells:]
+    K.board(kernels, p, s, here)
     board_indices(net, here, mem.state_idx)
     n = 0
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            afterstate(p, s, a, scratch, rewards)
-            board_fn(p, scratch, there)
+    for a in range(mem.mask.shape[0]):
+        if mem.mask[a]:
+            K.afterstate(kernels, p, s, a, mem.after, mem.rewards)
+            K.board(kernels, p, mem.after, there)
             board_indices_from(net, here, mem.state_idx, there, mem.cand_idx[n])
-            mem.cand_reward[n] = rewards[player] * prm.reward_scale
-            mem.cand_terminal[n] = scratch[TERMINAL] != 0
+            mem.cand_reward[n] = mem.rewards[player] * prm.reward_scale
+            mem.cand_terminal[n] = mem.after[TERMINAL] != 0
             mem.cand_action[n] = a
             n += 1
     return n
 
 
-@njit  # no cache: numba cannot cache functions that take kernels as arguments
-def self_play(initial_state, legal_actions, afterstate, chance, board_fn, p, n_cells, net, prm, mem, traces,
-              alphas, epsilons, start_prob, start_plies, carry_traces, agent_rng, env_rng, results):
+@njit(cache=True)
+def self_play(kernels, p, net, prm, mem, traces, alphas, epsilons, start_prob, start_plies, carry_traces,
+              agent_rng, env_rng, results):
     """Train by self-play for ``len(alphas)`` episodes (episode k uses ``alphas[k]``, ``epsilons[k]``).
 
+    ``kernels`` is the game's :func:`~farl_agents.learners.kernels.kernels_of`.
     ``results[k]`` receives episode k's final cumulative (unscaled) reward of
     every player followed by its number of plies.
     """
+    # every array argument is held by the caller until we return: borrow them (no reference counting)
+    p, net, mem, traces = borrowed(p), borrowed(net), borrowed(mem), borrowed(traces)
+    alphas, epsilons, results = borrowed(alphas), borrowed(epsilons), borrowed(results)
+    agent_rng, env_rng = borrowed(agent_rng), borrowed(env_rng)
     n_players = mem.cum.shape[0]
-    mask = np.zeros(mem.cand_action.shape[0], np.int8)
-    rewards = np.zeros(n_players)
-    board = np.zeros(2 * n_cells, np.int32)
+    s = mem.state
     for e in range(alphas.shape[0]):
-        s = initial_state(p, env_rng)
-        scratch = np.empty_like(s)
+        copy_state(K.initial_state(kernels, p, env_rng), s)
         if start_prob > 0.0 and rng_uniform(agent_rng) < start_prob:
-            random_opening(legal_actions, afterstate, chance, p, s, start_plies, mask, rewards, agent_rng, env_rng)
+            random_opening(kernels, p, s, start_plies, mem.mask, mem.rewards, agent_rng, env_rng)
         start_episode(mem, traces, carry_traces)
         plies = 0
         while s[TERMINAL] == 0:
-            n = fill_candidates(legal_actions, afterstate, board_fn, p, s, net, prm, mem, mask, scratch, board,
-                                rewards)
+            n = fill_candidates(kernels, p, s, net, prm, mem)
             player = s[TO_MOVE]
             k, was_random = choose_move(net, prm, mem, player, n, epsilons[e], agent_rng)
-            afterstate(p, s, mem.cand_action[k], s, rewards)
+            K.afterstate(kernels, p, s, mem.cand_action[k], s, mem.rewards)
             if s[TERMINAL] == 0:
-                chance(p, s, env_rng)
-            after_move(net, traces, prm, mem, player, mem.cand_idx[k], rewards, s[TERMINAL] != 0, was_random,
+                K.chance(kernels, p, s, env_rng)
+            after_move(net, traces, prm, mem, player, mem.cand_idx[k], mem.rewards, s[TERMINAL] != 0, was_random,
                        alphas[e], True)
             plies += 1
         for i in range(n_players):

@@ -24,7 +24,9 @@ for tuple ``i`` (first listed cell = least significant digit).
 Everything that touches the weights is an ``@njit`` function over plain
 arrays bundled in the :class:`Net` named tuple, so the compiled self-play
 loops and the Python AEC path call exactly the same code and produce the same
-floats.
+floats. The functions are inlined into their compiled callers
+(``inline="always"``): a call that passes the ``Net`` tuple as arguments
+costs more than the table work of a small network.
 """
 from __future__ import annotations
 
@@ -82,7 +84,7 @@ def build_net(tuples: np.ndarray, n_values: int, n_players: int, n_outputs: int,
         raise ValueError(f"tuple cells must be in 0..{perms.shape[1] - 1}")
     if not use_symmetry:
         perms, acts = perms[:1], acts[:1]
-    sym_cells = perms[:, tuples].astype(np.int32)  # [n_sym, m, n]
+    sym_cells = np.ascontiguousarray(perms[:, tuples], dtype=np.int32)  # [n_sym, m, n]; C order: one compiled type
     powers = n_values ** np.arange(n, dtype=np.int64)
     offsets = np.arange(m, dtype=np.int64) * int(n_values) ** n
     lut = m * int(n_values) ** n
@@ -110,7 +112,7 @@ def build_net(tuples: np.ndarray, n_values: int, n_players: int, n_outputs: int,
     return Net(weights, tcl_n, tcl_a, sym_cells, powers, offsets, acts.astype(np.int32), cell_uses, cell_use_count)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def board_indices(net, board, out):
     """Fill ``out`` (``int64[n_sym, m]``) with the table index of every tuple on every symmetric board."""
     sc = net.sym_cells
@@ -122,7 +124,7 @@ def board_indices(net, board, out):
             out[j, i] = k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def board_indices_from(net, base_board, base_idx, board, out):
     """Like :func:`board_indices`, but starting from a board whose indices are known.
 
@@ -139,7 +141,7 @@ def board_indices_from(net, base_board, base_idx, board, out):
                 out[net.cell_uses[c, u, 0], net.cell_uses[c, u, 1]] += diff * net.cell_uses[c, u, 2]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def raw_value(net, player, output, idx):
     """ν: the weight sum over tuples and symmetric boards (TD: ``output`` 0).
 
@@ -150,25 +152,24 @@ def raw_value(net, player, output, idx):
     q = net.weights.shape[0] > 1
     for j in range(idx.shape[0]):
         o = net.action_sym[j, output] if q else 0
-        w = net.weights[o, player]
         for i in range(idx.shape[1]):
-            total += w[idx[j, i]]
+            total += net.weights[o, player, idx[j, i]]
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def squash(nu, tanh_output):
     """σ(ν): tanh or identity."""
     return np.tanh(nu) if tanh_output else nu
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def value(net, player, output, idx, tanh_output):
     """V (or Q) = σ(ν) of a board given by its indices."""
     return squash(raw_value(net, player, output, idx), tanh_output)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_change(net, player, output, idx, step, change, tcl_exp, tcl_beta, skip):
     """Move the weights of one board by ``change`` ("recommended weight change").
 

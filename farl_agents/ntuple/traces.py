@@ -57,21 +57,22 @@ def make_traces(n_players: int, entries: int, n_sym: int, m: int) -> Traces:
                   np.zeros((n_sym, m), np.bool_))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def clear_traces(traces):
     traces.length[:] = 0
 
 
-@njit(cache=True)
-def _mark_replaced(traces, player, slot, newer_slots, n_newer, output, q):
-    """skip[j, i] = the index of entry ``slot`` at (j, i) was already changed by a newer entry."""
+@njit(cache=True, inline="always")
+def _mark_replaced(traces, player, slot, head, n_newer, output, q):
+    """skip[j, i] = the index of entry ``slot`` at (j, i) was already changed by one of the ``n_newer`` entries
+    after it (the slots ``head``, ``head - 1``, ... of the ring)."""
     idx = traces.idx[player, slot]
     traces.skip[:, :] = False
     for j in range(idx.shape[0]):
         for i in range(idx.shape[1]):
             k = idx[j, i]
             for s in range(n_newer):
-                ns = newer_slots[s]
+                ns = (head - s) % traces.idx.shape[1]
                 for jj in range(idx.shape[0]):
                     if traces.idx[player, ns, jj, i] == k and (not q or traces.output[player, ns] == output):
                         traces.skip[j, i] = True
@@ -80,7 +81,7 @@ def _mark_replaced(traces, player, slot, newer_slots, n_newer, output, q):
                     break
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def adapt(net, traces, player, output, idx, delta, grad, alpha, lam, trace_mode, tcl_exp, tcl_beta):
     """One TD(λ) update with horizon for ``player`` (Alg. 7).
 
@@ -99,17 +100,15 @@ def adapt(net, traces, player, output, idx, delta, grad, alpha, lam, trace_mode,
     step = alpha / (m * n_sym)
     replacing = trace_mode >= 2
     q = net.weights.shape[0] > 1
-    newer = np.empty(entries, np.int64)
     factor = 1.0
     for age in range(traces.length[player]):
         slot = (head - age) % entries
         out = traces.output[player, slot]
         change = delta * factor * traces.grad[player, slot]
         if replacing and age > 0:
-            _mark_replaced(traces, player, slot, newer, age, out, q)
+            _mark_replaced(traces, player, slot, head, age, out, q)
             apply_change(net, player, out, traces.idx[player, slot], step, change, tcl_exp, tcl_beta, traces.skip)
         else:
             apply_change(net, player, out, traces.idx[player, slot], step, change, tcl_exp, tcl_beta,
                          traces.skip[:0])
-        newer[age] = slot
         factor *= lam
