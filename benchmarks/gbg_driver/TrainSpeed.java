@@ -107,6 +107,9 @@ public final class TrainSpeed {
         for (int g = 0; g < warmup; g++) {
             pa.trainAgent(startState(gb, pa, randomStart));
         }
+        // a full collection now, so the one-time move of the new agent's tables into the old generation (seconds
+        // of GC for 2048's 1.6 GB) and the throwaway agent's garbage do not fall into the timed games
+        System.gc();
         com.sun.management.OperatingSystemMXBean os =
                 (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         long moves0 = pa.getNumTrnMoves();
