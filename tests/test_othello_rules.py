@@ -5,7 +5,9 @@ Sources of the expected values: the published Othello perft counts
 positions worked out by hand on paper, and two games published by Warren D.
 Smith on the math-fun mailing list (an 11-move game that ends 14-1 with
 empty squares left, and a 64-0 wipeout by white in which black passes 23
-times).
+times). A slow plain-Python cell-scan reference of the rules, written
+here independently of the bitboard kernels, is played against them move by
+move over many random games.
 """
 from __future__ import annotations
 
@@ -327,3 +329,84 @@ def test_ntuple_board_when_the_mover_must_pass_or_the_game_is_over():
     s = _position(ONE_COLOUR_LEFT_AFTER_F4, ply=2)
     over, _ = _after(s, _cell("f4"))
     assert over[1] == 1 and not np.any(_ntuple_board(over) == 3)
+
+
+# --- an independent slow reference of the rules ------------------------------
+# Plain Python on an 8x8 list of lists, scanning every cell and direction the
+# way the rules are stated; it shares nothing with the kernels (which work on
+# bitboards), so agreeing over many random games checks the bit tricks.
+_NEIGHBOURS = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if (dr, dc) != (0, 0)]
+
+
+def _ref_grid(s) -> list:
+    return [[int(s[3 + 8 * r + c]) for c in range(8)] for r in range(8)]
+
+
+def _ref_captures(grid, r, c, me) -> list:
+    """The (row, col) of every disc that ``me`` playing (r, c) would flip."""
+    if grid[r][c] != 0:
+        return []
+    caught = []
+    for dr, dc in _NEIGHBOURS:
+        line = []
+        rr, cc = r + dr, c + dc
+        while 0 <= rr < 8 and 0 <= cc < 8 and grid[rr][cc] == 3 - me:
+            line.append((rr, cc))
+            rr, cc = rr + dr, cc + dc
+        if line and 0 <= rr < 8 and 0 <= cc < 8 and grid[rr][cc] == me:
+            caught += line
+    return caught
+
+
+def _ref_moves(grid, me) -> set:
+    return {8 * r + c for r in range(8) for c in range(8) if _ref_captures(grid, r, c, me)}
+
+
+def _ref_check_position(s, summary):
+    """Compare every kernel with the reference on ``s``; return the reference's legal actions."""
+    grid = _ref_grid(s)
+    me = int(s[0]) + 1
+    mine, theirs = _ref_moves(grid, me), _ref_moves(grid, 3 - me)
+    assert bool(s[1]) == (not mine and not theirs)
+    if s[1]:
+        assert _legal(s) == set()
+        return set()
+    legal = mine or {PASS}
+    assert _legal(s) == legal, oth.render_text(P, s)
+    marked = {int(c) for c in np.flatnonzero(_ntuple_board(s) == 3)}
+    assert marked == (mine or theirs)  # the next disc's cells, the other side's after a pass
+    for a in legal:
+        out, rew = _after(s, a)
+        expected = [row[:] for row in grid]
+        if a == PASS:
+            summary["passes"] += 1
+        else:
+            for rr, cc in _ref_captures(grid, a // 8, a % 8, me) + [(a // 8, a % 8)]:
+                expected[rr][cc] = me
+        assert [int(v) for v in out[3:]] == [v for row in expected for v in row], (a, oth.render_text(P, s))
+        assert list(out[[0, 2]]) == [1 - s[0], s[2] + 1]
+        over = not _ref_moves(expected, 1) and not _ref_moves(expected, 2)
+        assert out[1] == over
+        black = sum(row.count(1) for row in expected)
+        white = sum(row.count(2) for row in expected)
+        win = (1.0, -1.0) if black > white else (-1.0, 1.0) if white > black else (0.0, 0.0)
+        assert rew == (win if over else (0.0, 0.0))
+        if over:
+            summary["ends"][win] += 1
+    return legal
+
+
+def test_random_games_agree_with_a_slow_cell_scan_reference():
+    rng = np.random.default_rng(2026)
+    summary = {"passes": 0, "ends": {(1.0, -1.0): 0, (-1.0, 1.0): 0, (0.0, 0.0): 0}, "plies": 0}
+    for _ in range(100):
+        s = oth.initial_state(P, make_rng(0))
+        while True:
+            legal = _ref_check_position(s, summary)
+            if not legal:
+                break
+            s, _ = _after(s, int(rng.choice(sorted(legal))))
+            summary["plies"] += 1
+    # the games met forced passes, and some candidate moves ended the game in each way
+    assert summary["passes"] > 0 and summary["plies"] > 100 * 55
+    assert all(n > 0 for n in summary["ends"].values()), summary

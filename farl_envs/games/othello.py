@@ -67,11 +67,26 @@ Version history: v0, first release.  The n-tuple board (not the
 environment's observation) gained value 3, the legal cells of the next
 mover, as Konen & Bagheri 2020, A.6, specifies (P = 4); agents saved with the earlier
 three-valued board no longer load.
+
+Implementation. The kernels work on bitboards: two ``uint64`` (bit ``i`` is
+cell ``i``), one for the mover's discs and one for the opponent's.  Legal
+moves and flips are found by shifting a whole board one step in each of the
+8 directions at once (east/west and the diagonals mask out the a and h files
+so no line wraps around an edge), which replaces the old scan of 64 cells x
+8 directions by a few dozen word operations.  The state keeps its 64 cells
+(the layout of :mod:`farl_envs.core.spec`, so the environment,
+observations, n-tuple boards, ``validate`` and saved positions are
+unchanged); each kernel call packs the cells into the two words (one pass
+over 64 cells) and writes back only the cells a move changes.  Storing the
+words in the state as well was measured and not taken: see
+docs/results/othello_kernel_speed.md.
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 from farl_envs.core.kernel_utils import copy_state
 from farl_envs.core.spec import HEADER, PLY, TERMINAL, TO_MOVE, GameSpec, check_header
@@ -86,11 +101,8 @@ CENTRE = (27, 28, 35, 36)
 #: the longest game: 60 disc moves, each preceded by at most one pass
 MAX_PLIES = 2 * (N_CELLS - 4)
 
-#: the 8 directions as (row step, column step); a module constant so that the
-#: kernels need no allocation
-DIRECTIONS = np.array(
-    [[-1, -1], [-1, 0], [-1, 1], [0, -1], [0, 1], [1, -1], [1, 0], [1, 1]], dtype=np.int64,
-)
+#: the 8 neighbours as (row step, column step), for ``validate``'s connectivity test
+DIRECTIONS = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
 
 
 @njit(cache=True)
@@ -103,67 +115,134 @@ def initial_state(p, rng):
     return s
 
 
-@njit(cache=True)
-def _bracketed(s, row, col, dr, dc, me, opp):
-    """How many ``opp`` discs, going from (row, col) in direction (dr, dc),
-    lie in an unbroken line closed by a ``me`` disc (0 if the line is not
-    closed)."""
-    n = 0
-    r = row + dr
-    c = col + dc
-    while 0 <= r < SIZE and 0 <= c < SIZE:
-        v = s[HEADER + SIZE * r + c]
-        if v == opp:
-            n += 1
-        elif v == me:
-            return n
-        else:
-            return 0
-        r += dr
-        c += dc
-    return 0
+# --- bitboards -------------------------------------------------------------
+# All constants and shift counts are uint64: numba turns uint64 (op) int64
+# into float64, which would silently break the bit arithmetic.
+_ZERO = np.uint64(0)
+_ONE = np.uint64(1)
+#: every cell except the a and h files: an east/west/diagonal step from an
+#: inner cell never wraps to the next or previous row
+_INNER = np.uint64(0x7E7E7E7E7E7E7E7E)
+_S1 = np.uint64(1)  # one step east (<<) or west (>>)
+_S7 = np.uint64(7)  # south-west (<<) or north-east (>>)
+_S8 = np.uint64(8)  # south (<<) or north (>>)
+_S9 = np.uint64(9)  # south-east (<<) or north-west (>>)
+
+
+@intrinsic
+def _ctz(typingctx, x):
+    """Index of the lowest set bit of a nonzero ``uint64`` (LLVM ``cttz``)."""
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+    return types.uint64(types.uint64), codegen
+
+
+@intrinsic
+def _popcount(typingctx, x):
+    """Number of set bits of a ``uint64`` (LLVM ``ctpop``)."""
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+    return types.uint64(types.uint64), codegen
 
 
 @njit(cache=True)
-def _is_move(s, cell, me, opp):
-    """True when ``me`` may place a disc on ``cell``."""
-    if s[HEADER + cell] != 0:
-        return False
-    row = cell // SIZE
-    col = cell % SIZE
-    for d in range(DIRECTIONS.shape[0]):
-        if _bracketed(s, row, col, DIRECTIONS[d, 0], DIRECTIONS[d, 1], me, opp) > 0:
-            return True
-    return False
+def _step(x, k, up):
+    """Every disc of ``x`` moved ``k`` cells up the numbering (``up``) or down."""
+    return (x << k) if up else (x >> k)
+
+
+@njit(cache=True)
+def _line_ends(own, opp, empty, k, up):
+    """Empty cells that close, in one direction, a run of ``opp`` discs
+    starting next to an ``own`` disc (``opp`` is already edge-masked when the
+    direction can wrap; a run is at most 6 discs long)."""
+    t = _step(own, k, up) & opp
+    for _ in range(5):
+        t |= _step(t, k, up) & opp
+    return _step(t, k, up) & empty
+
+
+@njit(cache=True)
+def legal_bits(own, opp):
+    """The cells where the owner of ``own`` may place a disc, as a bitboard."""
+    empty = ~(own | opp)
+    inner = opp & _INNER
+    m = _line_ends(own, inner, empty, _S1, True)
+    m |= _line_ends(own, inner, empty, _S1, False)
+    m |= _line_ends(own, opp, empty, _S8, True)
+    m |= _line_ends(own, opp, empty, _S8, False)
+    m |= _line_ends(own, inner, empty, _S7, True)
+    m |= _line_ends(own, inner, empty, _S7, False)
+    m |= _line_ends(own, inner, empty, _S9, True)
+    m |= _line_ends(own, inner, empty, _S9, False)
+    return m
+
+
+@njit(cache=True)
+def _line_flips(bit, own, opp, k, up):
+    """The ``opp`` discs a disc on ``bit`` flips in one direction (0 when the
+    run is not closed by an ``own`` disc)."""
+    run = _ZERO
+    x = _step(bit, k, up)
+    while x & opp:
+        run |= x
+        x = _step(x, k, up)
+    return run if x & own else _ZERO
+
+
+@njit(cache=True)
+def flip_bits(own, opp, cell):
+    """The opponent discs flipped when the owner of ``own`` plays ``cell``."""
+    bit = _ONE << np.uint64(cell)
+    inner = opp & _INNER
+    f = _line_flips(bit, own, inner, _S1, True)
+    f |= _line_flips(bit, own, inner, _S1, False)
+    f |= _line_flips(bit, own, opp, _S8, True)
+    f |= _line_flips(bit, own, opp, _S8, False)
+    f |= _line_flips(bit, own, inner, _S7, True)
+    f |= _line_flips(bit, own, inner, _S7, False)
+    f |= _line_flips(bit, own, inner, _S9, True)
+    f |= _line_flips(bit, own, inner, _S9, False)
+    return f
+
+
+@njit(cache=True)
+def discs(s):
+    """The cells of state ``s`` as bitboards ``(black, white)``."""
+    black = _ZERO
+    white = _ZERO
+    for c in range(N_CELLS):  # cells hold 0, 1 or 2: bit 0 is black, bit 1 white
+        v = np.uint64(s[HEADER + c])
+        black |= (v & _ONE) << np.uint64(c)
+        white |= (v >> _ONE) << np.uint64(c)
+    return black, white
 
 
 @njit(cache=True)
 def _has_move(s, seat):
     """True when ``seat`` has a disc-placing move (passes not counted)."""
-    me = seat + 1
-    opp = 2 - seat
-    for cell in range(N_CELLS):
-        if _is_move(s, cell, me, opp):
-            return True
-    return False
+    black, white = discs(s)
+    if seat == 0:
+        return legal_bits(black, white) != _ZERO
+    return legal_bits(white, black) != _ZERO
 
 
+# --- kernels ---------------------------------------------------------------
 @njit(cache=True)
 def legal_actions(p, s, mask):
     mask[:] = 0
     if s[TERMINAL]:
         return 0
-    seat = s[TO_MOVE]
-    me = seat + 1
-    opp = 2 - seat
-    n = 0
-    for cell in range(N_CELLS):
-        if _is_move(s, cell, me, opp):
-            mask[cell] = 1
-            n += 1
-    if n == 0:
+    black, white = discs(s)
+    m = legal_bits(black, white) if s[TO_MOVE] == 0 else legal_bits(white, black)
+    if m == _ZERO:
         mask[PASS] = 1
-        n = 1
+        return 1
+    n = 0
+    while m:
+        mask[_ctz(m)] = 1
+        m &= m - _ONE
+        n += 1
     return n
 
 
@@ -171,42 +250,31 @@ def legal_actions(p, s, mask):
 def afterstate(p, s, a, out, rewards):
     mover = s[TO_MOVE]
     ply = s[PLY]
+    black, white = discs(s)
     copy_state(s, out)
-    me = mover + 1
-    opp = 2 - mover
+    own, opp = (black, white) if mover == 0 else (white, black)
     if a != PASS:
-        row = a // SIZE
-        col = a % SIZE
+        me = mover + 1
+        f = flip_bits(own, opp, a)
+        own |= f | (_ONE << np.uint64(a))
+        opp ^= f
         out[HEADER + a] = me
-        # flipping one direction never touches the cells of another, so the
-        # lines can be found and flipped one direction at a time
-        for d in range(DIRECTIONS.shape[0]):
-            dr = DIRECTIONS[d, 0]
-            dc = DIRECTIONS[d, 1]
-            k = _bracketed(out, row, col, dr, dc, me, opp)
-            for i in range(1, k + 1):
-                out[HEADER + SIZE * (row + i * dr) + col + i * dc] = me
+        while f:
+            out[HEADER + _ctz(f)] = me
+            f &= f - _ONE
     out[PLY] = ply + 1
     out[TO_MOVE] = 1 - mover
     rewards[:] = 0.0
     # the game is over when neither side can move (the next player is tried
-    # first: when it can move, which is the usual case, one scan suffices)
-    if not _has_move(out, 1 - mover) and not _has_move(out, mover):
+    # first: when it can move, which is the usual case, one test suffices)
+    if legal_bits(opp, own) == _ZERO and legal_bits(own, opp) == _ZERO:
         out[TERMINAL] = 1
-        black = 0
-        white = 0
-        for c in range(N_CELLS):
-            v = out[HEADER + c]
-            if v == 1:
-                black += 1
-            elif v == 2:
-                white += 1
-        if black > white:
-            rewards[0] = 1.0
-            rewards[1] = -1.0
-        elif white > black:
-            rewards[0] = -1.0
-            rewards[1] = 1.0
+        mine = _popcount(own)
+        theirs = _popcount(opp)
+        if mine != theirs:
+            won = mover if mine > theirs else 1 - mover
+            rewards[won] = 1.0
+            rewards[1 - won] = -1.0
 
 
 @njit(cache=True)
@@ -229,16 +297,14 @@ def board(p, s, out):
         out[c] = s[HEADER + c]
     if s[TERMINAL]:
         return
-    seat = s[TO_MOVE]
-    marked = 0
-    for c in range(N_CELLS):
-        if _is_move(s, c, seat + 1, 2 - seat):
-            out[c] = 3
-            marked += 1
-    if marked == 0:  # the player to move must pass: the other one moves next
-        for c in range(N_CELLS):
-            if _is_move(s, c, 2 - seat, seat + 1):
-                out[c] = 3
+    black, white = discs(s)
+    own, opp = (black, white) if s[TO_MOVE] == 0 else (white, black)
+    m = legal_bits(own, opp)
+    if m == _ZERO:  # the player to move must pass: the other one moves next
+        m = legal_bits(opp, own)
+    while m:
+        out[_ctz(m)] = 3
+        m &= m - _ONE
 
 
 @njit(cache=True)
@@ -261,7 +327,7 @@ def _connected(cells: np.ndarray) -> bool:
         c = todo.pop()
         r, k = divmod(c, SIZE)
         for dr, dc in DIRECTIONS:
-            rr, kk = r + int(dr), k + int(dc)
+            rr, kk = r + dr, k + dc
             n = SIZE * rr + kk
             if 0 <= rr < SIZE and 0 <= kk < SIZE and n in occupied and n not in seen:
                 seen.add(n)
