@@ -56,9 +56,12 @@ class NTupleAgent:
                                   cfg.use_symmetry, cfg.tcl != "none", cfg.tcl_init)
         n_sym, m = self.net.sym_cells.shape[:2]
         self.traces = make_traces(g.n_players, horizon_entries(cfg.lam, cfg.horizon_cut), n_sym, m)
-        sizes = (g.n_players, g.n_actions, n_sym, m, g.n_cells, g.state_size)
+        # a foreign game (a spec-like object trained through its own AEC env, see train_aec) has no kernels:
+        # no state to buffer and no compiled self-play
+        native = isinstance(g, GameSpec)
+        sizes = (g.n_players, g.n_actions, n_sym, m, g.n_cells, g.state_size if native else 0)
         self.memory = td_farl.make_memory(*sizes) if cfg.algo == "td" else sarsa_farl.make_memory(*sizes)
-        self.kernels = kernels_of(g)
+        self.kernels = kernels_of(g) if native else None
         self.params = td_farl.TDParams(
             gamma=float(cfg.gamma), lam=float(cfg.lam), trace_mode=TRACE_MODES[cfg.trace_mode],
             learn_from_random=bool(cfg.learn_from_random_moves), tanh_output=bool(cfg.tanh_output),
