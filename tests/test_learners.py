@@ -184,6 +184,18 @@ def test_schedules_reach_their_final_values():
     assert cfg.epsilon_at(50) == pytest.approx(0.05)           # linear
 
 
+@pytest.mark.parametrize("schedule", ["linear", "exponential"])
+def test_the_compiled_schedules_are_the_configs_to_the_bit(schedule):
+    cfg = LearnerConfig(alpha=3.7, alpha_final=0.37, alpha_schedule=schedule, epsilon=0.3, epsilon_final=0.01,
+                        epsilon_schedule=schedule, episodes=997)
+    agent = NTupleAgent("tictactoe", cfg.replace(ntuples="explicit", ntuple_cells=((0, 1, 2),)))
+    agent.episodes_done = 900  # runs past the end of the schedule, where the final value holds
+    alphas, epsilons = agent.schedules(200)
+    assert [cfg.alpha_at(k) for k in range(900, 1100)] == alphas.tolist()
+    assert [cfg.epsilon_at(k) for k in range(900, 1100)] == epsilons.tolist()
+    assert alphas[-1] == cfg.alpha_at(10**6) and epsilons[0] != epsilons[-1]
+
+
 @pytest.mark.parametrize("bad", [dict(algo="dqn"), dict(alpha=0), dict(lam=1.0), dict(trace_mode="x"),
                                  dict(tcl="foo"), dict(ntuples="explicit"), dict(epsilon=2)])
 def test_bad_config_is_refused(bad):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from numba import njit
 
 import farl_envs
 from farl_agents.learners import agent_io, sarsa_farl, td_farl
@@ -23,6 +24,27 @@ from farl_envs.core.rng import make_rng
 from farl_envs.core.spec import TO_MOVE, GameSpec
 
 ENV_SEED_OFFSET = 0x5EED
+
+
+def _schedule_run(start: float, final: float | None, kind: str, first: int, n: int, episodes: int) -> np.ndarray:
+    """The values of a :class:`LearnerConfig` schedule for episodes ``first .. first + n - 1``.
+
+    The same arithmetic as ``LearnerConfig.alpha_at`` (the same floats: both
+    call the C library's ``pow``), in one compiled loop: per episode in
+    Python it took a third of a TicTacToe training chunk.
+    """
+    if final is None or final == start:
+        return np.full(n, float(start))
+    return _schedule_values(float(start), float(final), kind == "linear", int(first), int(n), int(episodes))
+
+
+@njit(cache=True)
+def _schedule_values(start, final, linear, first, n, episodes):
+    out = np.empty(n)
+    for i in range(n):
+        x = min(max(first + i, 0), episodes) / episodes
+        out[i] = start + (final - start) * x if linear else start * (final / start) ** x
+    return out
 
 
 class NTupleAgent:
@@ -79,9 +101,10 @@ class NTupleAgent:
         return self.config.seed + ENV_SEED_OFFSET
 
     def schedules(self, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """α and ε for the next ``n`` episodes."""
-        ks = range(self.episodes_done, self.episodes_done + n)
-        return (np.array([self.config.alpha_at(k) for k in ks]), np.array([self.config.epsilon_at(k) for k in ks]))
+        """α and ε for the next ``n`` episodes (``config.alpha_at`` and ``epsilon_at`` of each, compiled)."""
+        cfg, first = self.config, self.episodes_done
+        return (_schedule_run(cfg.alpha, cfg.alpha_final, cfg.alpha_schedule, first, n, cfg.episodes),
+                _schedule_run(cfg.epsilon, cfg.epsilon_final, cfg.epsilon_schedule, first, n, cfg.episodes))
 
     def train(self, episodes: int) -> np.ndarray:
         """Self-play ``episodes`` episodes in the compiled loop.
