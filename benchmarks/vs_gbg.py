@@ -52,10 +52,11 @@ GBG_AGENTS = {
 _MISSING_PACKAGE = re.compile(r"^(?P<file>.+?\.java):(?P<line>\d+): error: package (?P<pkg>[\w.]+) does not exist")
 
 
-def budget(game: str) -> tuple[int, int]:
-    """(warm-up games, timed games): the timed count is train_speed's compiled-path budget, warm-up a quarter."""
-    games = train_speed.BUDGET[game][0]
-    return max(1, games // 4), games
+def budget(game: str, scale: float = 1.0) -> tuple[int, int]:
+    """(warm-up games, timed games): the timed count is train_speed's compiled-path budget times ``scale``, the
+    warm-up a quarter of it."""
+    games = max(4, round(train_speed.BUDGET[game][0] * scale))
+    return games // 4, games
 
 
 def skip_reason(gbg: str | None) -> str | None:
@@ -116,13 +117,13 @@ def pin() -> list[str]:
     return ["taskset", "-c", "0"] if shutil.which("taskset") else []
 
 
-def run_gbg(gbg: Path, cp: str, game: str, java_opts: list[str], jit_seconds: float) -> dict:
+def run_gbg(gbg: Path, cp: str, game: str, java_opts: list[str], jit_seconds: float, scale: float) -> dict:
     """One fresh JVM: a throwaway agent trains ``jit_seconds`` of CPU (JIT warm-up), then GBG's agent for ``game``
     plays the warm-up games and the timed training games."""
     gbg_game, agent_file, settings = GBG_AGENTS[game]
     from farl_agents.learners import paper_config
 
-    warmup, games = budget(game)
+    warmup, games = budget(game, scale)
     cmd = [*pin(), "java", "-Djava.awt.headless=true", *java_opts, "-cp", cp, "TrainSpeed", gbg_game, agent_file,
            str(paper_config(game).episodes), str(warmup), str(games), f"jit_seconds={jit_seconds}", *settings]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=gbg)
@@ -135,12 +136,12 @@ def run_gbg(gbg: Path, cp: str, game: str, java_opts: list[str], jit_seconds: fl
     return row
 
 
-def measure_farl(game: str) -> dict:
+def measure_farl(game: str, scale: float) -> dict:
     """farl's paper preset for ``game``: warm-up (compiles the loop), then timed games, in this process."""
     from farl_agents.learners import NTupleAgent, paper_config, paper_game_params
 
     cfg = paper_config(game)
-    warmup, games = budget(game)
+    warmup, games = budget(game, scale)
     agent = NTupleAgent(game, cfg, **paper_game_params(game))
     agent.train(warmup)
     wall, t = time.perf_counter(), time.process_time()
@@ -155,9 +156,10 @@ def measure_farl(game: str) -> dict:
     }
 
 
-def run_farl(game: str) -> dict:
+def run_farl(game: str, scale: float) -> dict:
     """One fresh Python process pinned to core 0 running :func:`measure_farl`."""
-    proc = subprocess.run([*pin(), sys.executable, __file__, "--farl-one", game], capture_output=True, text=True,
+    proc = subprocess.run([*pin(), sys.executable, __file__, "--farl-one", game, "--scale", str(scale)],
+                          capture_output=True, text=True,
                           env={**os.environ, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"})
     if proc.returncode != 0:
         raise RuntimeError(f"farl measurement failed for {game}:\n{proc.stderr[-3000:]}")
@@ -213,6 +215,8 @@ def main(argv=None) -> int:
     ap.add_argument("--games", default=",".join(GBG_AGENTS))
     ap.add_argument("--repeats", type=int, default=3, help="fresh processes per side and game (>= 3)")
     ap.add_argument("--build-dir", help="where to compile the driver (default: a temporary folder)")
+    ap.add_argument("--scale", type=float, default=1.0,
+                    help="multiply the warm-up and timed games (benchmarks/train_speed.py's budget) by this")
     ap.add_argument("--jit-seconds", type=float, default=3.0,
                     help="CPU seconds a throwaway GBG agent trains first so the JIT has compiled GBG's code")
     ap.add_argument("--java-opts", default="", help="extra JVM options, e.g. -Xmx4g")
@@ -220,14 +224,14 @@ def main(argv=None) -> int:
     ap.add_argument("--farl-one", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.farl_one:
-        print(json.dumps(measure_farl(args.farl_one)))
+        print(json.dumps(measure_farl(args.farl_one, args.scale)))
         return 0
     games = args.games.split(",")
     for game in games:
         if game not in GBG_AGENTS:
             ap.error(f"unknown game {game!r}; choose from {', '.join(GBG_AGENTS)}")
-    if args.repeats < 1:
-        ap.error("--repeats must be >= 1")
+    if args.repeats < 1 or args.scale <= 0:
+        ap.error("--repeats must be >= 1 and --scale > 0")
     reason = skip_reason(args.gbg)
     if reason:
         print(f"skipped: {reason}")
@@ -245,8 +249,8 @@ def main(argv=None) -> int:
         runs: dict[str, dict[str, list]] = {g: {"gbg": [], "farl": []} for g in games}
         for game in games:
             for rep in range(args.repeats):  # the two sides alternate, so a change in load hits both
-                a = run_gbg(gbg, cp, game, args.java_opts.split(), args.jit_seconds)
-                b = run_farl(game)
+                a = run_gbg(gbg, cp, game, args.java_opts.split(), args.jit_seconds, args.scale)
+                b = run_farl(game, args.scale)
                 runs[game]["gbg"].append(a)
                 runs[game]["farl"].append(b)
                 print(f"{game:13s} run {rep + 1}: GBG {a['games_per_cpu_s']:9.1f} games/CPU-s "

@@ -46,6 +46,7 @@ def test_every_game_has_a_gbg_agent_and_a_budget(vs_gbg):
     for game in vs_gbg.GBG_AGENTS:
         warmup, games = vs_gbg.budget(game)
         assert 1 <= warmup < games
+        assert vs_gbg.budget(game, 3.0) == (3 * games // 4, 3 * games)
 
 
 def test_table_formats_known_numbers(vs_gbg):
