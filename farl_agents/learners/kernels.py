@@ -124,7 +124,9 @@ def _kernel(kernels, kind: str):
 
 
 # The stubs the loops call. From Python they call the kernel; compiled, numba replaces each by a direct
-# call of the game's kernel (the overloads below), chosen from the type of ``kernels``.
+# call of the game's kernel (the overloads below), chosen from the type of ``kernels``. Not
+# ``overload(..., inline="always")``: with numba 0.68 that lost the writes of the steps inlined after such a
+# call (LLVM inlines these one-line wrappers anyway).
 def initial_state(kernels, p, rng):
     return _resolve(kernels.names[0])(p, rng)
 
