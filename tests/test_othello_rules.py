@@ -78,7 +78,7 @@ def _discs(s) -> tuple:
     return int(np.sum(s[3:] == 1)), int(np.sum(s[3:] == 2))
 
 
-@njit(cache=True)
+@njit  # not cached: numba's cache would keep kernels compiled in from an older othello.py
 def _perft(p, s, depth, masks, states, rew):
     """Leaf nodes at exactly ``depth`` plies below ``s`` (a pass is a ply)."""
     n = oth.legal_actions(p, s, masks[depth])
@@ -410,3 +410,31 @@ def test_random_games_agree_with_a_slow_cell_scan_reference():
     # the games met forced passes, and some candidate moves ended the game in each way
     assert summary["passes"] > 0 and summary["plies"] > 100 * 55
     assert all(n > 0 for n in summary["ends"].values()), summary
+
+
+
+def test_bitboards_are_exact_uint64_at_the_top_bit_and_do_not_wrap_around_the_edges():
+    s = np.zeros(oth.STATE_SIZE, dtype=np.int32)
+    s[3 + 0], s[3 + 63], s[3 + 7], s[3 + 56] = 1, 1, 2, 2  # a1 h8 black, h1 a8 white
+    black, white = oth.discs(s)
+    # 2**63 + 1 has no float64: a uint64 computation that slipped into float64 would round it
+    assert not isinstance(black, float) and int(black) == (1 << 63) + 1 and int(white) == (1 << 56) + (1 << 7)
+    s = _position("""
+        ........
+        ........
+        ........
+        .O.OX..X
+        O.XXXXX.
+        ........
+        ........
+        ........""", ply=7)
+    black, white = oth.discs(s)
+    legal = oth.legal_bits(white, black)  # white to move
+    # a5 (bit 32) comes right after h4 (bit 31, black) in the numbering and g4 (bit 30) is empty: a westward
+    # shift that wrapped from the a file to the h file of the row above would make g4 a move
+    moves = {_cell(x) for x in ("f4", "b6", "d6", "f6")}
+    assert {c for c in range(64) if int(legal) >> c & 1} == moves == _ref_moves(_ref_grid(s), 2)
+    assert _legal(s) == moves
+    assert int(oth.flip_bits(white, black, _cell("f4"))) == 1 << _cell("e4")
+    assert int(oth.flip_bits(white, black, _cell("d6"))) == (1 << _cell("d5")) | (1 << _cell("c5"))
+    assert int(oth.flip_bits(white, black, _cell("g4"))) == 0
