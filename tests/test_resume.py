@@ -158,7 +158,7 @@ def test_sigkill_mid_run_then_resume(tmp_path, reference):
     out = tmp_path / "run"
     episodes = 3000
     args = [sys.executable, "-m", "farl_agents", *map(str, train_args(out, SETTINGS["tcl-traces"])),
-            "--checkpoint-minutes", "0", "--eval-every", "100"]
+            "--checkpoint-minutes", "0.0001", "--eval-every", "100"]
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     marker_path = out / "checkpoint.json"
