@@ -152,6 +152,7 @@ public final class TrainSpeed {
         field(js, "tcl", Boolean.toString(nt.getTc()));
         field(js, "tcl_exp", Boolean.toString(nt.getTcTransferMode() == 1));
         field(js, "tcl_beta", num(nt.getTcBeta()));
+        field(js, "tcl_init", num(nt.getTcInit()));
         field(js, "ntuple_fixed_mode", Integer.toString(nt.getFixedNtupleMode()));
         field(js, "ntuple_random", Boolean.toString(nt.getRandomness()));
         field(js, "ntuples", quote(describeTuples(pa, gb.getStateObs().getNumPlayers())));
