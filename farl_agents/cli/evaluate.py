@@ -10,7 +10,7 @@ from farl_agents.cli.players import load_player, main_player
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "eval", help="evaluate an agent (or an opponent) against opponents in every seat",
-        description="Play AGENT_OR_OPP against each --vs opponent in every seat (the Table 1 harness) and print "
+        description="Play RUN_OR_AGENT against each --vs opponent in every seat (the Table 1 harness) and print "
                     "the win rate (two players) or mean score ± standard error, with a per-seat table.",
         formatter_class=HelpFormatter)
     p.add_argument("player", metavar="RUN_OR_AGENT", help="a run folder, an agent file (agent.npz) or an opponent name")
