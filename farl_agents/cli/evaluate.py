@@ -16,9 +16,9 @@ def add_parser(sub) -> None:
     p.add_argument("player", metavar="RUN_OR_AGENT", help="a run folder, an agent file (agent.npz) or an opponent name")
     p.add_argument("--vs", action="append", metavar="OPP", help="opponent name(s) or agent file(s); comma list "
                                                                 "or repeated (not needed for 2048)")
-    p.add_argument("--game", help="the game (needed when AGENT_OR_OPP is an opponent name)")
+    p.add_argument("--game", help="the game (needed when RUN_OR_AGENT is an opponent name)")
     p.add_argument("--param", action="append", metavar="KEY=VALUE",
-                   help="game parameter when AGENT_OR_OPP is an opponent name (an agent file brings its own)")
+                   help="game parameter when RUN_OR_AGENT is an opponent name (a run or agent file brings its own)")
     p.add_argument("--games", type=int, metavar="N", help="games per seat and opponent (default: one per start "
                                                           "position, 100 from the initial position)")
     p.add_argument("--start-states", default="initial", metavar="SET",
