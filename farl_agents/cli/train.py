@@ -189,15 +189,17 @@ def spec_from_args(args) -> RunSpec:
         except (ValueError, RuntimeError) as exc:
             raise CliError(f"--eval-vs {o}: {str(exc).splitlines()[0]}") from None
     every = plan.get("eval_every", 0)
-    if every != every or every < 0 or (args.eval_every is not None and args.eval_every <= 0 and eval_vs
-                                       and family.name != "descent"):
+    if not every >= 0:  # negative or NaN
         raise CliError("--eval-every must be a number > 0")
-    if hooks.Trainer.unit != "seconds":
+    if hooks.Trainer.unit == "seconds":
+        if every == 0:
+            eval_vs = []  # a time budget: --eval-every 0 means no curve
+    else:
+        if args.eval_every is not None and every == 0 and eval_vs:
+            raise CliError("--eval-every must be a number > 0")
         if every != int(every):
             raise CliError(f"--eval-every counts {hooks.Trainer.unit}: give a whole number")
         every = int(every)
-    elif every == 0:
-        eval_vs = []  # descent: --eval-every 0 means no curve
     if plan.get("eval_games") is not None and plan["eval_games"] < 1:
         raise CliError("--eval-games must be >= 1")
     if plan.get("eval_depth") is not None and plan["eval_depth"] < 1:
