@@ -111,6 +111,16 @@ class GameSpec:
     """(rows, cols) of the drawn board; empty for games without a grid."""
     hex_grid: bool = False
     """Draw rows shifted by half a cell each (Hex's rhombus)."""
+    eliminated: Callable | None = None
+    """Only for games where a player can drop out while the others play on
+    (3-player Sim and Yavalath): ``eliminated(p, s) -> tuple[int, ...]``, the
+    seats that are out in position ``s`` (Python-level, called once per step).
+    The kernels never give the turn to a seat that is out, and give it no
+    reward delta after the move that put it out (its final reward is the sum
+    of its deltas up to then). The AEC env marks such an agent terminated as
+    soon as it drops out: it gets one dead step (``step(None)``) and then
+    leaves ``agents``, as PettingZoo does for eliminated agents. ``None``:
+    nobody drops out before the game ends."""
     paint: Callable | None = None
     """Optional ``paint(p, s) -> int[rows, cols]`` of colour indices for
     ``rgb_array`` rendering; by default the n-tuple board is drawn."""
