@@ -7,13 +7,16 @@ standard turn-based PettingZoo environment (``agent_iter`` / ``last`` /
 * ``afterstate(action)`` — the deterministic result and reward tuple of a
   legal action, without stepping the environment;
 * ``afterstates()`` — the same for every legal action;
-* ``infos[agent]["afterstate"]`` after each step of ``agent`` (and, in 2048,
-  ``infos[agent]["chance"] = (cell, tile)``, the random tile that followed);
+* ``infos[agent]["afterstate"]`` after each step of ``agent`` (and, in games
+  with chance, ``infos[agent]["chance"]``, the random event that followed:
+  2048's ``(cell, tile)``, see ``GameSpec.chance_info``);
 * ``get_state()`` / ``set_state(state)`` to read or start from any position;
 * ``board()`` — the current position in n-tuple cells (for Q(s, a) learners).
 
-Turn bookkeeping, illegal moves and the action mask are handled here once,
-so a game module holds nothing but its rules.
+Turn bookkeeping, illegal moves, the action mask and players who drop out
+of an N-player game while the others play on (``GameSpec.eliminated``: the
+agent is terminated, gets its dead step and leaves ``agents``) are handled
+here once, so a game module holds nothing but its rules.
 """
 from __future__ import annotations
 
@@ -118,12 +121,14 @@ class FarlAECEnv(AECEnv):
         game = self.game
         nxt = np.empty_like(self._state)
         game.afterstate(game.p, self._state, a, nxt, self._reward_buf)
-        self.rewards = {ag: float(r) for ag, r in zip(self.agents, self._reward_buf)}
-        info = {"afterstate": Afterstate(game, a, agent, nxt.copy(), dict(self.rewards))}
+        buf = self._reward_buf
+        self.rewards = {ag: float(buf[self._seat[ag]]) for ag in self.agents}
+        every_seat = {ag: float(buf[i]) for i, ag in enumerate(self.possible_agents)}
+        info = {"afterstate": Afterstate(game, a, agent, nxt.copy(), every_seat)}
         if game.has_chance and not nxt[TERMINAL]:
             code = int(game.chance(game.p, nxt, self._rng))
             if code >= 0:
-                info["chance"] = (code >> 1, 4 if code & 1 else 2)
+                info["chance"] = game.chance_info(code) if game.chance_info is not None else code
         self.infos[agent] = info
         self._state = nxt
         self._accumulate_rewards()
@@ -135,7 +140,7 @@ class FarlAECEnv(AECEnv):
         seat = self._seat[agent]
         obs = np.zeros(self.game.obs_shape, dtype=np.int8)
         self.game.observe(self.game.p, self._state, seat, obs)
-        on_move = agent == self.agent_selection and not self._state[TERMINAL]
+        on_move = seat == self._state[TO_MOVE] and not self._state[TERMINAL] and not self.terminations.get(agent)
         return {"observation": obs, "action_mask": (self._mask if on_move else self._no_mask).copy()}
 
     def render(self):
@@ -242,6 +247,17 @@ class FarlAECEnv(AECEnv):
         self.game.legal_actions(self.game.p, s, self._mask)
         if s[TERMINAL]:
             self.terminations = {a: True for a in self.agents}
+        elif self.game.eliminated is not None:
+            self._mark_eliminated()
+
+    def _mark_eliminated(self) -> None:
+        """Terminate the agents that just dropped out; each takes its dead step before play goes on."""
+        out = [self.possible_agents[i] for i in self.game.eliminated(self.game.p, self._state)]
+        newly = [a for a in out if a in self.terminations and not self.terminations[a]]
+        for a in newly:
+            self.terminations[a] = True
+        if newly:
+            self._deads_step_first()
 
     def _legal_or_none(self, action):
         a = integral_action(action)

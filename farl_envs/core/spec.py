@@ -111,6 +111,10 @@ class GameSpec:
     """(rows, cols) of the drawn board; empty for games without a grid."""
     hex_grid: bool = False
     """Draw rows shifted by half a cell each (Hex's rhombus)."""
+    chance_info: Callable | None = None
+    """``chance_info(code) -> object``: what ``infos[agent]["chance"]`` shows
+    for an outcome code of ``chance`` (2048: ``(cell, tile)``; a dice game:
+    the roll). ``None``: the code itself."""
     eliminated: Callable | None = None
     """Only for games where a player can drop out while the others play on
     (3-player Sim and Yavalath): ``eliminated(p, s) -> tuple[int, ...]``, the

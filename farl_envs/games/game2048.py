@@ -232,6 +232,11 @@ def observe(p, s, seat, out):
         out[c // SIZE, c % SIZE] = s[HEADER + c]
 
 
+def chance_info(code: int) -> tuple:
+    """The ``(cell, tile)`` of a ``chance`` outcome code (what the env reports in ``infos``)."""
+    return (code >> 1, 4 if code & 1 else 2)
+
+
 def chance_outcomes(p, s) -> list:
     """Every random tile that may follow the afterstate ``s``, as
     ``[(cell, tile, probability), ...]`` (tile 2 or 4); the probabilities
@@ -322,7 +327,7 @@ def make_spec() -> GameSpec:
         n_cell_values=MAX_EXPONENT_NTUPLE + 1, obs_shape=(SIZE, SIZE), obs_high=MAX_EXPONENT,
         max_plies=MAX_PLIES, has_chance=True, reward_range=(0.0, float(2**18)),
         initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate,
-        chance=chance, board=board, observe=observe, validate=validate,
+        chance=chance, chance_info=chance_info, board=board, observe=observe, validate=validate,
         render_text=render_text, symmetries=symmetries, action_symmetries=action_symmetries,
         action_names=ACTION_NAMES,
         cell_colors=_CELL_COLORS, grid_shape=(SIZE, SIZE),
