@@ -49,11 +49,14 @@ def fixed_set(game: GameSpec) -> np.ndarray:
 def adjacency(game: GameSpec) -> list[list[int]]:
     """Neighbour lists of the n-tuple cells used by random walks.
 
-    Grid games: the 8 surrounding cells (king moves; GBG's Connect Four set
+    A game may give its own graph (``GameSpec.cell_neighbours``: Sim's edges,
+    a star board's holes). Grid games: the 8 surrounding cells (king moves; GBG's Connect Four set
     is 8-connected). Hex: the 6 neighbours of the rhombus. Games without a
     grid (Nim): every cell is a neighbour of every other.
     """
     n = game.n_cells
+    if game.cell_neighbours is not None:
+        return [list(map(int, nb)) for nb in game.cell_neighbours(game.p)]
     if not game.grid_shape or game.name in ("nim", "nim3p"):
         return [[j for j in range(n) if j != i] for i in range(n)]
     rows, cols = game.grid_shape

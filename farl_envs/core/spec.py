@@ -111,6 +111,11 @@ class GameSpec:
     """(rows, cols) of the drawn board; empty for games without a grid."""
     hex_grid: bool = False
     """Draw rows shifted by half a cell each (Hex's rhombus)."""
+    cell_neighbours: Callable | None = None
+    """``cell_neighbours(p) -> list[list[int]]``: the neighbours of each n-tuple
+    cell, the graph random-walk n-tuples walk on (Sim: edges sharing a node;
+    a star board: adjacent holes). ``None``: derived from ``grid_shape`` (8
+    neighbours, or 6 with ``hex_grid``), or every cell when there is no grid."""
     chance_info: Callable | None = None
     """``chance_info(code) -> object``: what ``infos[agent]["chance"]`` shows
     for an outcome code of ``chance`` (2048: ``(cell, tile)``; a dice game:
