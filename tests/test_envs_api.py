@@ -1,6 +1,8 @@
 """Every farl env against the PettingZoo / Gymnasium / SB3 checkers, plus the afterstate extension."""
 from __future__ import annotations
 
+import copy
+import gc
 import pickle
 import warnings
 
@@ -99,7 +101,8 @@ def test_afterstate_matches_step_and_leaves_env_untouched(name):
         raw.step(a)
         rec = raw.infos[mover]["afterstate"]
         assert rec == after[a]
-        assert rec.rewards == raw.rewards and rec.player == mover and rec.action == a
+        assert all(rec.rewards[ag] == r for ag, r in raw.rewards.items())  # agents that left have no entry
+        assert rec.player == mover and rec.action == a
         if raw.game.has_chance and not rec.terminal:
             cell, tile = raw.infos[mover]["chance"]
             diff = np.flatnonzero(raw.get_state()[3:] != rec.state[3:])
@@ -110,6 +113,24 @@ def test_afterstate_matches_step_and_leaves_env_untouched(name):
         assert rec.board.min() >= 0 and rec.board.max() < raw.game.n_cell_values
         if raw.state_array[TERMINAL]:
             break
+
+
+@pytest.mark.parametrize("name", ["connect_four_v0", "game2048_v0", "othello_v0"])
+def test_infos_are_light_values_that_copy_and_pickle_cheaply(name):
+    """SB3's DummyVecEnv deep-copies infos every step: an afterstate must not drag the game spec along."""
+    env = farl_envs.make(name)
+    env.reset(seed=2)
+    raw = env.unwrapped
+    mover = raw.agent_selection
+    env.step(raw.legal_actions()[0])
+    infos = raw.infos
+    data = pickle.dumps(infos)
+    assert len(data) < 4000, len(data)  # the spec with its compiled functions pickles to ~13 KB
+    for twin in (copy.deepcopy(infos), pickle.loads(data)):
+        rec, back = infos[mover]["afterstate"], twin[mover]["afterstate"]
+        assert back == rec and back is not rec
+        assert np.array_equal(back.board, rec.board) and back.terminal == rec.terminal
+    assert not any(isinstance(v, type(raw.game)) for v in gc.get_referents(infos[mover]["afterstate"]))
 
 
 @pytest.mark.parametrize("name", GAMES)

@@ -124,7 +124,7 @@ class FarlAECEnv(AECEnv):
         buf = self._reward_buf
         self.rewards = {ag: float(buf[self._seat[ag]]) for ag in self.agents}
         every_seat = {ag: float(buf[i]) for i, ag in enumerate(self.possible_agents)}
-        info = {"afterstate": Afterstate(game, a, agent, nxt.copy(), every_seat)}
+        info = {"afterstate": self._record(a, agent, nxt.copy(), every_seat)}
         if game.has_chance and not nxt[TERMINAL]:
             code = int(game.chance(game.p, nxt, self._rng))
             if code >= 0:
@@ -216,8 +216,13 @@ class FarlAECEnv(AECEnv):
         rew = np.zeros(game.n_players, dtype=np.float64)
         game.afterstate(game.p, self._state, a, out, rew)
         agents = self.possible_agents
-        return Afterstate(game, a, self.agent_selection, out,
-                          {agents[i]: float(rew[i]) for i in range(game.n_players)})
+        return self._record(a, agents[int(self._state[TO_MOVE])], out,
+                            {agents[i]: float(rew[i]) for i in range(game.n_players)})
+
+    def _record(self, a: int, agent: str, state: np.ndarray, rewards: dict) -> Afterstate:
+        board = np.empty(self.game.n_cells, dtype=np.int32)
+        self.game.board(self.game.p, state, board)
+        return Afterstate(a, agent, state, board, rewards)
 
     def _checked_state(self, state) -> np.ndarray:
         s = np.array(state, dtype=np.int32, copy=True)
