@@ -1,0 +1,324 @@
+"""EinStein würfelt nicht! rules: OpenSpiel in lockstep (2 players), hand-built positions, and a plain-Python
+reference implementation written here from the rules (GBG's for 3 and 4 players) for perft counts."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from farl_envs.core.rng import make_rng, rng_choice_mask
+from farl_envs.core.spec import PLY, TERMINAL, TO_MOVE
+from farl_envs.games import einstein_wurfelt_nicht as ewn
+
+CONFIGS = [(2, 5), (3, 6), (4, 4), (4, 6)]
+SPECS = {cfg: ewn.make_spec(*cfg) for cfg in CONFIGS}
+
+
+# ------------------------------------------------------------------ helpers
+def _empty(spec, to_move, roll, ply=0):
+    s = np.zeros(spec.state_size, dtype=np.int32)
+    s[TO_MOVE], s[ewn.ROLL], s[PLY] = to_move, roll, ply
+    return s
+
+
+def _put(spec, s, r, c, player, number):
+    k, n = int(spec.p[ewn.P_CUBES]), int(spec.p[ewn.P_SIZE])
+    s[ewn.CELLS + r * n + c] = 1 + k * player + number - 1
+
+
+def _legal(spec, s):
+    mask = np.zeros(spec.n_actions, dtype=np.int8)
+    n = spec.legal_actions(spec.p, s, mask)
+    assert n == int(mask.sum())
+    return {int(a) for a in np.flatnonzero(mask)}
+
+
+def _move(spec, s, a):
+    out, rew = np.empty_like(s), np.zeros(spec.n_players)
+    spec.afterstate(spec.p, s, a, out, rew)
+    return out, rew
+
+
+def _action(n, n_players, r, c, direction, capture):
+    """The action number written out from the docstring's formula (not from the kernel)."""
+    return ((r * n + c) * 3 * n_players + direction) * 2 + capture
+
+
+# ============================================================ OpenSpiel lockstep
+def _pyspiel_cells(state) -> list[int]:
+    """farl cell codes parsed from pyspiel's board text (|b3| = black 3, |w5| = white 5, |__| = empty)."""
+    tokens = re.findall(r"\|(b\d|w\d|__)\|", str(state))
+    assert len(tokens) == 25
+    return [0 if t == "__" else (0 if t[0] == "b" else 6) + int(t[1]) for t in tokens]
+
+
+def test_start_placements_match_openspiel_for_every_rank():
+    pyspiel = pytest.importorskip("pyspiel")
+    game = pyspiel.load_game("einstein_wurfelt_nicht")
+    spec = SPECS[(2, 5)]
+    for rank in range(720):
+        st = game.new_initial_state()
+        st.apply_action(rank)          # black's placement
+        st.apply_action(719 - rank)    # white's placement
+        mine = ewn.start_position(spec.p, rank, 719 - rank, 1)
+        assert _pyspiel_cells(st) == list(mine[ewn.CELLS:]), rank
+
+
+def test_lockstep_with_openspiel_random_games():
+    pyspiel = pytest.importorskip("pyspiel")
+    game = pyspiel.load_game("einstein_wurfelt_nicht")
+    spec = SPECS[(2, 5)]
+    assert spec.n_actions == game.num_distinct_actions() == 300
+    np_rng = np.random.default_rng(2024)
+    captures_of_own = decided_by_capture = decided_by_corner = two_choices = 0
+    for game_no in range(300):
+        st = game.new_initial_state()
+        black, white, roll = int(np_rng.integers(720)), int(np_rng.integers(720)), int(np_rng.integers(1, 7))
+        for outcome in (black, white, roll - 1):
+            st.apply_action(outcome)
+        s = ewn.start_position(spec.p, black, white, roll)
+        assert spec.validate(spec.p, s) == ""
+        total = np.zeros(2)
+        while True:
+            assert bool(s[TERMINAL]) == st.is_terminal()
+            assert _pyspiel_cells(st) == list(s[ewn.CELLS:])
+            if st.is_terminal():
+                break
+            assert st.current_player() == s[TO_MOVE]
+            legal = _legal(spec, s)
+            assert legal == set(st.legal_actions())
+            cubes = {a // 12 for a in legal}
+            two_choices += len(cubes) == 2
+            choices = sorted(legal)
+            if game_no % 2:  # every other game hunts the opponent's cubes, so that some games end by capture
+                hunting = [a for a in choices if _dest_code(s, a) and (_dest_code(s, a) - 1) // 6 != s[TO_MOVE]]
+                choices = hunting or choices
+            a = choices[int(np_rng.integers(len(choices)))]
+            dest_code = _dest_code(s, a)
+            before = (s[ewn.CELLS:] > 0).sum()
+            st.apply_action(a)
+            s, rew = _move(spec, s, a)
+            total += rew
+            if dest_code and (dest_code - 1) // 6 == (s[TO_MOVE] + 1) % 2:
+                captures_of_own += 1
+            if s[TERMINAL]:
+                if (s[ewn.CELLS:] > 0).sum() < before and min(_counts(s, 2, 6)) == 0:
+                    decided_by_capture += 1
+                else:
+                    decided_by_corner += 1
+            else:
+                assert st.is_chance_node()
+                roll = int(np_rng.integers(1, 7))
+                st.apply_action(roll - 1)
+                ewn.apply_roll(spec.p, s, roll)
+        assert list(total) == st.returns()
+        assert s[PLY] <= spec.max_plies
+    # the games went through the rules that matter
+    assert captures_of_own > 20 and two_choices > 20 and decided_by_capture > 10 and decided_by_corner > 50
+
+
+def _dest_code(s, a):
+    cell, d = a // 12, (a // 2) % 6
+    r, c = cell // 5 + ewn.DIRS[d, 0], cell % 5 + ewn.DIRS[d, 1]
+    return int(s[ewn.CELLS + 5 * r + c])
+
+
+def _counts(s, n_players, k):
+    cells = s[ewn.CELLS:]
+    return [int(((cells > 0) & ((cells - 1) // k == q)).sum()) for q in range(n_players)]
+
+
+# ============================================= a second, plain implementation
+# GBG's StartingPositions (S6P3, S4P4, S6P4) transcribed as GBG writes them: per square
+# (token value, player), token value = number on the cube - 1, (-1, -1) empty.
+_ = (-1, -1)
+GBG_STARTS = {
+    (3, 6): [[(0, 0), (2, 0), (5, 0), _, _, _],
+             [(1, 0), (4, 0), _, _, _, _],
+             [(3, 0), _, _, _, _, _],
+             [(5, 2), _, _, _, _, (3, 1)],
+             [(2, 2), (4, 2), _, _, (4, 1), (1, 1)],
+             [(0, 2), (1, 2), (3, 2), (5, 1), (2, 1), (0, 1)]],
+    (4, 4): [[(0, 0), (1, 0), (2, 3), (0, 3)],
+             [(2, 0), _, _, (1, 3)],
+             [(1, 2), _, _, (2, 1)],
+             [(0, 2), (2, 2), (1, 1), (0, 1)]],
+    (4, 6): [[(0, 0), (2, 0), (5, 0), (3, 3), (1, 3), (0, 3)],
+             [(1, 0), (4, 0), _, _, (4, 3), (2, 3)],
+             [(3, 0), _, _, _, _, (5, 3)],
+             [(5, 2), _, _, _, _, (3, 1)],
+             [(2, 2), (4, 2), _, _, (4, 1), (1, 1)],
+             [(0, 2), (1, 2), (3, 2), (5, 1), (2, 1), (0, 1)]],
+}
+FORWARD = {0: [(0, 1), (1, 0), (1, 1)], 1: [(0, -1), (-1, 0), (-1, -1)],
+           2: [(-1, 0), (-1, 1), (0, 1)], 3: [(0, -1), (1, 0), (1, -1)]}
+
+
+class Ref:
+    """EinStein würfelt nicht! on a dict {(row, col): (player, number)}, written from the rules text."""
+
+    def __init__(self, n_players, n, k):
+        self.n_players, self.n, self.k = n_players, n, k
+        self.goal = {0: (n - 1, n - 1), 1: (0, 0), 2: (0, n - 1), 3: (n - 1, 0)}
+
+    def side(self, q):
+        return {2: [0, 1], 3: [0, 0, 1], 4: [0, 1, 0, 1]}[self.n_players][q]
+
+    def moves(self, board, mover, roll):
+        """[(from, to)] of the legal moves, or ["pass"]."""
+        own = {num: sq for sq, (pl, num) in board.items() if pl == mover}
+        if roll in own:
+            chosen = [roll]
+        else:
+            lower = [v for v in own if v < roll]
+            higher = [v for v in own if v > roll]
+            chosen = ([max(lower)] if lower else []) + ([min(higher)] if higher else [])
+        out = []
+        for v in chosen:
+            r, c = own[v]
+            out += [((r, c), (r + dr, c + dc)) for dr, dc in FORWARD[mover]
+                    if 0 <= r + dr < self.n and 0 <= c + dc < self.n]
+        return out or (["pass"] if self.n_players == 3 else [])
+
+    def play(self, board, move):
+        board = dict(board)
+        if move != "pass":
+            src, dst = move
+            board[dst] = board.pop(src)
+        return board
+
+    def winners(self, board):
+        """The set of winning seats, or None while the game goes on."""
+        count = {q: 0 for q in range(self.n_players)}
+        for pl, _num in board.values():
+            count[pl] += 1
+        everyone = set(range(self.n_players))
+        if self.n_players == 3:
+            if board.get(self.goal[2], (None,))[0] == 2:
+                return {2}
+            for q in range(3):
+                if count[q] == 0:
+                    return {0, 1} if q == 2 else {2}
+            return None
+        for q in range(self.n_players):
+            if board.get(self.goal[q], (None,))[0] == q:
+                return {x for x in everyone if self.side(x) == self.side(q)}
+            if count[q] == 0:
+                return {x for x in everyone if self.side(x) != self.side(q)}
+        return None
+
+    def start(self):
+        return {(r, c): (pl, val + 1) for r, row in enumerate(GBG_STARTS[(self.n_players, self.n)])
+                for c, (val, pl) in enumerate(row) if pl >= 0}
+
+
+def _to_ref(spec, s):
+    n, k = int(spec.p[ewn.P_SIZE]), int(spec.p[ewn.P_CUBES])
+    return {(i // n, i % n): ((int(v) - 1) // k, (int(v) - 1) % k + 1)
+            for i, v in enumerate(s[ewn.CELLS:]) if v}
+
+
+def _decode(spec, a):
+    """(from, to) of action ``a`` by the docstring's formula and direction table, or "pass"."""
+    n, n_players = int(spec.p[ewn.P_SIZE]), spec.n_players
+    if a == n * n * 6 * n_players:
+        return "pass"
+    table = {0: [(1, 1), (1, 0), (0, 1)], 1: [(-1, 0), (-1, -1), (0, -1)],
+             2: [(-1, 0), (-1, 1), (0, 1)], 3: [(0, -1), (1, 0), (1, -1)]}
+    cell, d = a // (6 * n_players), (a // 2) % (3 * n_players)
+    dr, dc = table[d // 3][d % 3]
+    return (cell // n, cell % n), (cell // n + dr, cell % n + dc)
+
+
+@pytest.mark.parametrize("cfg", CONFIGS)
+def test_start_position(cfg):
+    spec = SPECS[cfg]
+    s = spec.initial_state(spec.p, make_rng(5))
+    assert spec.validate(spec.p, s) == "" and s[PLY] == 0 and not s[TERMINAL]
+    assert 1 <= s[ewn.ROLL] <= int(spec.p[ewn.P_CUBES])
+    if cfg[0] == 2:
+        assert s[TO_MOVE] == 1  # OpenSpiel: white (player_1) moves first
+        squares = {q: {sq for sq, (pl, _n) in _to_ref(spec, s).items() if pl == q} for q in (0, 1)}
+        assert squares[0] == {(r, c) for r in range(5) for c in range(5) if r + c <= 2}
+        assert squares[1] == {(r, c) for r in range(5) for c in range(5) if r + c >= 6}
+    else:
+        assert s[TO_MOVE] == 0
+        assert _to_ref(spec, s) == Ref(*cfg, int(spec.p[ewn.P_CUBES])).start()
+
+
+def _perft(spec, s, depth):
+    """Leaves of the tree of (roll, move) sequences of ``depth`` moves from afterstate-like ``s``."""
+    if depth == 0 or s[TERMINAL]:
+        return 1
+    total = 0
+    for roll in range(1, int(spec.p[ewn.P_CUBES]) + 1):
+        t = s.copy()
+        ewn.apply_roll(spec.p, t, roll)
+        for a in _legal(spec, t):
+            total += _perft(spec, _move(spec, t, a)[0], depth - 1)
+    return total
+
+
+def _ref_perft(ref, board, mover, depth):
+    if depth == 0 or ref.winners(board) is not None:
+        return 1
+    return sum(_ref_perft(ref, ref.play(board, m), (mover + 1) % ref.n_players, depth - 1)
+               for roll in range(1, ref.k + 1) for m in ref.moves(board, mover, roll))
+
+
+@pytest.mark.parametrize("cfg", CONFIGS)
+def test_perft_counts_agree_with_the_reference(cfg):
+    spec = SPECS[cfg]
+    ref = Ref(*cfg, int(spec.p[ewn.P_CUBES]))
+    rng = make_rng(11)
+    for _ in range(2):
+        s = spec.initial_state(spec.p, rng)
+        for depth in (1, 2, 3):
+            assert _perft(spec, s, depth) == _ref_perft(ref, _to_ref(spec, s), int(s[TO_MOVE]), depth)
+
+
+@pytest.mark.parametrize("cfg", CONFIGS)
+def test_random_games_agree_with_the_reference(cfg):
+    """Every position of 150 random games: legal moves, afterstates, end and rewards as the reference says;
+    every game ends within max_plies; rewards are +1 for the winning side and -1 for the other."""
+    spec = SPECS[cfg]
+    k = int(spec.p[ewn.P_CUBES])
+    ref = Ref(*cfg, k)
+    rng = make_rng(sum(cfg))
+    passes = 0
+    for _ in range(150):
+        s = spec.initial_state(spec.p, rng)
+        total = np.zeros(spec.n_players)
+        while not s[TERMINAL]:
+            board, mover = _to_ref(spec, s), int(s[TO_MOVE])
+            legal = _legal(spec, s)
+            assert sorted(map(str, (_decode(spec, a) for a in legal))) == \
+                sorted(map(str, ref.moves(board, mover, int(s[ewn.ROLL]))))
+            for a in legal:  # the capture bit says whether the target square is occupied
+                mv = _decode(spec, a)
+                assert mv == "pass" or (a % 2 == 1) == (mv[1] in board)
+            mask = np.zeros(spec.n_actions, dtype=np.int8)
+            spec.legal_actions(spec.p, s, mask)
+            a = rng_choice_mask(rng, mask)
+            passes += _decode(spec, a) == "pass"
+            s, rew = _move(spec, s, a)
+            total += rew
+            after = ref.play(board, _decode(spec, a))
+            assert _to_ref(spec, s) == after
+            assert s[ewn.ROLL] == 0 and s[TO_MOVE] == (mover + 1) % spec.n_players
+            won = ref.winners(after)
+            assert bool(s[TERMINAL]) == (won is not None)
+            if won is None:
+                assert not rew.any()
+                spec.chance(spec.p, s, rng)
+                assert 1 <= s[ewn.ROLL] <= k
+            else:
+                assert list(rew) == [1.0 if q in won else -1.0 for q in range(spec.n_players)]
+            assert spec.validate(spec.p, s) == ""
+        assert s[PLY] <= spec.max_plies
+        # one side wins: team mates share their reward, the other side gets the opposite
+        assert set(total) == {-1.0, 1.0}
+        assert all((total[q] == total[0]) == (ref.side(q) == ref.side(0)) for q in range(spec.n_players))
+    if cfg[0] == 3:
+        assert passes > 0
