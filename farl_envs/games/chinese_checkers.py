@@ -1,0 +1,563 @@
+"""Chinese Checkers for 2, 3, 4 or 6 players, move for move the variant of OpenSpiel.
+
+The variant is OpenSpiel's ``chinese_checkers`` (open_spiel/games/chinese_checkers,
+added in 2026, shipped with ``open_spiel`` 2.0.2): its board, its numbering of
+holes and actions, its split of a turn into single hops, its move limit and its
+returns. Every rule below was read from that C++ source and is checked step by
+step against ``pyspiel`` in ``tests/test_chinese_checkers_rules.py``.
+
+==================  ============================================================
+parameters          ``n_players=2`` (2, 3, 4 or 6), ``max_moves=1000``
+                    (1..100000: the number of *turns*, summed over all
+                    players, after which the game is a draw)
+players             ``player_0`` moves first, then ``player_1`` ... in order
+camps               each player starts with 10 pegs filling its home point of
+                    the star and races them into the opposite point
+actions             727: ``6 * hole + direction`` moves the peg on ``hole`` in
+                    ``direction`` (a step to an empty neighbour, or a hop over
+                    an occupied neighbour onto the empty hole behind it);
+                    726 is *pass* (ends a hop chain, or a blocked turn)
+rewards             at the end only: the first player whose 10 pegs fill its
+                    target point gets ``n_players - 1``, every other player
+                    ``-1`` (sum 0); a game stopped by the move limit gives 0
+                    to everybody
+observation         ``int8[(n_players + 3) * 121 + n_players]``, see below
+n-tuple board       the 121 holes, 0 empty / ``k + 1`` a peg of ``player_k``
+                    (P = n_players + 1); ``cell_neighbours`` gives each hole's
+                    (up to) 6 adjacent holes
+symmetries          2 players: the identity and the left-right mirror;
+                    3, 4, 6 players: the identity only (see below)
+==================  ============================================================
+
+The board
+---------
+The 121 holes of the six-pointed star, in 17 rows. A hole is ``(row, col)`` in
+*doubled* coordinates: neighbours in a row are two columns apart, and the
+holes of a row sit half way between those of the next row. The star is the
+union of two triangles of side 13: the one pointing up (rows 0..12,
+``|col - 12| <= row``) and the one pointing down (rows 4..16,
+``|col - 12| <= 16 - row``), with ``row + col`` even. Holes are numbered row by
+row from the top, left to right (OpenSpiel's numbering)::
+
+    row  0              0                    north point (triangle 0)
+    row  1             1 2
+    row  2            3 4 5
+    row  3           6 7 8 9
+    row  4  10 11 12 13 14 15 16 17 18 19 20 21 22
+    ...         (rows 4..7: NW point on the left, NE point on the right)
+    row  8          56 ... 64                the middle row, 9 holes
+    ...         (rows 9..12: SW point on the left, SE point on the right)
+    row 12  98 99 ...                  ... 110
+    row 16             120                   south point (triangle 3)
+
+The six points (camps) are the triangles 0 north, 1 north-east, 2 south-east,
+3 south, 4 south-west, 5 north-west; each is the 10 holes of the star outside
+the opposite big triangle. Seats start in these points (OpenSpiel's slots):
+2 players 0, 3; 3 players 0, 2, 4; 4 players 0, 1, 3, 4; 6 players all six,
+``player_k`` in the k-th listed point. Everybody's target is the opposite
+point, ``(home + 3) % 6``.
+
+Directions ``d`` (and their steps in doubled coordinates): 0 up-left
+(-1, -1), 1 up-right (-1, +1), 2 left (0, -2), 3 right (0, +2), 4 down-left
+(+1, -1), 5 down-right (+1, +1).
+
+A turn, one action at a time
+----------------------------
+* At the start of a turn the mover may take any of its pegs and either step
+  to an empty adjacent hole, or hop over an adjacent peg (anyone's) onto the
+  empty hole straight behind it. Action ``6 * hole + d`` is the step when the
+  neighbour in ``d`` is empty and the hop otherwise, so one action never means
+  both. No peg is ever captured.
+* A step ends the turn. A hop starts a *chain*: the same player moves again,
+  with the same peg only. Its legal actions are the further hops from the
+  peg's hole onto holes not yet visited in this chain (the start hole counts
+  as visited), plus pass. When no further hop exists the turn ends by itself
+  right after the hop (no pass action is taken).
+* A player with no step and no hop at the start of its turn has pass as its
+  only action (the turn is used up).
+* When a turn ends, the turn counter goes up by one, the next seat is to move,
+  and only then is the player who just moved checked: if its 10 pegs fill its
+  target point it wins and the game ends. (Pegs of other players left in a
+  target point block it for good: OpenSpiel has no rule against spoiling.)
+  A target filled in the middle of a chain wins only once the chain ends.
+* When ``max_moves`` turns have been played without a winner the game is over
+  and drawn (returns all 0). The winning turn may be the last allowed one.
+
+Each action is one ply (``state[2]``), so a turn takes one ply for a step,
+and ``k`` plies for a chain of ``k`` hops (``k + 1`` if it ends by pass).
+
+State layout
+------------
+The common header (:mod:`farl_envs.core.spec`), then::
+
+    state[3 : 124]    the 121 holes (0 empty, k + 1 a peg of player_k)
+    state[124]        the hole of the peg in the middle of a hop chain, -1 when
+                      no chain is going on
+    state[125]        turns completed (the move limit counts these)
+    state[126 : 130]  holes visited by the current chain, as bits: hole h is
+                      bit h % 31 of word h // 31 (all 0 outside a chain)
+
+The ply count ``state[2]`` counts actions, as OpenSpiel's history does.
+
+Observation
+-----------
+For seat ``o`` a flat ``int8`` vector of length ``(n + 3) * 121 + n``
+(``n = n_players``). Its first ``(n + 1) * 121 + n`` entries are exactly
+OpenSpiel's ``ObservationTensor(o)``: for ``k = 0..n-1`` a plane of 121 holes
+marking the pegs of player ``(o + k) % n`` (the observer first), a plane of
+the empty holes, then a one-hot of the player to move counted from the
+observer. Two planes follow that OpenSpiel's tensor leaves out, though the
+legal moves depend on them: the hole of the peg in the middle of a hop chain,
+and the holes the chain has visited.
+
+Symmetries
+----------
+The star has the 12 symmetries of the regular hexagon. A symmetry usable by
+the n-tuple learners must keep every player's role: it must map each seat's
+home point onto itself (the target, the opposite point, then follows). With
+2 players (points north and south) the left-right mirror does this and no
+other non-identity symmetry does (the rotation by 180 degrees and the other
+mirrors swap north and south or move them). With 3 players (north, south-east,
+south-west) the only candidate fixing north is the left-right mirror, which
+swaps the two southern points. With 4 players north and north-east are both
+homes, and a symmetry of the hexagon fixing two adjacent corners is the
+identity. With 6 players every point is a home, so again the identity only.
+The mirror maps direction up-left to up-right, left to right, down-left to
+down-right (and back); pass to pass.
+
+Rendering
+---------
+``ansi`` draws the star as text in its doubled coordinates (``.`` an empty
+hole, digits ``1..6`` the pegs of ``player_0..player_5``), then who is to move
+and the chain in progress. ``rgb_array`` paints a 17 x 25 grid: grid cell
+``(row, col)`` is the hole at those doubled coordinates, the grid cells
+between holes are background; holes vacated by the current chain have their
+own colour.
+
+Version history: v0, first release.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from farl_envs.core.kernel_utils import copy_state
+from farl_envs.core.spec import (
+    HEADER,
+    PLY,
+    TERMINAL,
+    TO_MOVE,
+    GameSpec,
+    check_header,
+    check_int_param,
+)
+
+N_HOLES = 121
+N_DIRECTIONS = 6
+N_ROWS = 17
+N_COLS = 25
+PEGS = 10
+PASS = N_HOLES * N_DIRECTIONS  # 726
+N_ACTIONS = PASS + 1
+PLAYER_COUNTS = (2, 3, 4, 6)
+MAX_MOVES_LIMIT = 100_000
+DIRECTION_NAMES = ("UL", "UR", "L", "R", "DL", "DR")
+POINT_NAMES = ("north", "north-east", "south-east", "south", "south-west", "north-west")
+# the points each seat starts in, by number of players (OpenSpiel's slots)
+HOME_POINTS = {2: (0, 3), 3: (0, 2, 4), 4: (0, 1, 3, 4), 6: (0, 1, 2, 3, 4, 5)}
+
+# state layout after the header
+CELLS = HEADER
+HOP_FROM = HEADER + N_HOLES  # 124
+TURNS = HOP_FROM + 1  # 125
+VISITED = TURNS + 1  # 126
+VISITED_WORDS = 4
+BITS_PER_WORD = 31  # bit 31 left unused so every word stays a non-negative int32
+STATE_SIZE = VISITED + VISITED_WORDS  # 130
+
+# parameter vector: [n_players, max_moves, home point of seat 0 .. seat 5 (-1 unused)]
+P_PLAYERS, P_MAX_MOVES, P_HOMES = 0, 1, 2
+
+DR = (-1, -1, 0, 0, 1, 1)
+DC = (-1, 1, -2, 2, -1, 1)
+MIRROR_DIRECTION = (1, 0, 3, 2, 5, 4)
+
+
+def _on_star(r: int, c: int) -> bool:
+    """Is doubled coordinate (r, c) a hole of the star (union of the up and down triangles)?"""
+    if (r + c) % 2:
+        return False
+    up = 0 <= r <= 12 and abs(c - 12) <= r
+    down = 4 <= r <= 16 and abs(c - 12) <= 16 - r
+    return up or down
+
+
+def _build_board():
+    """Hole coordinates, neighbour and hop tables, and the six points, all from the star's shape."""
+    coords = [(r, c) for r in range(N_ROWS) for c in range(N_COLS) if _on_star(r, c)]
+    index = {rc: i for i, rc in enumerate(coords)}
+    neighbour = np.full((N_HOLES, N_DIRECTIONS), -1, dtype=np.int64)
+    hop = np.full((N_HOLES, N_DIRECTIONS), -1, dtype=np.int64)
+    for i, (r, c) in enumerate(coords):
+        for d in range(N_DIRECTIONS):
+            neighbour[i, d] = index.get((r + DR[d], c + DC[d]), -1)
+            hop[i, d] = index.get((r + 2 * DR[d], c + 2 * DC[d]), -1) if neighbour[i, d] >= 0 else -1
+    points = [[] for _ in range(6)]
+    for i, (r, c) in enumerate(coords):
+        if r <= 3:
+            points[0].append(i)
+        elif r >= 13:
+            points[3].append(i)
+        elif r <= 7 and abs(c - 12) > r:  # outside the up triangle: the north-east / north-west points
+            points[1 if c > 12 else 5].append(i)
+        elif r >= 9 and abs(c - 12) > 16 - r:  # outside the down triangle: south-east / south-west
+            points[2 if c > 12 else 4].append(i)
+    rows = np.array([rc[0] for rc in coords], dtype=np.int64)
+    cols = np.array([rc[1] for rc in coords], dtype=np.int64)
+    return rows, cols, neighbour, hop, np.array([sorted(pt) for pt in points], dtype=np.int64)
+
+
+ROW, COL, NEIGHBOUR, HOP, POINTS = _build_board()
+"""``ROW``/``COL``: doubled coordinates of each hole; ``NEIGHBOUR[h, d]``/``HOP[h, d]``: the
+adjacent hole and the hop landing in direction ``d`` (-1 off the star); ``POINTS[k]``: the 10
+holes of point ``k``."""
+
+
+# ------------------------------------------------------------------ kernels
+@njit(cache=True)
+def initial_state(p, rng):
+    """Every seat's 10 pegs in its home point, ``player_0`` to move; ``rng`` is unused."""
+    s = np.zeros(STATE_SIZE, dtype=np.int32)
+    for k in range(p[P_PLAYERS]):
+        home = p[P_HOMES + k]
+        for i in range(PEGS):
+            s[CELLS + POINTS[home, i]] = k + 1
+    s[HOP_FROM] = -1
+    return s
+
+
+@njit(cache=True, inline="always")
+def _visited(s, hole):
+    return (s[VISITED + hole // BITS_PER_WORD] >> (hole % BITS_PER_WORD)) & 1
+
+
+@njit(cache=True, inline="always")
+def _mark_visited(s, hole):
+    s[VISITED + hole // BITS_PER_WORD] |= 1 << (hole % BITS_PER_WORD)
+
+
+@njit(cache=True, inline="always")
+def _chain_hop_ok(s, hole, d):
+    """May the chain go on from ``hole`` by hopping in direction ``d``?"""
+    over = NEIGHBOUR[hole, d]
+    if over < 0 or s[CELLS + over] == 0:
+        return False
+    land = HOP[hole, d]
+    return land >= 0 and s[CELLS + land] == 0 and _visited(s, land) == 0
+
+
+@njit(cache=True)
+def legal_actions(p, s, mask):
+    """Mark the legal actions in ``mask`` (``int8[727]``); return their count (0 when over)."""
+    mask[:] = 0
+    if s[TERMINAL]:
+        return 0
+    count = 0
+    hole = s[HOP_FROM]
+    if hole >= 0:  # in a chain: further hops of the same peg, or pass
+        for d in range(N_DIRECTIONS):
+            if _chain_hop_ok(s, hole, d):
+                mask[N_DIRECTIONS * hole + d] = 1
+                count += 1
+        mask[PASS] = 1
+        return count + 1
+    own = s[TO_MOVE] + 1
+    for h in range(N_HOLES):
+        if s[CELLS + h] != own:
+            continue
+        for d in range(N_DIRECTIONS):
+            nb = NEIGHBOUR[h, d]
+            if nb < 0:
+                continue
+            if s[CELLS + nb] == 0:
+                mask[N_DIRECTIONS * h + d] = 1
+                count += 1
+            else:
+                land = HOP[h, d]
+                if land >= 0 and s[CELLS + land] == 0:
+                    mask[N_DIRECTIONS * h + d] = 1
+                    count += 1
+    if count == 0:
+        mask[PASS] = 1
+        count = 1
+    return count
+
+
+@njit(cache=True)
+def _end_turn(p, out, mover, rewards):
+    """Close ``mover``'s turn in ``out``: next seat, turn count, then the win and move-limit checks."""
+    n = p[P_PLAYERS]
+    out[HOP_FROM] = -1
+    for w in range(VISITED_WORDS):
+        out[VISITED + w] = 0
+    out[TO_MOVE] = (mover + 1) % n
+    out[TURNS] += 1
+    target = (p[P_HOMES + mover] + 3) % 6
+    won = True
+    for i in range(PEGS):
+        if out[CELLS + POINTS[target, i]] != mover + 1:
+            won = False
+            break
+    if won:
+        out[TERMINAL] = 1
+        for k in range(n):
+            rewards[k] = -1.0
+        rewards[mover] = n - 1.0
+    elif out[TURNS] >= p[P_MAX_MOVES]:
+        out[TERMINAL] = 1
+
+
+@njit(cache=True)
+def afterstate(p, s, a, out, rewards):
+    """Play the legal action ``a`` from ``s`` into ``out`` (may be ``s``); reward deltas into ``rewards``."""
+    copy_state(s, out)
+    for k in range(rewards.shape[0]):
+        rewards[k] = 0.0
+    mover = out[TO_MOVE]
+    out[PLY] += 1
+    if a == PASS:
+        _end_turn(p, out, mover, rewards)
+        return
+    hole = a // N_DIRECTIONS
+    d = a % N_DIRECTIONS
+    nb = NEIGHBOUR[hole, d]
+    starting = out[HOP_FROM] < 0
+    if starting and out[CELLS + nb] == 0:  # a step
+        out[CELLS + nb] = mover + 1
+        out[CELLS + hole] = 0
+        _end_turn(p, out, mover, rewards)
+        return
+    land = HOP[hole, d]
+    out[CELLS + land] = mover + 1
+    out[CELLS + hole] = 0
+    if starting:
+        _mark_visited(out, hole)
+    _mark_visited(out, land)
+    out[HOP_FROM] = land
+    for e in range(N_DIRECTIONS):
+        if _chain_hop_ok(out, land, e):
+            return
+    _end_turn(p, out, mover, rewards)
+
+
+@njit(cache=True)
+def chance(p, s, rng):
+    """Chinese Checkers has no chance events: always -1."""
+    return -1
+
+
+@njit(cache=True)
+def board(p, s, out):
+    """The 121 holes into ``out`` (``int32[121]``): 0 empty, ``k + 1`` a peg of ``player_k``."""
+    for h in range(N_HOLES):
+        out[h] = s[CELLS + h]
+
+
+@njit(cache=True)
+def observe(p, s, seat, out):
+    """``seat``'s view into ``out`` (``int8[(n + 3) * 121 + n]``, layout in the module docstring)."""
+    n = p[P_PLAYERS]
+    out[:] = 0
+    for h in range(N_HOLES):
+        v = s[CELLS + h]
+        if v == 0:
+            out[n * N_HOLES + h] = 1
+        else:
+            out[((v - 1 - seat + n) % n) * N_HOLES + h] = 1
+    extra = (n + 1) * N_HOLES
+    out[extra + (s[TO_MOVE] - seat + n) % n] = 1
+    extra += n
+    if s[HOP_FROM] >= 0:
+        out[extra + s[HOP_FROM]] = 1
+        for h in range(N_HOLES):
+            out[extra + N_HOLES + h] = _visited(s, h)
+
+
+# ------------------------------------------------------------ Python helpers
+def _n_players(p) -> int:
+    return int(p[P_PLAYERS])
+
+
+def _target_holes(p, seat: int) -> np.ndarray:
+    return POINTS[(int(p[P_HOMES + seat]) + 3) % 6]
+
+
+def _visited_holes(s) -> list[int]:
+    return [h for h in range(N_HOLES) if (int(s[VISITED + h // BITS_PER_WORD]) >> (h % BITS_PER_WORD)) & 1]
+
+
+def _has_finished(p, s, seat: int) -> bool:
+    return bool(np.all(s[CELLS + _target_holes(p, seat)] == seat + 1))
+
+
+def validate(p, s) -> str:
+    """Empty string when ``s`` is a possible position of the game ``p``, else the reason.
+
+    Checks the layout, 10 pegs per seat, the hop-chain fields (the chain's peg
+    belongs to the mover, the visited holes it left are empty, a chain in
+    progress can still go on, no visited bits outside a chain), the turn
+    counter against the player to move and the ply count, and the end of the
+    game: only the player who moved last may have filled its target, and the
+    game is over exactly when it has or the move limit is reached.
+    """
+    n, max_moves = _n_players(p), int(p[P_MAX_MOVES])
+    msg = check_header(s, n, STATE_SIZE)
+    if msg:
+        return msg
+    holes = s[CELLS:CELLS + N_HOLES]
+    if np.any((holes < 0) | (holes > n)):
+        return f"holes must be 0 (empty) or 1..{n} (a peg of player_0..player_{n - 1})"
+    for k in range(n):
+        count = int(np.sum(holes == k + 1))
+        if count != PEGS:
+            return f"player_{k} has {count} pegs on the board, must have {PEGS}"
+    words = s[VISITED:VISITED + VISITED_WORDS]
+    if np.any(words < 0) or int(words[-1]) >> (N_HOLES - BITS_PER_WORD * (VISITED_WORDS - 1)):
+        return "visited bits outside the 121 holes"
+    turns, ply, mover, hop_from = int(s[TURNS]), int(s[PLY]), int(s[TO_MOVE]), int(s[HOP_FROM])
+    if not 0 <= turns <= max_moves:
+        return f"turn count must be in 0..{max_moves} (max_moves), got {turns}"
+    if mover != turns % n:
+        return f"player_{turns % n} must be to move after {turns} turns, not player_{mover}"
+    visited = _visited_holes(s)
+    if hop_from == -1:
+        if visited:
+            return "visited holes are marked but no hop chain is going on"
+    else:
+        if not 0 <= hop_from < N_HOLES:
+            return f"the hop-chain hole must be -1 or 0..{N_HOLES - 1}, got {hop_from}"
+        if s[TERMINAL]:
+            return "a finished game has no hop chain going on"
+        if holes[hop_from] != mover + 1:
+            return f"the hop chain's peg on hole {hop_from} is not player_{mover}'s"
+        if hop_from not in visited or len(visited) < 2:
+            return "a hop chain has visited its start hole and the chain's peg's hole"
+        if any(holes[h] != 0 for h in visited if h != hop_from):
+            return "holes a hop chain has left must be empty"
+        mask = np.zeros(N_ACTIONS, dtype=np.int8)
+        if legal_actions(p, s, mask) < 2:
+            return "a hop chain that cannot go on has already ended"
+    if ply < turns + (hop_from >= 0):
+        return f"ply count {ply} is less than the {turns} turns played"
+    last = (mover - 1) % n
+    for k in range(n):
+        if k != last and not (k == mover and hop_from >= 0) and _has_finished(p, s, k):
+            return f"player_{k} filled its target but did not move last"
+    won = turns > 0 and hop_from < 0 and _has_finished(p, s, last)
+    if bool(s[TERMINAL]) != (won or turns >= max_moves):
+        return "terminal flag must be set exactly when the last mover has filled its target or max_moves is reached"
+    return ""
+
+
+def render_text(p, s) -> str:
+    """The star as text in doubled coordinates plus a status line (see the module docstring)."""
+    n = _n_players(p)
+    lines = []
+    for r in range(N_ROWS):
+        line = [" "] * N_COLS
+        for h in np.flatnonzero(ROW == r):
+            v = int(s[CELLS + h])
+            line[int(COL[h])] = "." if v == 0 else str(v)
+        lines.append("".join(line).rstrip())
+    turns = int(s[TURNS])
+    if s[TERMINAL]:
+        last = (int(s[TO_MOVE]) - 1) % n
+        if _has_finished(p, s, last):
+            status = f"game over after {turns} turns: player_{last} ({last + 1}) wins"
+        else:
+            status = f"game over: draw, move limit of {int(p[P_MAX_MOVES])} turns reached"
+    else:
+        mover = int(s[TO_MOVE])
+        status = f"turn {turns + 1}: player_{mover} ({mover + 1}) to move"
+        if s[HOP_FROM] >= 0:
+            status += f", hopping on from hole {int(s[HOP_FROM])} (visited {_visited_holes(s)})"
+    return "\n".join(lines + [status])
+
+
+def paint(p, s) -> np.ndarray:
+    """Colour indices of the 17 x 25 drawing grid: 0 background, 1 empty hole, 2 hole left by the
+    current hop chain, ``3 + k`` a peg of ``player_k``."""
+    grid = np.zeros((N_ROWS, N_COLS), dtype=np.int32)
+    values = s[CELLS:CELLS + N_HOLES]
+    grid[ROW, COL] = np.where(values > 0, values + 2, 1)
+    for h in _visited_holes(s):
+        if values[h] == 0:
+            grid[ROW[h], COL[h]] = 2
+    return grid
+
+
+def cell_neighbours(p) -> list[list[int]]:
+    """The adjacent holes of each hole (2 to 6 of them), for random-walk n-tuples."""
+    return [[int(x) for x in NEIGHBOUR[h] if x >= 0] for h in range(N_HOLES)]
+
+
+def _mirror_holes() -> np.ndarray:
+    """``m[h]``: the hole the left-right mirror (col -> 24 - col) takes hole ``h`` to."""
+    index = {(int(r), int(c)): h for h, (r, c) in enumerate(zip(ROW, COL))}
+    return np.array([index[(int(ROW[h]), 24 - int(COL[h]))] for h in range(N_HOLES)], dtype=np.int32)
+
+
+def symmetries(p) -> np.ndarray:
+    """``int32[k, 121]``: the identity, and for 2 players the left-right mirror (an involution, so the
+    permutation ``board[perm]`` uses is the mirror itself)."""
+    ident = np.arange(N_HOLES, dtype=np.int32)
+    if _n_players(p) != 2:
+        return ident[None, :]
+    return np.stack([ident, _mirror_holes()])
+
+
+def action_symmetries(p) -> np.ndarray:
+    """``int32[k, 727]``: the mirror moves hole ``h`` to its mirror image and swaps left and right in
+    the direction; pass stays pass."""
+    ident = np.arange(N_ACTIONS, dtype=np.int32)
+    if _n_players(p) != 2:
+        return ident[None, :]
+    mirror = _mirror_holes()
+    moved = np.array([N_DIRECTIONS * mirror[h] + MIRROR_DIRECTION[d]
+                      for h in range(N_HOLES) for d in range(N_DIRECTIONS)] + [PASS], dtype=np.int32)
+    return np.stack([ident, moved])
+
+
+def _longest_turn() -> int:
+    """An upper bound on the actions of one turn: the hops of a chain land on distinct holes that
+    all lie on the start hole's sublattice (a hop moves two holes), then maybe a pass."""
+    sublattice = {}
+    for r, c in zip(ROW, COL):
+        key = (int(r) % 2, ((int(c) - int(r)) // 2) % 2)
+        sublattice[key] = sublattice.get(key, 0) + 1
+    return max(sublattice.values())  # (holes of the sublattice - start hole) hops + 1 pass
+
+
+def make_spec(n_players: int = 2, max_moves: int = 1000) -> GameSpec:
+    """Chinese Checkers for ``n_players`` (2, 3, 4 or 6) with a draw after ``max_moves`` turns (1..100000)."""
+    if isinstance(n_players, bool) or not isinstance(n_players, (int, np.integer)) or n_players not in PLAYER_COUNTS:
+        raise ValueError(f"n_players must be one of {PLAYER_COUNTS}, got {n_players!r}")
+    n_players = int(n_players)
+    max_moves = check_int_param("max_moves", max_moves, 1, MAX_MOVES_LIMIT)
+    homes = list(HOME_POINTS[n_players]) + [-1] * (6 - n_players)
+    p = np.array([n_players, max_moves] + homes, dtype=np.int64)
+    names = tuple(f"{h}{DIRECTION_NAMES[d]}" for h in range(N_HOLES) for d in range(N_DIRECTIONS)) + ("pass",)
+    players = ((220, 50, 50), (40, 90, 220), (40, 170, 70), (230, 190, 40), (150, 60, 190), (40, 190, 200))
+    return GameSpec(
+        name="chinese_checkers", version=0, params={"n_players": n_players, "max_moves": max_moves}, p=p,
+        n_players=n_players, n_actions=N_ACTIONS, state_size=STATE_SIZE, n_cells=N_HOLES,
+        n_cell_values=n_players + 1, obs_shape=((n_players + 3) * N_HOLES + n_players,), obs_high=1,
+        max_plies=max_moves * _longest_turn(), has_chance=False,
+        reward_range=(-1.0, float(n_players - 1)),
+        initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate,
+        chance=chance, board=board, observe=observe, validate=validate,
+        render_text=render_text, symmetries=symmetries, action_symmetries=action_symmetries,
+        action_names=names,
+        cell_colors=((40, 40, 40), (215, 215, 215), (170, 150, 120)) + players[:n_players],
+        grid_shape=(N_ROWS, N_COLS), cell_neighbours=cell_neighbours, paint=paint,
+    )
