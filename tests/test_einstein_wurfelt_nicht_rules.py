@@ -322,3 +322,141 @@ def test_random_games_agree_with_the_reference(cfg):
         assert all((total[q] == total[0]) == (ref.side(q) == ref.side(0)) for q in range(spec.n_players))
     if cfg[0] == 3:
         assert passes > 0
+
+
+# ===================================================== hand-built positions
+def _two_player(cubes, to_move=0, roll=1, ply=11):
+    """A 2-player position from {(r, c): (player, number)} (ply 11 leaves player_0 to move)."""
+    spec = SPECS[(2, 5)]
+    s = _empty(spec, to_move, roll, ply)
+    for (r, c), (pl, num) in cubes.items():
+        _put(spec, s, r, c, pl, num)
+    assert spec.validate(spec.p, s) == "", spec.validate(spec.p, s)
+    return spec, s
+
+
+def test_rolled_cube_must_move():
+    spec, s = _two_player({(0, 0): (0, 2), (2, 2): (0, 5), (4, 0): (1, 1)}, roll=5)
+    A = _action
+    assert _legal(spec, s) == {A(5, 2, 2, 2, 0, 0), A(5, 2, 2, 2, 1, 0), A(5, 2, 2, 2, 2, 0)}
+
+
+@pytest.mark.parametrize("roll,cubes_that_move", [
+    (3, {2, 5}),  # 3 is gone: nearest lower 2 and nearest higher 5
+    (4, {2, 5}),
+    (6, {5}),     # nothing higher: only the nearest lower
+    (1, {2}),     # nothing lower: only the nearest higher
+])
+def test_die_rule_nearest_higher_and_lower(roll, cubes_that_move):
+    where = {2: (0, 0), 5: (2, 2)}
+    spec, s = _two_player({where[2]: (0, 2), where[5]: (0, 5), (4, 0): (1, 1)}, roll=roll)
+    moving = {_decode(spec, a)[0] for a in _legal(spec, s)}
+    assert moving == {where[v] for v in cubes_that_move}
+
+
+def test_die_rule_offers_both_neighbours_at_different_distances():
+    """Cubes 1 and 6 left, roll 2: the published rule (and OpenSpiel) lets either move; GBG would offer 1 only."""
+    spec, s = _two_player({(1, 1): (0, 1), (0, 3): (0, 6), (4, 4): (1, 3)}, roll=2)
+    assert {_decode(spec, a)[0] for a in _legal(spec, s)} == {(1, 1), (0, 3)}
+
+
+def test_capturing_an_own_cube_and_an_opponent_cube():
+    cubes = {(1, 1): (0, 3), (2, 2): (0, 4), (1, 2): (1, 6), (4, 4): (1, 2), (0, 1): (1, 1)}
+    spec, s = _two_player(cubes, roll=3)
+    A = _action
+    # (1,1) -> (2,2) own cube 4, (1,1) -> (2,1) empty, (1,1) -> (1,2) white 6
+    assert _legal(spec, s) == {A(5, 2, 1, 1, 0, 1), A(5, 2, 1, 1, 1, 0), A(5, 2, 1, 1, 2, 1)}
+    own, rew = _move(spec, s, A(5, 2, 1, 1, 0, 1))
+    assert _to_ref(spec, own)[(2, 2)] == (0, 3) and (1, 1) not in _to_ref(spec, own)
+    assert _counts(own, 2, 6) == [1, 3] and not own[TERMINAL] and not rew.any()
+    opp, rew = _move(spec, s, A(5, 2, 1, 1, 2, 1))
+    assert _to_ref(spec, opp)[(1, 2)] == (0, 3) and _counts(opp, 2, 6) == [2, 2] and not rew.any()
+
+
+def test_reaching_the_goal_corner_wins():
+    spec, s = _two_player({(3, 3): (0, 1), (0, 4): (1, 1), (1, 0): (1, 2)}, roll=1)
+    out, rew = _move(spec, s, _action(5, 2, 3, 3, 0, 0))  # diagonal onto (4, 4)
+    assert out[TERMINAL] and list(rew) == [1.0, -1.0] and out[ewn.ROLL] == 0
+    assert _legal(spec, out) == set() and spec.validate(spec.p, out) == ""
+    spec, s = _two_player({(1, 1): (1, 4), (4, 3): (0, 2)}, to_move=1, roll=6, ply=12)
+    out, rew = _move(spec, s, _action(5, 2, 1, 1, 4, 0))  # white up-left onto (0, 0)
+    assert out[TERMINAL] and list(rew) == [-1.0, 1.0]
+
+
+def test_capturing_the_last_opponent_cube_wins():
+    spec, s = _two_player({(1, 1): (0, 2), (2, 2): (1, 5), (0, 4): (0, 6)}, roll=2)
+    out, rew = _move(spec, s, _action(5, 2, 1, 1, 0, 1))
+    assert out[TERMINAL] and list(rew) == [1.0, -1.0] and _counts(out, 2, 6) == [2, 0]
+
+
+def _gbg(cfg, cubes, to_move, roll, ply):
+    spec = SPECS[cfg]
+    s = _empty(spec, to_move, roll, ply)
+    for (r, c), (pl, num) in cubes.items():
+        _put(spec, s, r, c, pl, num)
+    return spec, s
+
+
+def test_three_players_player_2_corner_and_lost_cubes():
+    # player_2's cube 1 one step below the top-right corner; player_0 keeps one cube, player_1 two
+    cubes = {(1, 5): (2, 1), (5, 5): (0, 1), (5, 4): (1, 1), (0, 0): (1, 2)}
+    spec, s = _gbg((3, 6), cubes, 2, 1, 50)
+    assert spec.validate(spec.p, s) == ""
+    out, rew = _move(spec, s, _action(6, 3, 1, 5, 6, 0))  # up onto (0, 5)
+    assert out[TERMINAL] and list(rew) == [-1.0, -1.0, 1.0]
+    # player_1's cube 1 takes player_2's last cube: players 0 and 1 win
+    cubes = {(2, 2): (2, 4), (3, 3): (1, 1), (5, 5): (0, 6), (0, 1): (1, 2)}
+    spec, s = _gbg((3, 6), cubes, 1, 1, 49)
+    assert spec.validate(spec.p, s) == ""
+    out, rew = _move(spec, s, _action(6, 3, 3, 3, 4, 1))  # up-left onto (2, 2)
+    assert out[TERMINAL] and list(rew) == [1.0, 1.0, -1.0]
+    # player_2 takes player_0's last cube: player_2 wins
+    cubes = {(3, 3): (0, 2), (4, 2): (2, 3), (5, 5): (1, 1)}
+    spec, s = _gbg((3, 6), cubes, 2, 3, 50)
+    out, rew = _move(spec, s, _action(6, 3, 4, 2, 7, 1))  # up-right onto (3, 3)
+    assert out[TERMINAL] and list(rew) == [-1.0, -1.0, 1.0]
+
+
+def test_three_players_far_corners_end_nothing_and_a_stuck_cube_passes():
+    cubes = {(4, 4): (0, 1), (2, 2): (2, 1), (1, 1): (1, 1)}
+    spec, s = _gbg((3, 6), cubes, 0, 1, 48)
+    assert spec.validate(spec.p, s) == ""
+    out, rew = _move(spec, s, _action(6, 3, 4, 4, 0, 0))  # player_0 onto its far corner (5, 5)
+    assert not out[TERMINAL] and not rew.any()
+    pass_action = spec.n_actions - 1
+    # later: player_0 rolls, its only cube sits on (5, 5) and cannot move
+    stuck = _empty(spec, 0, 4, 51)
+    for (r, c), (pl, num) in {(5, 5): (0, 1), (2, 2): (2, 1), (1, 1): (1, 1)}.items():
+        _put(spec, stuck, r, c, pl, num)
+    assert spec.validate(spec.p, stuck) == ""
+    assert _legal(spec, stuck) == {pass_action}
+    after, rew = _move(spec, stuck, pass_action)
+    assert list(after[ewn.CELLS:]) == list(stuck[ewn.CELLS:]) and after[TO_MOVE] == 1 and after[PLY] == 52
+    assert not after[TERMINAL] and not rew.any()
+    # the pass is never legal while a move exists
+    _put(spec, stuck, 3, 3, 0, 2)
+    assert pass_action not in _legal(spec, stuck) and _legal(spec, stuck)
+
+
+def test_four_players_teams_and_seat_order():
+    # player_2 reaches its corner (0, 3) on 4x4: players 0 and 2 win
+    cubes = {(1, 2): (2, 1), (2, 2): (0, 1), (3, 3): (1, 1), (2, 0): (3, 1)}
+    spec, s = _gbg((4, 4), cubes, 2, 1, 30)
+    out, rew = _move(spec, s, _action(4, 4, 1, 2, 7, 0))
+    assert out[TERMINAL] and list(rew) == [1.0, -1.0, 1.0, -1.0]
+    # player_3 takes player_1's last cube: players 1 and 3 lose
+    cubes = {(1, 2): (3, 1), (2, 2): (1, 2), (0, 0): (0, 1), (3, 0): (2, 1)}
+    spec, s = _gbg((4, 4), cubes, 3, 1, 31)
+    out, rew = _move(spec, s, _action(4, 4, 1, 2, 10, 1))  # down onto (2, 2)
+    assert out[TERMINAL] and list(rew) == [1.0, -1.0, 1.0, -1.0]
+    # GBG examines the seats in order: player_2 reaching its corner by taking player_0's last cube
+    # there meets player_0 (no cubes: its team loses) first, so players 0 and 2 lose
+    cubes = {(1, 2): (2, 1), (0, 3): (0, 1), (3, 3): (1, 1), (2, 0): (3, 1)}
+    spec, s = _gbg((4, 4), cubes, 2, 1, 30)
+    out, rew = _move(spec, s, _action(4, 4, 1, 2, 7, 1))
+    assert out[TERMINAL] and list(rew) == [-1.0, 1.0, -1.0, 1.0]
+    # ... while player_0 reaching its corner by taking player_2's last cube wins for both
+    cubes = {(2, 2): (0, 1), (3, 3): (2, 1), (0, 3): (1, 1), (0, 0): (3, 1)}
+    spec, s = _gbg((4, 4), cubes, 0, 1, 28)
+    out, rew = _move(spec, s, _action(4, 4, 2, 2, 0, 1))
+    assert out[TERMINAL] and list(rew) == [1.0, -1.0, 1.0, -1.0]
