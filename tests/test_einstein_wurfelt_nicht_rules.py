@@ -280,14 +280,14 @@ def test_perft_counts_agree_with_the_reference(cfg):
 
 @pytest.mark.parametrize("cfg", CONFIGS)
 def test_random_games_agree_with_the_reference(cfg):
-    """Every position of 150 random games: legal moves, afterstates, end and rewards as the reference says;
+    """Every position of 100 random games: legal moves, afterstates, end and rewards as the reference says;
     every game ends within max_plies; rewards are +1 for the winning side and -1 for the other."""
     spec = SPECS[cfg]
     k = int(spec.p[ewn.P_CUBES])
     ref = Ref(*cfg, k)
     rng = make_rng(sum(cfg))
     passes = 0
-    for _ in range(150):
+    for _ in range(100):
         s = spec.initial_state(spec.p, rng)
         total = np.zeros(spec.n_players)
         while not s[TERMINAL]:
@@ -460,3 +460,250 @@ def test_four_players_teams_and_seat_order():
     spec, s = _gbg((4, 4), cubes, 0, 1, 28)
     out, rew = _move(spec, s, _action(4, 4, 2, 2, 0, 1))
     assert out[TERMINAL] and list(rew) == [1.0, -1.0, 1.0, -1.0]
+
+
+# ============================================== validate, parameters, errors
+def test_validate_names_what_is_wrong():
+    spec = SPECS[(2, 5)]
+    good = spec.initial_state(spec.p, make_rng(1))
+    assert spec.validate(spec.p, good) == ""
+
+    def reason(**edits):
+        s = good.copy()
+        for index, value in edits.items():
+            s[int(index[1:])] = value
+        return spec.validate(spec.p, s)
+
+    roll, first = f"i{ewn.ROLL}", f"i{ewn.CELLS}"
+    assert "roll" in reason(**{roll: 0}) and "roll" in reason(**{roll: 7})
+    assert "cube codes" in reason(**{first: 13}) and "cube codes" in reason(**{first: -1})
+    assert "two squares" in reason(**{f"i{ewn.CELLS + 12}": int(good[ewn.CELLS])})  # a copy of cube (0, 0)
+    assert "ply count" in reason(**{f"i{TO_MOVE}": 0})
+    assert "captured" in reason(**{first: 0})  # a cube gone before any move
+    s = good.copy()
+    s[TERMINAL] = 1
+    assert "roll" in spec.validate(spec.p, s)
+    s[ewn.ROLL] = 0
+    assert "terminal flag" in spec.validate(spec.p, s)
+    # player_0 on its goal corner although player_1 made the last move (and the game not over)
+    t = _empty(spec, 0, 0, 11)
+    _put(spec, t, 4, 4, 0, 1)
+    _put(spec, t, 0, 1, 1, 1)
+    t[TERMINAL] = 1
+    assert "last move" in spec.validate(spec.p, t)
+    t[TERMINAL], t[ewn.ROLL] = 0, 3
+    assert "terminal flag" in spec.validate(spec.p, t)
+    # 3 and 4 players start from fixed squares: cubes must be where forward steps can take them
+    spec3 = SPECS[(3, 6)]
+    s3 = spec3.initial_state(spec3.p, make_rng(1))
+    back = s3.copy()
+    back[ewn.CELLS + 12], back[ewn.CELLS + 8] = 0, back[ewn.CELLS + 12]  # player_0's cube 4 (2, 0) -> (1, 2)
+    assert "cannot reach" in spec3.validate(spec3.p, back)
+    far = s3.copy()
+    far[ewn.CELLS + 0], far[ewn.CELLS + 14] = 0, far[ewn.CELLS + 0]  # player_0's cube 1 two steps on at ply 0
+    assert "needs 2 moves" in spec3.validate(spec3.p, far)
+    far[PLY], far[TO_MOVE] = 3, 0  # one move of player_0 so far: still too few
+    assert "needs 2 moves" in spec3.validate(spec3.p, far)
+    far[PLY] = 6
+    assert spec3.validate(spec3.p, far) == ""
+
+
+def test_set_state_refuses_impossible_positions_and_illegal_actions_raise():
+    from farl_envs import einstein_wurfelt_nicht_v0
+
+    env = einstein_wurfelt_nicht_v0.raw_env()
+    env.reset(seed=3)
+    s = env.get_state()
+    s[ewn.ROLL] = 0
+    with pytest.raises(ValueError, match="roll"):
+        env.set_state(s)
+    legal = env.legal_actions()
+    bad = next(a for a in range(env.game.n_actions) if a not in legal)
+    with pytest.raises(ValueError, match="legal actions"):
+        env.step(bad)
+    with pytest.raises(ValueError, match="legal actions"):
+        env.afterstate(bad)
+
+
+@pytest.mark.parametrize("params,message", [
+    ({"n_players": 5}, "n_players"), ({"n_players": 1}, "n_players"), ({"n_players": "2"}, "n_players"),
+    ({"n_players": 2, "size": 6}, r"size must be one of \[5\]"), ({"n_players": 3, "size": 5}, r"\[6\]"),
+    ({"n_players": 4, "size": 5}, r"\[4, 6\]"), ({"cell_coding": 3}, r"\(0, 1, 2\)"),
+    ({"cell_coding": True}, "cell_coding"),
+])
+def test_bad_parameters_raise_naming_the_allowed_values(params, message):
+    with pytest.raises(ValueError, match=message):
+        ewn.make_spec(**params)
+    with pytest.raises(ValueError):
+        ewn.start_position(SPECS[(3, 6)].p, 0, 0, 1)
+    with pytest.raises(ValueError, match="0..719"):
+        ewn.start_position(SPECS[(2, 5)].p, 720, 0, 1)
+
+
+@pytest.mark.parametrize("cfg,n_actions,n_values", [((2, 5), 300, 3), ((3, 6), 36 * 18 + 1, 4),
+                                                    ((4, 4), 16 * 24, 5), ((4, 6), 36 * 24, 5)])
+def test_spec_sizes(cfg, n_actions, n_values):
+    spec = SPECS[cfg]
+    n = cfg[1]
+    assert spec.n_actions == n_actions and spec.n_cell_values == n_values and spec.n_cells == n * n
+    assert spec.obs_shape == (n, n, cfg[0] + 1) and spec.has_chance and spec.reward_range == (-1.0, 1.0)
+    assert len(spec.action_names) == n_actions and len(spec.cell_colors) == 1 + cfg[0] * spec.obs_high
+
+
+# ======================================= n-tuple cells, observation, rendering
+def test_cell_codings_and_observation():
+    # player_0's cubes 1 and 4, player_1's cube 6
+    cubes = {(0, 0): (0, 1), (1, 1): (0, 4), (3, 3): (1, 6)}
+    expected = {0: (1, 1, 2), 1: (1, 2, 6), 2: (1, 4, 12)}
+    for coding, (v00, v11, v33) in expected.items():
+        spec = ewn.make_spec(cell_coding=coding)
+        s = _empty(spec, 0, 5, 11)
+        for (r, c), (pl, num) in cubes.items():
+            _put(spec, s, r, c, pl, num)
+        out = np.zeros(25, dtype=np.int32)
+        spec.board(spec.p, s, out)
+        want = np.zeros(25, dtype=np.int32)
+        want[0], want[6], want[18] = v00, v11, v33
+        assert list(out) == list(want) and out.max() < spec.n_cell_values
+    obs = np.zeros(spec.obs_shape, dtype=np.int8)
+    spec.observe(spec.p, s, 1, obs)  # player_1's view: its own cubes in plane 0
+    assert obs[3, 3, 0] == 6 and obs[0, 0, 1] == 1 and obs[1, 1, 1] == 4
+    assert obs[:, :, :2].sum() == 11 and (obs[:, :, 2] == 5).all()
+    # three levels on the 4x4 board (3 cubes) are the numbers themselves
+    spec = ewn.make_spec(4, 4, cell_coding=1)
+    s = spec.initial_state(spec.p, make_rng(0))
+    out = np.zeros(16, dtype=np.int32)
+    spec.board(spec.p, s, out)
+    assert out[0] == 1 and out[1] == 2 and out[4] == 3 and out[3] == 1 + 9  # player_3's cube 1 at (0, 3)
+
+
+@pytest.mark.parametrize("cfg", CONFIGS)
+def test_render_text_and_rgb(cfg):
+    from farl_envs import einstein_wurfelt_nicht_v0
+
+    env = einstein_wurfelt_nicht_v0.env(n_players=cfg[0], size=cfg[1], render_mode="ansi")
+    env.reset(seed=0)
+    text = env.render()
+    lines = text.split("\n")
+    assert len(lines) == cfg[1] + 1 and f"roll {env.unwrapped.get_state()[ewn.ROLL]}" in lines[-1]
+    assert sum(tok != "." for line in lines[:-1] for tok in line.split()) == cfg[0] * (3 if cfg[1] == 4 else 6)
+    env = einstein_wurfelt_nicht_v0.env(n_players=cfg[0], size=cfg[1], render_mode="rgb_array")
+    env.reset(seed=0)
+    img = env.render()
+    assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
+    assert len({tuple(px) for px in img.reshape(-1, 3)}) >= 2 + cfg[0]  # background, empty, player colours
+
+
+# ================================================================= symmetries
+def test_diagonal_mirror_maps_moves_onto_moves():
+    spec = SPECS[(2, 5)]
+    perms, acts = spec.symmetries(spec.p), spec.action_symmetries(spec.p)
+    assert perms.shape == (2, 25) and acts.shape == (2, 300)
+    assert list(perms[0]) == list(range(25)) and list(acts[0]) == list(range(300))
+    assert sorted(acts[1]) == list(range(300)) and list(acts[1][acts[1]]) == list(range(300))
+    rng = make_rng(9)
+    checked = 0
+    for _ in range(40):
+        s = spec.initial_state(spec.p, rng)
+        while not s[TERMINAL]:
+            t = s.copy()
+            t[ewn.CELLS:] = s[ewn.CELLS:][perms[1]]
+            assert spec.validate(spec.p, t) == ""
+            legal = _legal(spec, s)
+            assert {int(acts[1, a]) for a in legal} == _legal(spec, t)
+            for a in legal:
+                after, rew = _move(spec, s, a)
+                after_t, rew_t = _move(spec, t, int(acts[1, a]))
+                assert np.array_equal(after[ewn.CELLS:][perms[1]], after_t[ewn.CELLS:])
+                assert np.array_equal(rew, rew_t) and after[TERMINAL] == after_t[TERMINAL]
+                checked += 1
+            mask = np.zeros(spec.n_actions, dtype=np.int8)
+            spec.legal_actions(spec.p, s, mask)
+            s, _ = _move(spec, s, rng_choice_mask(rng, mask))
+            if not s[TERMINAL]:
+                spec.chance(spec.p, s, rng)
+    assert checked > 500
+    # the mirror keeps both players' start squares
+    start = {i for i in range(25) if (i // 5) + (i % 5) <= 2 or (i // 5) + (i % 5) >= 6}
+    assert {int(perms[1][i]) for i in start} == start
+
+
+@pytest.mark.parametrize("cfg", CONFIGS[1:])
+def test_three_and_four_players_have_the_identity_only(cfg):
+    spec = SPECS[cfg]
+    assert spec.symmetries(spec.p).tolist() == [list(range(cfg[1] ** 2))]
+    assert spec.action_symmetries(spec.p).tolist() == [list(range(spec.n_actions))]
+
+
+# ============================================ PettingZoo, Gymnasium, chance info
+@pytest.mark.parametrize("cfg", CONFIGS)
+def test_pettingzoo_api_and_seed_tests(cfg):
+    import warnings
+
+    from pettingzoo.test import api_test, seed_test
+
+    from farl_envs import einstein_wurfelt_nicht_v0
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(einstein_wurfelt_nicht_v0.env(n_players=cfg[0], size=cfg[1]), num_cycles=200)
+        seed_test(lambda: einstein_wurfelt_nicht_v0.env(n_players=cfg[0], size=cfg[1]), num_cycles=20)
+
+
+def test_infos_show_the_next_roll():
+    from farl_envs import einstein_wurfelt_nicht_v0
+
+    env = einstein_wurfelt_nicht_v0.raw_env(n_players=3)
+    env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    rolls = []
+    while not env.state_array[TERMINAL]:
+        mover = env.agent_selection
+        env.step(int(rng.choice(env.legal_actions())))
+        info = env.infos[mover]
+        if env.state_array[TERMINAL]:
+            assert "chance" not in info and info["afterstate"].terminal
+        else:
+            assert info["chance"] == {"roll": int(env.state_array[ewn.ROLL])}
+            assert info["afterstate"].state[ewn.ROLL] == 0
+            rolls.append(info["chance"]["roll"])
+    assert set(rolls) == set(range(1, 7))
+
+
+@pytest.mark.parametrize("cfg", CONFIGS)
+def test_gymnasium_single_agent_wrapper(cfg):
+    from farl_envs.gym_env import SingleAgentEnv
+
+    env = SingleAgentEnv(game="einstein_wurfelt_nicht", seat="alternate", n_players=cfg[0], size=cfg[1])
+    rng = np.random.default_rng(1)
+    for _ in range(2 * cfg[0]):
+        obs, info = env.reset(seed=int(rng.integers(1000)))
+        assert obs.shape == (cfg[1], cfg[1], cfg[0] + 1)
+        done = False
+        while not done:
+            mask = info["action_mask"]
+            obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+            done = terminated or truncated
+        assert reward in (-1.0, 1.0)
+
+
+# ========================================================== compiled searches
+@pytest.mark.parametrize("cfg", [(2, 5), (3, 6), (4, 4)])
+def test_playouts_mcts_and_evaluate(cfg):
+    from farl_agents.evaluate import evaluate
+    from farl_agents.opponents import make_opponent
+    from farl_envs.core.playout import playouts
+
+    spec = SPECS[cfg]
+    assert playouts(spec, 50, make_rng(2)) > 50
+    result = evaluate(spec, make_opponent("mcts30", spec), "random", n_games=2, seed=1)
+    assert result.n_players == cfg[0] and len(result.seats) == cfg[0]
+    with pytest.raises(ValueError, match="chance"):
+        make_opponent("maxn2", spec)
+
+
+def test_mcts_beats_random_in_two_player_games():
+    from farl_agents.evaluate import evaluate
+
+    result = evaluate(SPECS[(2, 5)], "mcts200", "random", n_games=20, seed=3)
+    assert result.win_rate > 0.7
