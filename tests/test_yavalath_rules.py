@@ -435,6 +435,33 @@ def test_env_terminates_the_player_who_is_out_and_never_asks_him_again():
     assert raw.state_array[TERMINAL] == 1 and raw.agents == []
 
 
+def test_env_random_three_player_games_never_ask_a_seat_that_is_out():
+    rng = np.random.default_rng(4)
+    endings = Counter()
+    with_out = 0
+    for game in range(15):
+        env = yavalath_v0.env(size=4, players=3)
+        env.reset(seed=game)
+        out, totals = [], Counter()
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            totals[agent] += reward
+            if term:
+                env.step(None)
+                if not env.unwrapped.state_array[TERMINAL] and agent not in out:
+                    out.append(agent)
+                continue
+            assert agent not in out and obs["action_mask"].any()
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        final_out = {f"player_{q}" for q in yv.eliminated(env.unwrapped.game.p, env.unwrapped.state_array)}
+        assert set(out) <= final_out and len(out) <= 1  # a second seat out ends the game
+        assert all(totals[a] == -1 for a in out)
+        endings[tuple(sorted(totals.values()))] += 1
+        with_out += bool(out)
+    assert set(endings) <= {(-1.0, -1.0, 1.0), (-1.0, 0.0, 0.0), (0.0, 0.0, 0.0)}
+    assert sum(endings.values()) == 15 and with_out >= 5
+
+
 def test_env_rewards_of_the_three_player_game():
     env = yavalath_v0.raw_env(players=3)
     env.reset(seed=0)
@@ -479,6 +506,7 @@ def _compare_random_games(size, players, swap, games, seed):
             total += rew
             if players == 3:
                 assert set(yv.eliminated(spec.p, s)) == set(ref.out)
+                assert s[TERMINAL] or s[TO_MOVE] not in ref.out  # a seat that is out never moves again
         assert ref.over and spec.validate(spec.p, s) == ""
         endings[tuple(total)] += 1
     return endings
@@ -665,13 +693,19 @@ def test_validate_three_player_reasons():
     assert "not out" in spec.validate(spec.p, bad)
     bad = s.copy()
     bad[TO_MOVE] = 0
-    assert "do not fit" in spec.validate(spec.p, bad) or "is out" in spec.validate(spec.p, bad)
+    assert "seat 0 is out but is to move" in spec.validate(spec.p, bad)
     bad = s.copy()
-    bad[HEADER + n] = 2
-    assert spec.validate(spec.p, bad) != ""
+    bad[HEADER + n] = 4  # seat 2 out instead: the counts fit, but seat 2 has no three and seat 0 has one
+    assert "seat 0 has a line of exactly three but is not out" in spec.validate(spec.p, bad)
+    bad = s.copy()
+    bad[HEADER + n] = 5
+    assert "two players are out" in spec.validate(spec.p, bad)
     bad = s.copy()
     bad[HEADER + n] = 9
     assert "out mask" in spec.validate(spec.p, bad)
+    before, _ = _play(spec, ["a1", "e1", "i1", "a2", "e3", "i3"])
+    before[HEADER + n] = 2  # seat 1 out: the turn order fits, the board does not
+    assert "seat 1 is out without a line of exactly three" in spec.validate(spec.p, before)
 
 
 def test_set_state_refuses_an_impossible_position():

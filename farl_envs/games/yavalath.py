@@ -77,9 +77,13 @@ Three players (Browne's rules for the three-player version):
   simply the other remaining player, and the rule only removes moves that
   lose at once anyway). The sources do not say whether the mover may win
   instead of blocking; we allow it, since a win ends the game before N moves.
+  (Other implementations differ: GBG looks only at lines through N's last
+  stone and forces the first threat it finds; Abstract Play applies the rule
+  only while all three players are in.)
 
-Pie rule (``swap=True``, two players only; Browne's published two-player
-rules suggest it against the first player's advantage): on the second move
+Pie rule (``swap=True``, two players only; the rule as game servers offer it
+against the first player's advantage, e.g. yourturnmyturn.com, and as GBG
+implements it): on the second move
 of the game ``player_1`` may, instead of placing a stone, take over
 ``player_0``'s first stone, which becomes ``player_1``'s stone (the action is
 that stone's cell); then ``player_0`` moves on as the second player would.
@@ -102,9 +106,11 @@ cell further right than the row above). Its neighbours are ``(r, c+-1)``,
       12 13 14 15          d
         16 17 18           e
 
-The ``rgb_array`` image draws the ``(2*size-1)^2`` grid with Hex's half-cell
-row shift; grid places outside the hexagon are painted in the background
-colour, so only the hexagon shows.
+The ``rgb_array`` image (``GameSpec.paint``) draws the ``(2*size-1)^2`` grid
+with Hex's half-cell row shift; grid places outside the hexagon are painted in
+the background colour (the last entry of ``cell_colors``), so only the
+hexagon shows. ``GameSpec.grid_shape`` stays empty: the n-tuple board is the
+``n_cells`` cells, not a rows x cols array.
 
 State: the common header (:mod:`farl_envs.core.spec`) followed by the
 ``n_cells`` cells (0 empty, ``1 + seat``); with 3 players one more entry, the
@@ -621,6 +627,8 @@ def make_spec(size: int = 5, players: int = 2, swap: bool = False) -> GameSpec:
         initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate,
         chance=chance, board=board, observe=observe, validate=validate,
         render_text=render_text, symmetries=symmetries, action_symmetries=action_symmetries,
-        action_names=_action_names(size), cell_colors=colors, grid_shape=(m, m), hex_grid=True,
+        # no grid_shape: the n_cells cells are not a rows x cols array (code that reshapes boards must not try);
+        # _paint draws them on the (2*size-1)^2 grid with Hex's half-cell row shift (hex_grid)
+        action_names=_action_names(size), cell_colors=colors, hex_grid=True,
         cell_neighbours=cell_neighbours, eliminated=eliminated if players == 3 else None, paint=_paint,
     )
