@@ -1,4 +1,7 @@
-"""Chinese Checkers (2, 3, 4 or 6 players) as a PettingZoo AEC environment (see :mod:`farl_envs.games.chinese_checkers`)."""
+"""Chinese Checkers for 2, 3, 4 or 6 players as a PettingZoo AEC environment.
+
+The rules: :mod:`farl_envs.games.chinese_checkers`.
+"""
 from farl_envs.core.factory import env_classes
 from farl_envs.games import chinese_checkers
 

@@ -588,8 +588,11 @@ def test_random_games_end_within_max_plies_and_rewards_sum_to_zero(n):
     assert total > 1500
 
 
-def _greedy_game(spec, rng, record=None):
-    """A goal-seeking game: mostly the action that brings the moving peg closest to its target's far tip."""
+def _greedy_game(spec, rng):
+    """A goal-seeking game: mostly the action that brings the moving peg closest to its target's far tip.
+
+    Returns the actions, the final state and everybody's summed rewards.
+    """
     n = spec.n_players
     s = spec.initial_state(spec.p, make_rng(0))
     tips = []
@@ -598,10 +601,9 @@ def _greedy_game(spec, rng, record=None):
         tips.append(STAR[max(target, key=lambda h: _hex_distance(STAR[h], (0, 0)))])
     total = np.zeros(n)
     rew = np.zeros(n)
+    moves = []
     while not s[TERMINAL]:
         legal = sorted(_legal(spec, s))
-        if record is not None:
-            record(s, legal)
         if rng.random() < 0.1:
             a = int(rng.choice(legal))
         else:
@@ -618,7 +620,8 @@ def _greedy_game(spec, rng, record=None):
             a = legal[int(np.argmax(scores))]
         spec.afterstate(spec.p, s, a, s, rew)
         total += rew
-        yield a, s, total
+        moves.append(a)
+    return moves, s, total
 
 
 def _hex_distance(a, b):
@@ -631,8 +634,7 @@ def test_goal_seeking_games_are_won(n):
     spec = cc.make_spec(n)
     rng = np.random.default_rng(n)
     for _ in range(2):
-        for _a, s, total in _greedy_game(spec, rng):
-            pass
+        _, s, total = _greedy_game(spec, rng)
         winner = (int(s[TO_MOVE]) - 1) % n
         assert s[TURNS] < 1000 and spec.validate(spec.p, s) == ""
         assert total[winner] == n - 1 and sum(total) == 0 and sorted(total)[:-1] == [-1] * (n - 1)
@@ -700,9 +702,8 @@ def test_lockstep_with_openspiel_goal_seeking_games(n):
     rng = np.random.default_rng(200 + n)
     passes = chains = 0
     for _ in range(3):
-        moves = [a for a, _s, _t in _greedy_game(spec, rng)]
-        replay = iter(moves)
-        total, p, c = _lockstep(pyspiel, n, 1000, lambda s, legal: next(replay))
+        replay = iter(_greedy_game(spec, rng)[0])
+        total, p, c = _lockstep(pyspiel, n, 1000, lambda s, legal, moves=replay: next(moves))
         assert sorted(total) == [-1] * (n - 1) + [n - 1]  # somebody won
         passes += p
         chains += c

@@ -51,8 +51,9 @@ row from the top, left to right (OpenSpiel's numbering)::
     row 16             120                   south point (triangle 3)
 
 The six points (camps) are the triangles 0 north, 1 north-east, 2 south-east,
-3 south, 4 south-west, 5 north-west; each is the 10 holes of the star outside
-the opposite big triangle. Seats start in these points (OpenSpiel's slots):
+3 south, 4 south-west, 5 north-west: the 10 holes at a tip of one big triangle
+that the other big triangle leaves out. The 61 holes in both triangles form the
+middle hexagon. Seats start in these points (OpenSpiel's slots):
 2 players 0, 3; 3 players 0, 2, 4; 4 players 0, 1, 3, 4; 6 players all six,
 ``player_k`` in the k-th listed point. Everybody's target is the opposite
 point, ``(home + 3) % 6``.
