@@ -81,16 +81,15 @@ Three players (Browne's rules for the three-player version):
   stone and forces the first threat it finds; Abstract Play applies the rule
   only while all three players are in.)
 
-Pie rule (``swap=True``, two players only; the rule as game servers offer it
-against the first player's advantage, e.g. yourturnmyturn.com, and as GBG
-implements it): on the second move
-of the game ``player_1`` may, instead of placing a stone, take over
-``player_0``'s first stone, which becomes ``player_1``'s stone (the action is
-that stone's cell); then ``player_0`` moves on as the second player would.
-This is the same as swapping colours, without swapping seats. It counts as a
-ply; ``player_0`` then has one stone fewer than usual. There is no three-player
-pie rule (none is published), so ``swap=True`` with ``players=3`` raises
-``ValueError``.
+Pie rule (``swap=True``, two players only; the rule as game servers offer
+it against the first player's advantage, e.g. yourturnmyturn.com, and as GBG
+implements it): on the second move of the game ``player_1`` may, instead of
+placing a stone, take over ``player_0``'s first stone, which becomes
+``player_1``'s stone (the action is that stone's cell); then ``player_0``
+moves on as the second player would. This is the same as swapping colours,
+without swapping seats. It counts as a ply; ``player_0`` then has one stone
+fewer than usual. There is no three-player pie rule (none is published), so
+``swap=True`` with ``players=3`` raises ``ValueError``.
 
 Board and coordinates
 ---------------------
