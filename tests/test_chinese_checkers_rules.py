@@ -468,6 +468,7 @@ def test_spec_fields_and_observation_layout():
     assert spec.id == "chinese_checkers_v0" and spec.params == {"n_players": 3, "max_moves": 1000}
     assert spec.n_actions == 727 and spec.n_cells == 121 and spec.n_cell_values == 4
     assert spec.obs_shape == (6 * 121 + 3,) and spec.state_size == 130
+    assert spec.grid_shape == () and spec.paint is not None  # 121 holes are no rows x cols array
     assert spec.action_names[6 * 60 + 3] == "60R" and spec.action_names[PASS] == "pass"
     s = spec.initial_state(spec.p, make_rng(0))
     s, _ = _do(spec, s, 6 * hole(2, 10) + 5)  # player_0 hops over (3, 11) to (4, 12); the chain ends

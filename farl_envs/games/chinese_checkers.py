@@ -133,7 +133,8 @@ hole, digits ``1..6`` the pegs of ``player_0..player_5``), then who is to move
 and the chain in progress. ``rgb_array`` paints a 17 x 25 grid: grid cell
 ``(row, col)`` is the hole at those doubled coordinates, the grid cells
 between holes are background; holes vacated by the current chain have their
-own colour.
+own colour. ``GameSpec.grid_shape`` stays empty, because the n-tuple board of
+121 holes is no rows x cols array.
 
 Version history: v0, first release.
 """
@@ -560,5 +561,7 @@ def make_spec(n_players: int = 2, max_moves: int = 1000) -> GameSpec:
         render_text=render_text, symmetries=symmetries, action_symmetries=action_symmetries,
         action_names=names,
         cell_colors=((40, 40, 40), (215, 215, 215), (170, 150, 120)) + players[:n_players],
-        grid_shape=(N_ROWS, N_COLS), cell_neighbours=cell_neighbours, paint=paint,
+        # no grid_shape: the 121 holes are not a rows x cols array (code that reshapes boards must not try);
+        # paint draws them on the 17 x 25 grid of their doubled coordinates
+        cell_neighbours=cell_neighbours, paint=paint,
     )
