@@ -362,7 +362,7 @@ def test_a_blocked_player_can_only_pass():
 def test_the_move_limit_counts_turns_and_draws():
     spec = cc.make_spec(2, max_moves=3)
     s = spec.initial_state(spec.p, make_rng(0))
-    # turn 1: player_0 hops (2, 10) over (3, 9)... check its chain ends at once, then two steps
+    # turn 1: player_0 hops from (2, 10) over (3, 9) to (4, 8), where no further hop exists; then two steps
     s, _ = _do(spec, s, 6 * hole(2, 10) + 4)  # to (4, 8)
     assert s[TURNS] == 1 and s[TO_MOVE] == 1 and s[TERMINAL] == 0
     s, _ = _do(spec, s, 6 * hole(13, 9) + 0)  # player_1 steps up-left to (12, 8)
