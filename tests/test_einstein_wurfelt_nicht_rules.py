@@ -158,8 +158,8 @@ FORWARD = {0: [(0, 1), (1, 0), (1, 1)], 1: [(0, -1), (-1, 0), (-1, -1)],
 class Ref:
     """EinStein würfelt nicht! on a dict {(row, col): (player, number)}, written from the rules text."""
 
-    def __init__(self, n_players, n, k):
-        self.n_players, self.n, self.k = n_players, n, k
+    def __init__(self, n_players, n, k, gbg_die_rule=False):
+        self.n_players, self.n, self.k, self.gbg_die_rule = n_players, n, k, gbg_die_rule
         self.goal = {0: (n - 1, n - 1), 1: (0, 0), 2: (0, n - 1), 3: (n - 1, 0)}
 
     def side(self, q):
@@ -170,6 +170,9 @@ class Ref:
         own = {num: sq for sq, (pl, num) in board.items() if pl == mover}
         if roll in own:
             chosen = [roll]
+        elif self.gbg_die_rule:  # GBG: look 1, 2, ... away from the roll; whatever is found first
+            chosen = next([v for v in (roll - e, roll + e) if v in own] for e in range(1, self.k)
+                          if roll - e in own or roll + e in own)
         else:
             lower = [v for v in own if v < roll]
             higher = [v for v in own if v > roll]
@@ -278,16 +281,16 @@ def test_perft_counts_agree_with_the_reference(cfg):
             assert _perft(spec, s, depth) == _ref_perft(ref, _to_ref(spec, s), int(s[TO_MOVE]), depth)
 
 
-@pytest.mark.parametrize("cfg", CONFIGS)
-def test_random_games_agree_with_the_reference(cfg):
-    """Every position of 100 random games: legal moves, afterstates, end and rewards as the reference says;
+@pytest.mark.parametrize("cfg,die_rule", [(cfg, "official") for cfg in CONFIGS] + [((2, 5), "gbg"), ((4, 4), "gbg")])
+def test_random_games_agree_with_the_reference(cfg, die_rule):
+    """Every position of random games: legal moves, afterstates, end and rewards as the reference says;
     every game ends within max_plies; rewards are +1 for the winning side and -1 for the other."""
-    spec = SPECS[cfg]
+    spec = SPECS[cfg] if die_rule == "official" else ewn.make_spec(*cfg, die_rule=die_rule)
     k = int(spec.p[ewn.P_CUBES])
-    ref = Ref(*cfg, k)
+    ref = Ref(*cfg, k, gbg_die_rule=die_rule == "gbg")
     rng = make_rng(sum(cfg))
     passes = 0
-    for _ in range(100):
+    for _ in range(100 if die_rule == "official" else 40):
         s = spec.initial_state(spec.p, rng)
         total = np.zeros(spec.n_players)
         while not s[TERMINAL]:
@@ -355,9 +358,24 @@ def test_die_rule_nearest_higher_and_lower(roll, cubes_that_move):
 
 
 def test_die_rule_offers_both_neighbours_at_different_distances():
-    """Cubes 1 and 6 left, roll 2: the published rule (and OpenSpiel) lets either move; GBG would offer 1 only."""
+    """Cubes 1 and 6 left, roll 2: the published rule (and OpenSpiel) lets either move; GBG offers the 1 only."""
     spec, s = _two_player({(1, 1): (0, 1), (0, 3): (0, 6), (4, 4): (1, 3)}, roll=2)
     assert {_decode(spec, a)[0] for a in _legal(spec, s)} == {(1, 1), (0, 3)}
+    gbg = ewn.make_spec(die_rule="gbg")
+    assert {_decode(gbg, a)[0] for a in _legal(gbg, s)} == {(1, 1)}
+
+
+@pytest.mark.parametrize("numbers,roll,moving", [
+    ((2, 5), 3, {2}), ((2, 5), 4, {5}), ((2, 4), 3, {2, 4}), ((1, 6), 5, {6}), ((3,), 1, {3}), ((4, 6), 5, {4, 6}),
+])
+def test_gbg_die_rule_takes_the_nearest_cube(numbers, roll, moving):
+    spec = ewn.make_spec(die_rule="gbg")
+    squares = [(0, 0), (1, 1), (2, 0)]
+    cubes = {squares[i]: (0, v) for i, v in enumerate(numbers)}
+    cubes[(4, 4)] = (1, 1)
+    _, s = _two_player(cubes, roll=roll)
+    where = {v: squares[i] for i, v in enumerate(numbers)}
+    assert {_decode(spec, a)[0] for a in _legal(spec, s)} == {where[v] for v in moving}
 
 
 def test_capturing_an_own_cube_and_an_opponent_cube():
@@ -529,7 +547,7 @@ def test_set_state_refuses_impossible_positions_and_illegal_actions_raise():
     ({"n_players": 5}, "n_players"), ({"n_players": 1}, "n_players"), ({"n_players": "2"}, "n_players"),
     ({"n_players": 2, "size": 6}, r"size must be one of \[5\]"), ({"n_players": 3, "size": 5}, r"\[6\]"),
     ({"n_players": 4, "size": 5}, r"\[4, 6\]"), ({"cell_coding": 3}, r"\(0, 1, 2\)"),
-    ({"cell_coding": True}, "cell_coding"),
+    ({"cell_coding": True}, "cell_coding"), ({"die_rule": "nearest"}, "'official', 'gbg'"),
 ])
 def test_bad_parameters_raise_naming_the_allowed_values(params, message):
     with pytest.raises(ValueError, match=message):

@@ -6,7 +6,8 @@ players             2 (as OpenSpiel's ``einstein_wurfelt_nicht``), 3 or 4 (as
 parameters          ``n_players=2`` (2, 3 or 4); ``size`` of the square board:
                     5 for 2 players, 6 for 3 players, 4 or 6 (default 6) for 4
                     players; ``cell_coding=0`` (0, 1 or 2, the n-tuple cell
-                    values below)
+                    values below); ``die_rule="official"`` (or ``"gbg"``,
+                    see the rules)
 cubes, die          every player has ``K`` cubes numbered 1..K and the die has
                     ``K`` faces: K = 6, except K = 3 on the 4x4 board
 actions             ``((cell * 3 * n_players) + direction) * 2 + capture``
@@ -31,10 +32,13 @@ exists, that one must move). The chosen cube steps one square in one of its
 player's three forward directions (straight towards the goal corner along
 either edge direction, or diagonally). A cube landing on an occupied square
 captures (removes) the cube there, **whichever player owns it** (own cubes
-too). The die rule is the published one, as OpenSpiel implements it;
-GBG's ``Player.selectToken`` instead offers only the strictly nearer of the
-two cubes when their distances to the roll differ -- farl keeps the
-official rule for every player count (a deliberate difference from GBG).
+too). The die rule by default (``die_rule="official"``) is the published
+one, as OpenSpiel implements it. GBG's ``Player.selectToken`` differs: it
+offers only the *nearer* of the two cubes when their distances to the roll
+differ (cubes 1 and 6 left, roll 2: GBG moves the 1, the published rule lets
+the player choose). ``die_rule="gbg"`` selects GBG's rule, for comparisons
+with GBG; farl's 3- and 4-player games keep the published rule by default
+so that every player count plays by the same rule.
 
 Two players (OpenSpiel ``einstein_wurfelt_nicht``, checked against pyspiel
 2.0.2 move by move in ``tests/test_einstein_wurfelt_nicht_rules.py``)
@@ -183,13 +187,14 @@ ROLL = HEADER          # state index of the roll
 CELLS = HEADER + 1     # state index of the first board cell
 
 # indices into the parameter vector p
-P_PLAYERS, P_SIZE, P_CUBES, P_CODING, P_PASS, P_FIRST = 0, 1, 2, 3, 4, 5
-P_TARGET = 6           # four goal cells (-1: none), one per seat
-P_START = 10           # size*size start cells (3 and 4 players; zeros for 2 players)
+P_PLAYERS, P_SIZE, P_CUBES, P_CODING, P_PASS, P_FIRST, P_DIE_RULE = 0, 1, 2, 3, 4, 5, 6
+P_TARGET = 7           # four goal cells (-1: none), one per seat
+P_START = 11           # size*size start cells (3 and 4 players; zeros for 2 players)
 
 #: board sizes allowed per player count, the first being the default
 SIZES = {2: (5,), 3: (6,), 4: (6, 4)}
 CELL_CODINGS = (0, 1, 2)
+DIE_RULES = ("official", "gbg")
 OPENSPIEL_PERMUTATIONS = 720  # 6! placements of a player's cubes
 
 #: forward directions (drow, dcol); player k uses rows 3k .. 3k + 2
@@ -316,6 +321,11 @@ def _movable(p, s):
                 low_v, low_c = v, i
             elif v > roll and v < high_v:
                 high_v, high_c = v, i
+    if p[P_DIE_RULE] == 1 and low_c >= 0 and high_c >= 0:  # GBG: only the nearer one unless equally near
+        if roll - low_v < high_v - roll:
+            high_c = -1
+        elif high_v - roll < roll - low_v:
+            low_c = -1
     return low_c, high_c
 
 
@@ -638,7 +648,8 @@ def _action_name(n: int, d_count: int, a: int) -> str:
     return f"({r},{c})->({r2},{c2})" + ("x" if cap else "")
 
 
-def make_spec(n_players: int = 2, size: int | None = None, cell_coding: int = 0) -> GameSpec:
+def make_spec(n_players: int = 2, size: int | None = None, cell_coding: int = 0,
+              die_rule: str = "official") -> GameSpec:
     """EinStein würfelt nicht! for ``n_players`` (2: OpenSpiel's game; 3, 4: GBG's), see the module docstring."""
     n_players = check_int_param("n_players", n_players, 2, 4)
     allowed = SIZES[n_players]
@@ -651,6 +662,8 @@ def make_spec(n_players: int = 2, size: int | None = None, cell_coding: int = 0)
             or int(cell_coding) not in CELL_CODINGS:
         raise ValueError(f"cell_coding must be one of {CELL_CODINGS}, got {cell_coding!r}")
     cell_coding = int(cell_coding)
+    if die_rule not in DIE_RULES:
+        raise ValueError(f"die_rule must be one of {DIE_RULES}, got {die_rule!r}")
     k = 3 if size == 4 else 6
     has_pass = n_players == 3
     n2 = size * size
@@ -663,15 +676,15 @@ def make_spec(n_players: int = 2, size: int | None = None, cell_coding: int = 0)
     else:
         targets = [n2 - 1, 0, size - 1, n2 - size]
         start = _start_cells(4, size, k)
-    p = np.concatenate([np.array([n_players, size, k, cell_coding, int(has_pass), 1 if n_players == 2 else 0]
-                                 + targets, dtype=np.int64), start])
+    header = [n_players, size, k, cell_coding, int(has_pass), 1 if n_players == 2 else 0, DIE_RULES.index(die_rule)]
+    p = np.concatenate([np.array(header + targets, dtype=np.int64), start])
     d_count = 3 * n_players
     n_moves = n2 * d_count * 2
     names = tuple(_action_name(size, d_count, a) for a in range(n_moves)) + (("pass",) if has_pass else ())
     n_values = {0: n_players + 1, 1: 3 * n_players + 1, 2: k * n_players + 1}[cell_coding]
     return GameSpec(
         name="einstein_wurfelt_nicht", version=0,
-        params={"n_players": n_players, "size": size, "cell_coding": cell_coding}, p=p,
+        params={"n_players": n_players, "size": size, "cell_coding": cell_coding, "die_rule": die_rule}, p=p,
         n_players=n_players, n_actions=n_moves + int(has_pass), state_size=CELLS + n2,
         n_cells=n2, n_cell_values=n_values, obs_shape=(size, size, n_players + 1), obs_high=k,
         max_plies=n_players * (k * 2 * (size - 1) + 1), has_chance=True, reward_range=(-1.0, 1.0),
