@@ -69,8 +69,7 @@ bottom-right corner moving up/left/up-left, ``player_2`` in the bottom-left
 corner moving up/up-right/right. It is a team game: ``player_0`` and
 ``player_1`` against ``player_2``. The game ends when ``player_2`` moves a
 cube onto the top-right corner (``player_2`` wins) or when a player has no
-cubes left (``player_2`` loses when it is ``player_2``, else ``player_2``
-wins). The corners of ``player_0`` and ``player_1`` end nothing (GBG's
+cubes left (that player's side loses). The corners of ``player_0`` and ``player_1`` end nothing (GBG's
 ``gameOverThreePlayer``): a cube that reaches its far corner can never move
 again, and when the die leaves a player no move at all, that player must
 take the **pass** action (GBG's action -1), the only legal action then.
@@ -93,8 +92,9 @@ that team (GBG's behaviour, kept).
 Every player always has a move in the 2- and 4-player games (a cube off its
 goal corner can always step forward), so only the 3-player game has a pass.
 No game can go on for ever: every move brings a cube closer to its far
-corner, which bounds a game by ``n_players * (K * 2 * (size - 1) + 1)``
-plies (``max_plies``).
+corner (in the 3-player game passes do not, but ``player_2``, who never has
+to pass, moves every third ply), which bounds a game by
+``n_players * (K * 2 * (size - 1) + 1)`` plies (``max_plies``).
 
 Actions
 -------
