@@ -17,6 +17,7 @@ from farl_agents.learners import agent_io, sarsa_farl, td_farl
 from farl_agents.learners.agent_io import AgentFileError
 from farl_agents.learners.config import LearnerConfig
 from farl_agents.learners.kernels import kernels_of
+from farl_agents.ntuple.budget import check_network_memory
 from farl_agents.ntuple.network import Net, board_indices, build_net, value
 from farl_agents.ntuple.sets import make_set
 from farl_agents.ntuple.traces import TRACE_MODES, horizon_entries, make_traces
@@ -62,10 +63,17 @@ class NTupleAgent:
         self.game = farl_envs.game_spec(game, **game_params) if isinstance(game, str) else game
         self.config = config or LearnerConfig()
         cfg, g = self.config, self.game
+        n_outputs = 1 if cfg.algo == "td" else g.n_actions
         if tuples is None:
+            check_network_memory(cfg.ntuple_count, cfg.ntuple_length, g.n_cell_values, g.n_players, n_outputs,
+                                 cfg.tcl != "none")
             self.tuples = make_set(g, cfg.ntuples, cfg.ntuple_count, cfg.ntuple_length, cfg.seed, cfg.ntuple_cells)
         else:
-            self.tuples = make_set(g, "explicit", 0, 0, 0, np.asarray(tuples))
+            tuples = np.asarray(tuples)
+            if tuples.ndim == 2:
+                check_network_memory(tuples.shape[0], tuples.shape[1], g.n_cell_values, g.n_players, n_outputs,
+                                     cfg.tcl != "none")
+            self.tuples = make_set(g, "explicit", 0, 0, 0, tuples)
         cell_syms = g.symmetries(g.p)
         if g.action_symmetries is not None:
             action_syms = g.action_symmetries(g.p)
@@ -73,7 +81,6 @@ class NTupleAgent:
             action_syms = np.tile(np.arange(g.n_actions, dtype=np.int32), (cell_syms.shape[0], 1))
         else:
             raise ValueError(f"{g.id} defines no action symmetries: SARSA/Q need them (or use_symmetry=False)")
-        n_outputs = 1 if cfg.algo == "td" else g.n_actions
         self.net: Net = build_net(self.tuples, g.n_cell_values, g.n_players, n_outputs, cell_syms, action_syms,
                                   cfg.use_symmetry, cfg.tcl != "none", cfg.tcl_init)
         n_sym, m = self.net.sym_cells.shape[:2]
@@ -199,6 +206,13 @@ class NTupleAgent:
         ``FileNotFoundError`` if there is no file.
         """
         meta, arrays = agent_io.read_agent_file(path, game)
+        tuples = arrays.get("tuples")
+        if tuples is None or tuples.ndim != 2 or tuples.dtype.kind not in "iu":
+            found = "missing" if tuples is None else f"{tuples.dtype} array of shape {tuples.shape}"
+            raise AgentFileError(f"{path}: field 'tuples' must be a 2-D integer array, found {found}")
+        episodes_done = meta.get("episodes_done", 0)
+        if isinstance(episodes_done, bool) or not isinstance(episodes_done, int) or episodes_done < 0:
+            raise AgentFileError(f"{path}: field 'episodes_done' must be a whole number >= 0, got {episodes_done!r}")
         try:
             config = LearnerConfig.from_dict(meta["config"])
             agent = cls(meta["game"], config, tuples=arrays["tuples"], **meta["game_params"])
@@ -213,12 +227,15 @@ class NTupleAgent:
             net.weights[...] = agent_io.get_table(arrays, "weights", net.weights.shape, 0.0)
         except AgentFileError as exc:
             if stored_p is None:  # written before the files recorded P: the encoding may have changed since
-                raise AgentFileError(f"{exc} (the file may come from a farl whose {meta['game']} n-tuple board had "
-                                     f"other cell values: train the agent again)") from None
-            raise
-        if net.tcl_n.size:
-            net.tcl_n[...] = agent_io.get_table(arrays, "tcl_n", net.tcl_n.shape, config.tcl_init)
-            net.tcl_a[...] = agent_io.get_table(arrays, "tcl_a", net.tcl_a.shape, config.tcl_init)
+                raise AgentFileError(f"{path}: {exc} (the file may come from a farl whose {meta['game']} n-tuple "
+                                     f"board had other cell values: train the agent again)") from None
+            raise AgentFileError(f"{path}: {exc}") from None
+        try:
+            if net.tcl_n.size:
+                net.tcl_n[...] = agent_io.get_table(arrays, "tcl_n", net.tcl_n.shape, config.tcl_init)
+                net.tcl_a[...] = agent_io.get_table(arrays, "tcl_a", net.tcl_a.shape, config.tcl_init)
+        except AgentFileError as exc:
+            raise AgentFileError(f"{path}: {exc}") from None
         for name in ("agent_rng", "env_rng"):
             rng = arrays.get(name)
             if rng is None or rng.shape != (1,) or rng.dtype != np.uint64:
@@ -231,7 +248,7 @@ class NTupleAgent:
                 if stored is None or stored.shape != target.shape:
                     raise AgentFileError(f"{path}: bad traces_{field}")
                 target[...] = stored
-        agent.episodes_done = int(meta.get("episodes_done", 0))
+        agent.episodes_done = episodes_done
         return agent
 
     @property

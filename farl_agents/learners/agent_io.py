@@ -71,21 +71,36 @@ def put_table(arrays: dict, name: str, table: np.ndarray, base: float) -> None:
 
 
 def get_table(arrays: dict, name: str, shape: tuple, base: float) -> np.ndarray:
-    """The ``float32`` table ``name`` of shape ``shape`` stored by :func:`put_table`, checked entry by entry."""
+    """The ``float32`` table ``name`` of shape ``shape`` stored by :func:`put_table`, checked entry by entry.
+
+    Raises :class:`AgentFileError` naming the field for a missing part, a
+    wrong shape or type, positions out of range, or a value that is not a
+    finite number (a NaN weight would make the agent play at random).
+    """
     if name in arrays:
         table = arrays[name]
         if table.shape != shape or table.dtype != np.float32:
-            raise AgentFileError(f"{name} has shape {table.shape}/{table.dtype}, expected {shape}/float32")
-        return table.copy()
-    if name + "_index" not in arrays:
-        raise AgentFileError(f"missing table {name}")
-    index, values = arrays[name + "_index"], arrays[name + "_value"]
-    size = int(np.prod(shape))
-    if index.ndim != 1 or index.shape != values.shape or (index.size and (index.min() < 0 or index.max() >= size)):
-        raise AgentFileError(f"{name}: bad sparse entries")
-    table = np.full(size, base, dtype=np.float32)
-    table[index] = values
-    return table.reshape(shape)
+            raise AgentFileError(f"field {name!r} has shape {table.shape}/{table.dtype}, expected {shape}/float32")
+        table = table.copy()
+    else:
+        index, values = arrays.get(name + "_index"), arrays.get(name + "_value")
+        if index is None and values is None:
+            raise AgentFileError(f"missing field {name!r} (dense) or {name + '_index'!r} + {name + '_value'!r}")
+        if index is None or values is None:
+            raise AgentFileError(f"field {name + ('_value' if values is None else '_index')!r} is missing")
+        size = int(np.prod(shape))
+        if (index.ndim != 1 or index.dtype.kind not in "iu" or index.shape != values.shape
+                or (index.size and (index.min() < 0 or index.max() >= size))):
+            raise AgentFileError(f"field {name + '_index'!r}: positions must be integers in 0..{size - 1}, "
+                                 f"one per value")
+        if values.dtype != np.float32:
+            raise AgentFileError(f"field {name + '_value'!r} must be float32, got {values.dtype}")
+        table = np.full(size, base, dtype=np.float32)
+        table[index] = values
+        table = table.reshape(shape)
+    if not np.isfinite(table).all():
+        raise AgentFileError(f"field {name!r} holds {int((~np.isfinite(table)).sum())} values that are not finite")
+    return table
 
 
 def write_agent_file(path: str | os.PathLike, meta: dict, arrays: dict) -> Path:
