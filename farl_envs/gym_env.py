@@ -3,7 +3,8 @@
 The learner plays one seat; the other seats are played by opponent policies
 inside ``step``. Registered ids: ``farl/TicTacToe-v0``, ``farl/ConnectFour-v0``,
 ``farl/Hex-v0``, ``farl/Othello-v0``, ``farl/2048-v0``, ``farl/Nim-v0``,
-``farl/Nim3P-v0``::
+``farl/Nim3P-v0``, ``farl/ChineseCheckers-v0``, ``farl/EinsteinWurfeltNicht-v0``,
+``farl/Yavalath-v0``::
 
     import gymnasium, farl_envs
     env = gymnasium.make("farl/ConnectFour-v0", seat="alternate", cols=8)
@@ -112,7 +113,6 @@ class SingleAgentEnv(gymnasium.Env):
         self.aec.step(a)
         reward = self.aec.rewards[me]
         reward += self._play_opponents()
-        self._done = bool(self.aec.state_array[TERMINAL])
         return self._observation(), float(reward), self._done, False, self._info()
 
     def action_masks(self) -> np.ndarray:
@@ -145,7 +145,10 @@ class SingleAgentEnv(gymnasium.Env):
         aec = self.aec
         me = aec.possible_agents[self.seat]
         total = 0.0
-        while not aec.state_array[TERMINAL] and aec.agent_selection != me:
+        while not self._learner_done() and aec.agent_selection != me:
+            if aec.terminations[aec.agent_selection]:  # an opponent that dropped out takes its dead step
+                aec.step(None)
+                continue
             seat = aec.possible_agents.index(aec.agent_selection)
             policy = self._opponents[seat if seat < self.seat else seat - 1]
             if policy is None:
@@ -154,8 +157,12 @@ class SingleAgentEnv(gymnasium.Env):
                 action = policy(aec)
             aec.step(action)
             total += aec.rewards[me]
-        self._done = bool(aec.state_array[TERMINAL])
+        self._done = self._learner_done()
         return total
+
+    def _learner_done(self) -> bool:
+        """The game is over, or the learner's seat dropped out of it (``GameSpec.eliminated``)."""
+        return bool(self.aec.state_array[TERMINAL]) or self.aec.terminations[self.aec.possible_agents[self.seat]]
 
     def _observation(self) -> np.ndarray:
         return self.aec.observe(self.aec.possible_agents[self.seat])["observation"]

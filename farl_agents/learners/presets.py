@@ -90,8 +90,8 @@ def preset_names() -> list[str]:
 
 
 def paper_game_params(game: str) -> dict:
-    """The game parameters of ``game``'s Table 1 row (Thill et al. 2014's rows: Connect Four 7×6)."""
+    """The game parameters of ``game``'s Table 1 row (Thill et al. 2014's rows: Connect Four 7×6); {} without a row."""
     key = game[:-3] if game.endswith("_v0") else game
     if key in _THILL2014:
         return dict(PAPER_GAME_PARAMS["connect_four"])
-    return dict(PAPER_GAME_PARAMS[key])
+    return dict(PAPER_GAME_PARAMS.get(key, {}))
