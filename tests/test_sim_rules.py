@@ -306,6 +306,31 @@ def test_position_counts_on_k5_match_the_reference(players):
     assert not level and not ref_level
 
 
+def test_k6_games_ending_after_5_and_6_lines():
+    """Move sequences of two-player K6 Sim that end at ply 5 and 6: 15,840 and 151,200.
+
+    The counts are published in the "Game of Sim" blog (2013, "How many games?"); by hand: at ply 5
+    player_0's three edges form one of the 20 triangles (3! orders) while player_1 picked 2 of the other
+    12 edges in order (20 * 6 * 132). The kernel's count sums the sequences into each position.
+    """
+    spec = sim.make_spec(players=2, nodes=6)
+    level = {tuple(spec.initial_state(spec.p, make_rng(0))): 1}
+    mask, out, rewards = np.zeros(15, np.int8), np.zeros(spec.state_size, np.int32), np.zeros(2)
+    ended = []
+    for _ply in range(6):
+        nxt = {}
+        for key, ways in level.items():
+            s = np.array(key, dtype=np.int32)
+            spec.legal_actions(spec.p, s, mask)
+            for a in np.flatnonzero(mask):
+                spec.afterstate(spec.p, s, int(a), out, rewards)
+                k = tuple(out.tolist())
+                nxt[k] = nxt.get(k, 0) + ways
+        ended.append(sum(w for k, w in nxt.items() if k[TERMINAL]))
+        level = {k: w for k, w in nxt.items() if not k[TERMINAL]}
+    assert ended == [0, 0, 0, 0, 15840, 151200]
+
+
 # ---------------------------------------------------------------- solving K6
 def _solve_k6_second_player_wins():
     """Negamax over bitmasks (mover's edges, other's edges) with a table: +1 mover wins, 0 draw, -1 loses."""

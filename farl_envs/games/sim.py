@@ -12,19 +12,20 @@ actions             ``nodes * (nodes - 1) / 2`` edges (i, j) with i < j in
                     (GBG numbers its links the same way); an action colours
                     that edge in the mover's colour and is legal while the
                     edge is uncoloured. Names ``"0-1"``, ``"0-2"``, ...
-rewards (2 players) whoever completes a triangle of three edges in their own
+rewards, 2 players  whoever completes a triangle of three edges in their own
                     colour loses: -1 for them, +1 for the other; when every
                     edge is coloured without such a triangle, 0 / 0 (possible
                     on K4 and K5, impossible from K6 on: Ramsey's R(3,3) = 6)
-rewards (3 players) GBG's rule without coalition: the first player to complete
+rewards, 3 players  GBG's rule without coalition: the first player to complete
                     a triangle of their own colour gets -1 and is out (skipped
                     in the turn order from then on; their edges stay); the two
                     others play on. When a second player completes a triangle
                     of their own colour they get -1 and the one left gets +1.
                     When every edge is coloured before that, the game is a
                     draw: 0 for everybody still in (the player who is out
-                    keeps -1). A move that both completes a triangle and
-                    colours the last edge counts as the triangle
+                    keeps -1). A move that completes a triangle and colours
+                    the last edge is a loss for the mover all the same (if
+                    nobody was out before, the other two draw with 0)
 observation         ``int8[nodes, nodes, planes]``, as ``seat`` sees it: one
                     symmetric adjacency plane per colour, the viewer's own
                     colour first, then the next players' in turn order
@@ -45,7 +46,18 @@ symmetries          every permutation of the nodes maps Sim positions onto
                     carry the node labels 0..nodes-1 in order (rotations
                     i -> i + k and reflections i -> k - i, modulo nodes):
                     12 on K6, 24 on K12
+rendering           ``ansi``: the adjacency matrix with the owner's seat number
+                    on each coloured edge (``.`` uncoloured) and a status line;
+                    ``rgb_array``: the same matrix as squares coloured by owner
+                    (red, blue, green for seats 0, 1, 2; grey diagonal)
 ==================  ===========================================================
+
+Sim was invented by Gustavus Simmons (1969). With 2 players on K6 the second
+player wins with perfect play (Mead, Rosa & Huang 1974);
+``tests/test_sim_rules.py`` re-derives this by exhaustive search. The
+2-player K6 game has 2,230,702 distinct positions including the start (a
+count by these kernels), so Max-N with depth 15 (``"maxn15"``) plays it
+perfectly.
 
 The mover loses only through a triangle that contains the edge just
 coloured, so the check after a move looks at the ``nodes - 2`` triangles
