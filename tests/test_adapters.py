@@ -264,3 +264,23 @@ def test_illegal_actions_are_refused_with_the_legal_ones():
         adapter.afterstate(4)
     with pytest.raises(ValueError, match="illegal action 9"):
         adapter.step(9)
+
+
+def test_the_adapter_asks_for_reset_first():
+    adapter = adapt_tictactoe_v3()
+    for use in (adapter.afterstates, adapter.board, adapter.action_mask, lambda: adapter.step(0)):
+        with pytest.raises(RuntimeError, match="tictactoe_v3 adapter: call reset"):
+            use()
+
+
+def test_the_examples_of_the_adapter_guide_run():
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "adapters.md").read_text()
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "train_aec" in b]
+    assert len(blocks) == 2
+    for block in blocks:
+        namespace: dict = {}
+        exec(compile(block, "docs/adapters.md", "exec"), namespace)
+        assert np.count_nonzero(namespace["agent"].net.weights) > 0

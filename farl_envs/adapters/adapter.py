@@ -244,6 +244,7 @@ class AfterstateAdapter(AECEnv):
         self._sync()
 
     def step(self, action):
+        self._require_reset()
         raw = self.env.unwrapped
         agent = self.agent_selection
         if self.terminations.get(agent) or self.truncations.get(agent):
@@ -264,6 +265,7 @@ class AfterstateAdapter(AECEnv):
             self.infos[agent] = {**self.infos.get(agent, {}), "afterstate": expected}
 
     def observe(self, agent):
+        self._require_reset()
         inner = self.env.observe(agent)
         obs = inner["observation"] if isinstance(inner, dict) and "observation" in inner else inner
         return {"observation": obs, "action_mask": self._mask(self.env.unwrapped, agent, inner)}
@@ -277,6 +279,7 @@ class AfterstateAdapter(AECEnv):
     # -------------------------------------------------- afterstate extension
     def afterstate(self, action) -> AdaptedAfterstate:
         """The result of a legal ``action`` of the agent to move, found on a copy (the env is not stepped)."""
+        self._require_reset()
         a = integral_action(action)
         raw = self.env.unwrapped
         if a is None or not 0 <= a < len(self.actions) or not self._mask(raw, raw.agent_selection)[a]:
@@ -285,6 +288,7 @@ class AfterstateAdapter(AECEnv):
 
     def afterstates(self) -> dict:
         """``{action: AdaptedAfterstate}`` for every legal action of the agent to move, in ascending order."""
+        self._require_reset()
         raw = self.env.unwrapped
         out = {a: self._afterstate_of(raw, a) for a in self.legal_actions()}
         if out:
@@ -293,6 +297,7 @@ class AfterstateAdapter(AECEnv):
 
     def board(self) -> np.ndarray:
         """The current position as n-tuple cells (``int32[n_cells]``)."""
+        self._require_reset()
         return self._encoded(self.env.unwrapped)
 
     def legal_actions(self) -> list[int]:
@@ -301,12 +306,17 @@ class AfterstateAdapter(AECEnv):
 
     def action_mask(self) -> np.ndarray:
         """``int8`` mask of the agent to move's legal actions, in the adapter's numbering."""
+        self._require_reset()
         raw = self.env.unwrapped
         if not raw.agents or _game_over(raw):
             return np.zeros(len(self.actions), dtype=np.int8)
         return self._mask(raw, raw.agent_selection)
 
     # ------------------------------------------------------------ helpers
+    def _require_reset(self) -> None:
+        if self._position == 0:
+            raise RuntimeError(f"{self.name}: call reset() first")
+
     def _sync(self) -> None:
         """Mirror the wrapped env's turn bookkeeping (AEC's agent_iter and last() read it from here)."""
         raw = self.env.unwrapped
