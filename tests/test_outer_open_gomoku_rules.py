@@ -282,7 +282,7 @@ def test_random_games_agree_with_the_reference(n, games):
                 assert not rew.any()
         assert oog.validate(p, s) == ""
         outcomes.add(ref.winner)
-    if n >= 6:
+    if 6 <= n and games >= 20:
         assert {0, 1} <= outcomes  # both colours win some random games
 
 
