@@ -81,8 +81,12 @@ State: the common header (:mod:`farl_envs.core.spec`), then the
 3 arrow; the lifted queen is not on the board during decision 2), then
 three entries: the decision to make now (0 pick a queen, 1 its destination,
 2 its arrow), the square the queen was lifted from (-1 before decision 1)
-and the square it moved to (-1 before decision 2). Both are reset to -1
-after the arrow.
+and the square it moved to (-1 before decision 2); both are reset to -1
+after the arrow. Last come the squares of the queens, ``player_0``'s four
+in increasing order, then ``player_1``'s (the lifted queen is listed at the
+square it left until it lands): a copy of what the cells say, kept so that
+picking a queen and the end-of-game test look at 4 squares instead of the
+whole board. ``validate`` checks it matches the cells.
 
 Descent heuristics (Cohen-Solal 2020 uses territory as Amazons' score):
 :func:`territory` counts, for each empty square, which side reaches it in
@@ -119,12 +123,6 @@ DR = np.array([0, 0, -1, 1, -1, -1, 1, 1], dtype=np.int64)
 DC = np.array([-1, 1, 0, 0, -1, 1, -1, 1], dtype=np.int64)
 
 
-def _extra(n):
-    """Indices of the decision, the lifted-from square and the moved-to square in the state."""
-    base = HEADER + n * n
-    return base, base + 1, base + 2
-
-
 def start_squares(n: int) -> tuple[list[int], list[int]]:
     """OpenSpiel's starting cells ``(player_0's, player_1's)`` on an ``n x n`` board.
 
@@ -142,19 +140,26 @@ _STARTS = {n: start_squares(n) for n in BOARD_SIZES}
 _START_ARRAYS = {n: np.array(_STARTS[n][0] + _STARTS[n][1], dtype=np.int64) for n in BOARD_SIZES}
 
 
+def state_size(n: int) -> int:
+    """Length of the state of an ``n x n`` game: header, cells, decision, from, to, 8 queen squares."""
+    return HEADER + n * n + 3 + 8
+
+
 @njit(cache=True)
 def _initial(n, cells):
-    s = np.zeros(HEADER + n * n + 3, dtype=np.int32)
+    nn = n * n
+    s = np.zeros(HEADER + nn + 11, dtype=np.int32)
     for k in range(8):
         s[HEADER + cells[k]] = QUEEN_0 if k < 4 else QUEEN_1
-    s[HEADER + n * n + 1] = -1
-    s[HEADER + n * n + 2] = -1
+        s[HEADER + nn + 3 + k] = cells[k]
+    s[HEADER + nn + 1] = -1
+    s[HEADER + nn + 2] = -1
     return s
 
 
 @njit(cache=True)
 def initial_state(p, rng):
-    """The start position (``int32[3 + n*n + 3]``); ``p`` = ``[n, 8 start cells]``, ``rng`` unused."""
+    """The start position (``int32[3 + n*n + 11]``); ``p`` = ``[n, 8 start cells]``, ``rng`` unused."""
     return _initial(p[0], p[1:9])
 
 
@@ -170,9 +175,11 @@ def _can_step(s, n, cell):
 
 
 @njit(cache=True)
-def _player_can_move(s, n, mark):
-    for i in range(n * n):
-        if s[HEADER + i] == mark and _can_step(s, n, i):
+def _player_can_move(s, n, seat):
+    """True when a queen of ``seat`` has an empty neighbour (read from the queen list)."""
+    base = HEADER + n * n + 3 + 4 * seat
+    for k in range(4):
+        if _can_step(s, n, s[base + k]):
             return True
     return False
 
@@ -206,11 +213,12 @@ def legal_actions(p, s, mask):
         return 0
     phase = s[HEADER + nn]
     if phase == PICK:
-        mark = s[TO_MOVE] + 1
+        base = HEADER + nn + 3 + 4 * s[TO_MOVE]
         count = 0
-        for i in range(nn):
-            if s[HEADER + i] == mark and _can_step(s, n, i):
-                mask[i] = 1
+        for k in range(4):
+            q = s[base + k]
+            if _can_step(s, n, q):
+                mask[q] = 1
                 count += 1
         return count
     if phase == DESTINATION:
@@ -242,13 +250,25 @@ def afterstate(p, s, a, out, rewards):
         out[HEADER + a] = mover + 1
         out[HEADER + nn + 2] = a
         out[HEADER + nn] = SHOOT
+        # the queen list: replace the square it left by ``a`` and keep the four in order
+        base = HEADER + nn + 3 + 4 * mover
+        k = 0
+        while out[base + k] != out[HEADER + nn + 1]:
+            k += 1
+        while k > 0 and out[base + k - 1] > a:
+            out[base + k] = out[base + k - 1]
+            k -= 1
+        while k < 3 and out[base + k + 1] < a:
+            out[base + k] = out[base + k + 1]
+            k += 1
+        out[base + k] = a
     else:
         out[HEADER + a] = ARROW
         out[HEADER + nn] = PICK
         out[HEADER + nn + 1] = -1
         out[HEADER + nn + 2] = -1
         out[TO_MOVE] = 1 - mover
-        if not _player_can_move(out, n, 2 - mover):
+        if not _player_can_move(out, n, 1 - mover):
             out[TERMINAL] = 1
             rewards[mover] = 1.0
             rewards[1 - mover] = -1.0
@@ -309,10 +329,10 @@ def turn_moves(p, s, out):
     if s[TERMINAL] or s[HEADER + nn] != PICK:
         return 0
     mark = s[TO_MOVE] + 1
+    base = HEADER + nn + 3 + 4 * s[TO_MOVE]
     count = 0
-    for q in range(nn):
-        if s[HEADER + q] != mark:
-            continue
+    for k in range(4):
+        q = s[base + k]
         s[HEADER + q] = EMPTY
         qr, qc = q // n, q % n
         for d in range(8):
@@ -408,7 +428,7 @@ def validate(p, s) -> str:
     """Empty string when ``s`` is a possible position of the game ``p``, else the reason.
 
     Checks the layout, cell values, queen and arrow counts against the ply
-    count, the decision and the player to move, the lifted-from / moved-to
+    count, the decision and the player to move, the queen list, the lifted-from / moved-to
     squares of a half-made turn (a picked queen had an empty neighbour, the
     destination is a queen move away over empty squares), and that the
     terminal flag is set exactly when the player to move is stuck between
@@ -417,11 +437,11 @@ def validate(p, s) -> str:
     """
     n = int(p[0])
     nn = n * n
-    msg = check_header(s, 2, HEADER + nn + 3)
+    msg = check_header(s, 2, state_size(n))
     if msg:
         return msg
     cells = s[HEADER:HEADER + nn]
-    phase, src, dst = (int(v) for v in s[HEADER + nn:])
+    phase, src, dst = (int(v) for v in s[HEADER + nn:HEADER + nn + 3])
     if np.any((cells < EMPTY) | (cells > ARROW)):
         return "cells must be 0 (empty), 1 (player_0 queen), 2 (player_1 queen) or 3 (arrow)"
     if phase not in (PICK, DESTINATION, SHOOT):
@@ -457,6 +477,14 @@ def validate(p, s) -> str:
             g.flat[dst] = EMPTY
             if dst not in _rays(g, src):
                 return "the moved queen's destination is not a queen move away from where it was lifted"
+    listed = [s[HEADER + nn + 3:HEADER + nn + 7].tolist(), s[HEADER + nn + 7:].tolist()]
+    for seat in range(2):
+        where = np.flatnonzero(cells == seat + 1).tolist()
+        if phase == DESTINATION and seat == mover:
+            where = sorted(where + [src])
+        if listed[seat] != where:
+            return (f"queen list of player_{seat} must be the squares of its queens in increasing order "
+                    f"(the lifted queen at the square it left), {where}, got {listed[seat]}")
     if s[TERMINAL] and phase != PICK:
         return "a game can only end between turns"
     stuck = phase == PICK and _stuck(grid, mover + 1)
@@ -518,7 +546,7 @@ def make_spec(board_size: int = 10) -> GameSpec:
     return GameSpec(
         name="amazons", version=0, params={"board_size": n},
         p=np.concatenate([[n], _START_ARRAYS[n]]).astype(np.int64),
-        n_players=2, n_actions=nn, state_size=HEADER + nn + 3, n_cells=nn, n_cell_values=5,
+        n_players=2, n_actions=nn, state_size=state_size(n), n_cells=nn, n_cell_values=5,
         obs_shape=(n, n, 5), obs_high=1, max_plies=3 * (nn - 8), has_chance=False, reward_range=(-1.0, 1.0),
         initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate,
         chance=chance, board=board, observe=observe, validate=validate,
