@@ -390,6 +390,42 @@ def test_two_player_k6_is_a_second_player_win_and_maxn_is_exact():
         assert achieved == value(bits[mover], bits[1 - mover])
 
 
+def _reference_maxn(ref: Reference, table: dict) -> tuple:
+    """Max-N value vector of ``ref`` searched to the end: the summed rewards along the line where each
+    mover takes the first (lowest edge) of its best moves."""
+    key = ref.key()
+    if key not in table:
+        best = None
+        for k in ref.legal():
+            child = ref.copy()
+            rewards = child.move(k)
+            rest = (0.0,) * ref.players if child.over else _reference_maxn(child, table)
+            value = tuple(r + v for r, v in zip(rewards, rest))
+            if best is None or value[ref.to_move] > best[ref.to_move]:
+                best = value
+        table[key] = best
+    return table[key]
+
+
+def test_three_player_maxn_searches_k6_to_the_end():
+    """Max-N with depth 15 on 3-player K6 returns the value vector of a full search written here."""
+    spec = sim.make_spec(players=3, nodes=6)
+    maxn = MaxN(depth=15, cache_size=1 << 16)
+    rng = make_rng(21)
+    values, table = [], {}
+    while len(values) < 4 or not any(any(v) for v in values):
+        ref = Reference(6, 3)
+        s = spec.initial_state(spec.p, rng)
+        for _ in range(8):
+            a = rng_choice_mask(rng, _legal(spec, s))
+            s, _r = _step(spec, s, a)
+            ref.move(a)
+        if s[TERMINAL]:
+            continue
+        values.append(_reference_maxn(ref, table))
+        assert tuple(maxn.value(spec, s)) == values[-1]
+
+
 # ------------------------------------------------------------- symmetries etc.
 @pytest.mark.parametrize("players,nodes", [(2, 6), (3, 7)])
 def test_symmetries_relabel_nodes_and_commute_with_moves(players, nodes):
