@@ -4,7 +4,7 @@ The learner plays one seat; the other seats are played by opponent policies
 inside ``step``. Registered ids: ``farl/TicTacToe-v0``, ``farl/ConnectFour-v0``,
 ``farl/Hex-v0``, ``farl/Othello-v0``, ``farl/2048-v0``, ``farl/Nim-v0``,
 ``farl/Nim3P-v0``, ``farl/ChineseCheckers-v0``, ``farl/EinsteinWurfeltNicht-v0``,
-``farl/Yavalath-v0``::
+``farl/Sim-v0``, ``farl/Yavalath-v0``::
 
     import gymnasium, farl_envs
     env = gymnasium.make("farl/ConnectFour-v0", seat="alternate", cols=8)

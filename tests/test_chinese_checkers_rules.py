@@ -444,8 +444,8 @@ def test_set_state_refuses_an_impossible_position():
         env.set_state(bad)
 
 
-@pytest.mark.parametrize("params", [{"n_players": 5}, {"n_players": 1}, {"n_players": 7}, {"n_players": "2"},
-                                    {"n_players": True}, {"max_moves": 0}, {"max_moves": 100_001},
+@pytest.mark.parametrize("params", [{"players": 5}, {"players": 1}, {"players": 7}, {"players": "2"},
+                                    {"players": True}, {"max_moves": 0}, {"max_moves": 100_001},
                                     {"max_moves": 1.5}])
 def test_bad_parameters_raise_value_error_naming_the_allowed_values(params):
     with pytest.raises(ValueError, match=r"2, 3, 4, 6|1\.\.100000"):
@@ -455,7 +455,7 @@ def test_bad_parameters_raise_value_error_naming_the_allowed_values(params):
 
 
 def test_illegal_actions_raise():
-    env = chinese_checkers_v0.env(n_players=3)
+    env = chinese_checkers_v0.env(players=3)
     env.reset(seed=0)
     for bad in (PASS, 0, 727, -1, "3"):
         with pytest.raises(ValueError, match="illegal action"):
@@ -465,7 +465,7 @@ def test_illegal_actions_raise():
 # --------------------------------------------------------- spec, views, symmetries
 def test_spec_fields_and_observation_layout():
     spec = cc.make_spec(3)
-    assert spec.id == "chinese_checkers_v0" and spec.params == {"n_players": 3, "max_moves": 1000}
+    assert spec.id == "chinese_checkers_v0" and spec.params == {"players": 3, "max_moves": 1000}
     assert spec.n_actions == 727 and spec.n_cells == 121 and spec.n_cell_values == 4
     assert spec.obs_shape == (6 * 121 + 3,) and spec.state_size == 130
     assert spec.grid_shape == () and spec.paint is not None  # 121 holes are no rows x cols array
@@ -563,13 +563,13 @@ def test_text_and_rgb_render():
     assert text[0] == " " * 12 + "1" and text[3] == " " * 9 + "1 1 1 1"
     assert text[4] == " ".join("." * 13) and text[8] == " " * 4 + " ".join("." * 9)
     assert text[16] == " " * 12 + "2" and text[17] == "turn 1: player_0 (1) to move"
-    env = chinese_checkers_v0.env(n_players=6, render_mode="rgb_array")
+    env = chinese_checkers_v0.env(players=6, render_mode="rgb_array")
     env.reset(seed=0)
     img = env.render()
     assert img.dtype == np.uint8 and img.shape == (17 * 32 + 2, 25 * 32 + 2, 3)
     grid = cc.paint(env.unwrapped.game.p, env.unwrapped.get_state())
     assert (grid > 0).sum() == 121 and (grid == 1).sum() == 61 and all((grid == 3 + k).sum() == 10 for k in range(6))
-    ansi = chinese_checkers_v0.env(n_players=4, render_mode="ansi")
+    ansi = chinese_checkers_v0.env(players=4, render_mode="ansi")
     ansi.reset(seed=0)
     assert "4 4 4 4" in ansi.render()
 
@@ -716,15 +716,15 @@ def test_lockstep_with_openspiel_goal_seeking_games(n):
 def test_pettingzoo_api_and_seed_tests(n):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        api_test(chinese_checkers_v0.env(n_players=n, max_moves=30), num_cycles=200)
-        seed_test(lambda: chinese_checkers_v0.env(n_players=n, max_moves=30), num_cycles=50)
+        api_test(chinese_checkers_v0.env(players=n, max_moves=30), num_cycles=200)
+        seed_test(lambda: chinese_checkers_v0.env(players=n, max_moves=30), num_cycles=50)
 
 
 @pytest.mark.parametrize("n", COUNTS)
 def test_gymnasium_single_agent_wrapper(n):
     from farl_envs.gym_env import SingleAgentEnv
 
-    env = SingleAgentEnv(game="chinese_checkers", seat="alternate", n_players=n, max_moves=40)
+    env = SingleAgentEnv(game="chinese_checkers", seat="alternate", players=n, max_moves=40)
     rng = np.random.default_rng(n)
     for episode in range(2):
         obs, info = env.reset(seed=episode)

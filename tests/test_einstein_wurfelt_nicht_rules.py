@@ -544,9 +544,9 @@ def test_set_state_refuses_impossible_positions_and_illegal_actions_raise():
 
 
 @pytest.mark.parametrize("params,message", [
-    ({"n_players": 5}, "n_players"), ({"n_players": 1}, "n_players"), ({"n_players": "2"}, "n_players"),
-    ({"n_players": 2, "size": 6}, r"size must be one of \[5\]"), ({"n_players": 3, "size": 5}, r"\[6\]"),
-    ({"n_players": 4, "size": 5}, r"\[4, 6\]"), ({"cell_coding": 3}, r"\(0, 1, 2\)"),
+    ({"players": 5}, "players"), ({"players": 1}, "players"), ({"players": "2"}, "players"),
+    ({"players": 2, "size": 6}, r"size must be one of \[5\]"), ({"players": 3, "size": 5}, r"\[6\]"),
+    ({"players": 4, "size": 5}, r"\[4, 6\]"), ({"cell_coding": 3}, r"\(0, 1, 2\)"),
     ({"cell_coding": True}, "cell_coding"), ({"die_rule": "nearest"}, "'official', 'gbg'"),
 ])
 def test_bad_parameters_raise_naming_the_allowed_values(params, message):
@@ -599,13 +599,13 @@ def test_cell_codings_and_observation():
 def test_render_text_and_rgb(cfg):
     from farl_envs import einstein_wurfelt_nicht_v0
 
-    env = einstein_wurfelt_nicht_v0.env(n_players=cfg[0], size=cfg[1], render_mode="ansi")
+    env = einstein_wurfelt_nicht_v0.env(players=cfg[0], size=cfg[1], render_mode="ansi")
     env.reset(seed=0)
     text = env.render()
     lines = text.split("\n")
     assert len(lines) == cfg[1] + 1 and f"roll {env.unwrapped.get_state()[ewn.ROLL]}" in lines[-1]
     assert sum(tok != "." for line in lines[:-1] for tok in line.split()) == cfg[0] * (3 if cfg[1] == 4 else 6)
-    env = einstein_wurfelt_nicht_v0.env(n_players=cfg[0], size=cfg[1], render_mode="rgb_array")
+    env = einstein_wurfelt_nicht_v0.env(players=cfg[0], size=cfg[1], render_mode="rgb_array")
     env.reset(seed=0)
     img = env.render()
     assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
@@ -664,14 +664,14 @@ def test_pettingzoo_api_and_seed_tests(cfg):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        api_test(einstein_wurfelt_nicht_v0.env(n_players=cfg[0], size=cfg[1]), num_cycles=200)
-        seed_test(lambda: einstein_wurfelt_nicht_v0.env(n_players=cfg[0], size=cfg[1]), num_cycles=20)
+        api_test(einstein_wurfelt_nicht_v0.env(players=cfg[0], size=cfg[1]), num_cycles=200)
+        seed_test(lambda: einstein_wurfelt_nicht_v0.env(players=cfg[0], size=cfg[1]), num_cycles=20)
 
 
 def test_infos_show_the_next_roll():
     from farl_envs import einstein_wurfelt_nicht_v0
 
-    env = einstein_wurfelt_nicht_v0.raw_env(n_players=3)
+    env = einstein_wurfelt_nicht_v0.raw_env(players=3)
     env.reset(seed=4)
     rng = np.random.default_rng(4)
     rolls = []
@@ -692,7 +692,7 @@ def test_infos_show_the_next_roll():
 def test_gymnasium_single_agent_wrapper(cfg):
     from farl_envs.gym_env import SingleAgentEnv
 
-    env = SingleAgentEnv(game="einstein_wurfelt_nicht", seat="alternate", n_players=cfg[0], size=cfg[1])
+    env = SingleAgentEnv(game="einstein_wurfelt_nicht", seat="alternate", players=cfg[0], size=cfg[1])
     rng = np.random.default_rng(1)
     for _ in range(2 * cfg[0]):
         obs, info = env.reset(seed=int(rng.integers(1000)))

@@ -25,8 +25,9 @@ def _quiet():
         yield
 
 
-def test_registry_lists_the_seven_games():
-    assert GAMES == ["connect_four_v0", "game2048_v0", "hex_v0", "nim_v0", "nim3p_v0", "othello_v0", "tictactoe_v0"]
+def test_registry_lists_every_game():
+    assert GAMES == ["chinese_checkers_v0", "connect_four_v0", "einstein_wurfelt_nicht_v0", "game2048_v0", "hex_v0",
+                     "nim_v0", "nim3p_v0", "othello_v0", "sim_v0", "tictactoe_v0", "yavalath_v0"]
 
 
 def test_make_accepts_names_with_and_without_version():
@@ -103,7 +104,11 @@ def test_afterstate_matches_step_and_leaves_env_untouched(name):
         assert rec == after[a]
         assert all(rec.rewards[ag] == r for ag, r in raw.rewards.items())  # agents that left have no entry
         assert rec.player == mover and rec.action == a
-        if raw.game.has_chance and not rec.terminal:
+        if raw.game.has_chance and not rec.terminal and raw.game.name == "einstein_wurfelt_nicht":
+            # the die roll for the next player is state[3]; the board stays as the move left it
+            assert rec.state[3] == 0 and raw.get_state()[3] == raw.infos[mover]["chance"]["roll"]
+            assert np.array_equal(raw.get_state()[4:], rec.state[4:])
+        elif raw.game.has_chance and not rec.terminal:
             cell, tile = raw.infos[mover]["chance"]
             diff = np.flatnonzero(raw.get_state()[3:] != rec.state[3:])
             assert list(diff) == [cell] and rec.state[3 + cell] == 0 and tile in (2, 4)

@@ -9,7 +9,7 @@ from farl_envs.core.rng import make_rng, rng_choice_mask
 from farl_envs.core.spec import HEADER, TERMINAL
 
 # games whose state is the header followed by the n-tuple cells in board order
-GAMES = [("tictactoe", {}), ("othello", {}), ("game2048", {}), ("nim3p", {}), ("hex", {"size": 5})]
+GAMES = [("tictactoe", {}), ("othello", {}), ("game2048", {}), ("nim3p", {}), ("hex", {"size": 5}), ("yavalath", {})]
 
 
 def _random_position(spec, plies, rng):

@@ -7,7 +7,7 @@ returns. Every rule below was read from that C++ source and is checked step by
 step against ``pyspiel`` in ``tests/test_chinese_checkers_rules.py``.
 
 ==================  ============================================================
-parameters          ``n_players=2`` (2, 3, 4 or 6), ``max_moves=1000``
+parameters          ``players=2`` (2, 3, 4 or 6), ``max_moves=1000``
                     (1..100000: the number of *turns*, summed over all
                     players, after which the game is a draw)
 players             ``player_0`` moves first, then ``player_1`` ... in order
@@ -540,18 +540,18 @@ def _longest_turn() -> int:
     return max(sublattice.values())  # (holes of the sublattice - start hole) hops + 1 pass
 
 
-def make_spec(n_players: int = 2, max_moves: int = 1000) -> GameSpec:
-    """Chinese Checkers for ``n_players`` (2, 3, 4 or 6) with a draw after ``max_moves`` turns (1..100000)."""
-    if isinstance(n_players, bool) or not isinstance(n_players, (int, np.integer)) or n_players not in PLAYER_COUNTS:
-        raise ValueError(f"n_players must be one of {PLAYER_COUNTS}, got {n_players!r}")
-    n_players = int(n_players)
+def make_spec(players: int = 2, max_moves: int = 1000) -> GameSpec:
+    """Chinese Checkers for ``players`` (2, 3, 4 or 6) with a draw after ``max_moves`` turns (1..100000)."""
+    if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or players not in PLAYER_COUNTS:
+        raise ValueError(f"players must be one of {PLAYER_COUNTS}, got {players!r}")
+    n_players = int(players)
     max_moves = check_int_param("max_moves", max_moves, 1, MAX_MOVES_LIMIT)
     homes = list(HOME_POINTS[n_players]) + [-1] * (6 - n_players)
     p = np.array([n_players, max_moves] + homes, dtype=np.int64)
     names = tuple(f"{h}{DIRECTION_NAMES[d]}" for h in range(N_HOLES) for d in range(N_DIRECTIONS)) + ("pass",)
     players = ((220, 50, 50), (40, 90, 220), (40, 170, 70), (230, 190, 40), (150, 60, 190), (40, 190, 200))
     return GameSpec(
-        name="chinese_checkers", version=0, params={"n_players": n_players, "max_moves": max_moves}, p=p,
+        name="chinese_checkers", version=0, params={"players": n_players, "max_moves": max_moves}, p=p,
         n_players=n_players, n_actions=N_ACTIONS, state_size=STATE_SIZE, n_cells=N_HOLES,
         n_cell_values=n_players + 1, obs_shape=((n_players + 3) * N_HOLES + n_players,), obs_high=1,
         max_plies=max_moves * _longest_turn(), has_chance=False,

@@ -3,7 +3,7 @@
 ==================  ===========================================================
 players             2 (as OpenSpiel's ``einstein_wurfelt_nicht``), 3 or 4 (as
                     GBG's ``games/EWN``, Konen's General Board Game playing)
-parameters          ``n_players=2`` (2, 3 or 4); ``size`` of the square board:
+parameters          ``players=2`` (2, 3 or 4); ``size`` of the square board:
                     5 for 2 players, 6 for 3 players, 4 or 6 (default 6) for 4
                     players; ``cell_coding=0`` (0, 1 or 2, the n-tuple cell
                     values below); ``die_rule="official"`` (or ``"gbg"``,
@@ -648,10 +648,10 @@ def _action_name(n: int, d_count: int, a: int) -> str:
     return f"({r},{c})->({r2},{c2})" + ("x" if cap else "")
 
 
-def make_spec(n_players: int = 2, size: int | None = None, cell_coding: int = 0,
+def make_spec(players: int = 2, size: int | None = None, cell_coding: int = 0,
               die_rule: str = "official") -> GameSpec:
     """EinStein würfelt nicht! for ``n_players`` (2: OpenSpiel's game; 3, 4: GBG's), see the module docstring."""
-    n_players = check_int_param("n_players", n_players, 2, 4)
+    n_players = check_int_param("players", players, 2, 4)
     allowed = SIZES[n_players]
     if size is None:
         size = allowed[0]
@@ -684,7 +684,7 @@ def make_spec(n_players: int = 2, size: int | None = None, cell_coding: int = 0,
     n_values = {0: n_players + 1, 1: 3 * n_players + 1, 2: k * n_players + 1}[cell_coding]
     return GameSpec(
         name="einstein_wurfelt_nicht", version=0,
-        params={"n_players": n_players, "size": size, "cell_coding": cell_coding, "die_rule": die_rule}, p=p,
+        params={"players": n_players, "size": size, "cell_coding": cell_coding, "die_rule": die_rule}, p=p,
         n_players=n_players, n_actions=n_moves + int(has_pass), state_size=CELLS + n2,
         n_cells=n2, n_cell_values=n_values, obs_shape=(size, size, n_players + 1), obs_high=k,
         max_plies=n_players * (k * 2 * (size - 1) + 1), has_chance=True, reward_range=(-1.0, 1.0),
