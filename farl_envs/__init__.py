@@ -15,7 +15,6 @@ __version__ = _installed_version("farl")
 
 #: short name -> (module of the versioned env, Gymnasium id), in listing order
 _GAMES = {
-    "breakthrough": ("farl_envs.breakthrough_v0", "farl/Breakthrough-v0"),  # TEMP bt_clobber helper
     "chinese_checkers": ("farl_envs.chinese_checkers_v0", "farl/ChineseCheckers-v0"),
     "connect_four": ("farl_envs.connect_four_v0", "farl/ConnectFour-v0"),
     "einstein_wurfelt_nicht": ("farl_envs.einstein_wurfelt_nicht_v0", "farl/EinsteinWurfeltNicht-v0"),
@@ -24,12 +23,8 @@ _GAMES = {
     "nim": ("farl_envs.nim_v0", "farl/Nim-v0"),
     "nim3p": ("farl_envs.nim3p_v0", "farl/Nim3P-v0"),
     "othello": ("farl_envs.othello_v0", "farl/Othello-v0"),
-    "santorini": ("farl_envs.santorini_v0", "farl/Santorini-v0"),
-    "outer_open_gomoku": ("farl_envs.outer_open_gomoku_v0", "farl/OuterOpenGomoku-v0"),
     "sim": ("farl_envs.sim_v0", "farl/Sim-v0"),
-    "surakarta": ("farl_envs.surakarta_v0", "farl/Surakarta-v0"),
     "tictactoe": ("farl_envs.tictactoe_v0", "farl/TicTacToe-v0"),
-    "lines_of_action": ("farl_envs.lines_of_action_v0", "farl/LinesOfAction-v0"),
     "yavalath": ("farl_envs.yavalath_v0", "farl/Yavalath-v0"),
 }
 _VERSION = "_v0"
