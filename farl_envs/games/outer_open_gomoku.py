@@ -2,14 +2,14 @@
 
 Gomoku (five in a row) with one opening restriction: the **first stone** of
 the game must be placed on the outer band of the board, the two outermost
-lines on each side. This is the variant played at the ICGA Computer Olympiad
-and one of the nine games of Cohen-Solal 2020, "Learning to Play Two-Player
-Perfect-Information Games without Knowledge" (it gives no rules of its own;
-its author took the games as the Olympiad plays them).
+lines on each side. It is one of the nine games of Cohen-Solal 2020,
+"Learning to Play Two-Player Perfect-Information Games without Knowledge",
+which names the game but states no rules; farl follows the two public
+implementations of the variant (below), which agree.
 
 ==================  ===========================================
-parameters          ``size=15`` (5..19); 15x15 is the board of the
-                    Olympiad and of the implementations below
+parameters          ``size=15`` (5..19); 15x15 is the board of both
+                    implementations below
 players             2 (``player_0``, black, moves first)
 opening             the first stone must lie on one of the two
                     outermost rows or columns: ``min(r, c, size-1-r,
@@ -37,16 +37,17 @@ symmetries          the 8 symmetries of the square (the outer band
 
 Rule decisions and their sources:
 
-* The outer-open restriction and its band of two lines: the Polygames
-  implementation used for the Computer Olympiad (facebookarchive/Polygames,
+* The outer-open restriction and its band of two lines: Polygames
+  (facebookarchive/Polygames,
   ``src/games/outeropengomoku_new.h``: the first move is restricted to rows and
   columns 0, 1, 13, 14 of the 15x15 board) and Ludii's ``Gomoku.lud``
   "Open-Outer" opening option (first move ``expand (sites Outer)``: the outer
   ring and the ring next to it). The rule exists to weaken black's opening
   advantage without a swap.
 * Overlines win: Polygames counts ``>= 4`` neighbours in a line besides the new
-  stone, i.e. five or more. (Standard Gomoku, which does not count overlines,
-  is a different option in Ludii; the outer-open variant is played free-style.)
+  stone, i.e. five or more. (Ludii offers "exactly five" and "five or more"
+  as an option independent of the opening; Polygames, which implements the
+  variant as a game of its own, counts overlines.)
 * A full board is a draw (Polygames: no legal action left and no winner).
 * Board size: the variant is defined on 15x15; other sizes keep the band of
   two lines, so that the rule reads the same on every board (a parameter of

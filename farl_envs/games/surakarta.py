@@ -1,6 +1,6 @@
 """Surakarta rules as numba kernels (6x6, 12 pieces each, captures along the circuits).
 
-Surakarta ("Roundabouts" in Sackson's *A Gamut of Games*) is one of the nine
+Surakarta (called "Roundabouts" in Sid Sackson's books) is one of the nine
 games of Cohen-Solal 2020, "Learning to Play Two-Player Perfect-Information
 Games without Knowledge", which scores it by piece difference. farl plays it
 with the end-of-game rule of the ICGA Computer Olympiad, which the same
@@ -61,8 +61,9 @@ from that corner: e.g. along row 2 (outer) to the right edge, round the
 top-right corner, into column d from the top, downwards. Each circuit is the
 cycle of its 24 point visits (crossing points visited twice).
 
-Capture rule decisions (Sackson; Wikipedia "Surakarta (game)"; the
-iggamecenter rules page; Polygames ``src/games/surakarta.h``):
+Capture rule decisions (Wikipedia "Surakarta (game)"; the iggamecenter.com
+rules page, whose worked example is a test; Polygames
+``src/games/surakarta.h``, facebookarchive/Polygames):
 
 * the path starts along a circuit line through the piece, in any of the
   up-to-four directions along the circuits the piece lies on, and stays on
