@@ -25,6 +25,7 @@ from farl_envs.adapters import (
     adapt_connect_four_v3,
     adapt_tictactoe_v3,
 )
+from farl_envs.core.rng import make_rng
 
 pytest.importorskip("pygame", reason="PettingZoo's classic games import pygame (pettingzoo[classic])")
 from pettingzoo.classic.connect_four import connect_four  # noqa: E402
@@ -284,3 +285,16 @@ def test_the_examples_of_the_adapter_guide_run():
         namespace: dict = {}
         exec(compile(block, "docs/adapters.md", "exec"), namespace)
         assert np.count_nonzero(namespace["agent"].net.weights) > 0
+
+
+def test_an_agent_trained_through_a_ready_adapter_is_a_farl_agent(tmp_path):
+    adapter = adapt_tictactoe_v3()
+    agent = NTupleAgent(adapter.game, paper_config("tictactoe", episodes=20))
+    agent.train_aec(adapter, 20)
+    loaded = NTupleAgent.load(agent.save(tmp_path / "ttt.npz"), game="tictactoe")
+    assert loaded.episodes_done == 20 and np.array_equal(loaded.net.weights, agent.net.weights)
+    raw = farl_envs.make_raw("tictactoe")
+    raw.reset(seed=0)
+    raw.step(4)
+    moves = [a.act(a.game, raw.get_state(), make_rng(7)) for a in (agent, loaded)]
+    assert moves[0] == moves[1] and moves[0] in raw.legal_actions()  # it plays farl's game as it was trained
