@@ -190,15 +190,24 @@ def _mark_rays(s, n, cell, mask):
     r, c = cell // n, cell % n
     count = 0
     for d in range(8):
-        rr, cc = r + DR[d], c + DC[d]
-        while 0 <= rr < n and 0 <= cc < n:
-            i = rr * n + cc
+        dr, dc = DR[d], DC[d]
+        # squares to the edge in this direction, so the walk needs no bounds test
+        steps = n
+        if dr < 0:
+            steps = r
+        elif dr > 0:
+            steps = n - 1 - r
+        if dc < 0:
+            steps = min(steps, c)
+        elif dc > 0:
+            steps = min(steps, n - 1 - c)
+        i = cell
+        for _ in range(steps):
+            i += dr * n + dc
             if s[HEADER + i] != EMPTY:
                 break
             mask[i] = 1
             count += 1
-            rr += DR[d]
-            cc += DC[d]
     return count
 
 
