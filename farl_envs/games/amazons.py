@@ -88,13 +88,16 @@ square it left until it lands): a copy of what the cells say, kept so that
 picking a queen and the end-of-game test look at 4 squares instead of the
 whole board. ``validate`` checks it matches the cells.
 
-Descent heuristics (Cohen-Solal 2020 uses territory as Amazons' score):
-:func:`territory` counts, for each empty square, which side reaches it in
-fewer queen moves (moves over empty squares, every queen of a side starting
-together); it returns (squares closer to ``player_0``) - (squares closer to
-``player_1``), ties and squares neither side reaches counting for nobody.
-Mobility is the count of legal actions (generic), or :func:`turn_moves`'s
-count of whole turns.
+Heuristics for the descent family (Cohen-Solal 2020's score / mobility
+reinforcement heuristics need a game score; Amazons has none at the end, a
+lost game is just a blocked one): :func:`territory` is the usual
+queen-distance territory. For each empty square it finds which side reaches
+it in fewer queen moves (moves over empty squares, all queens of a side
+starting together) and returns (squares closer to ``player_0``) - (squares
+closer to ``player_1``); ties and squares neither side reaches count for
+nobody. Mobility: the generic count of legal actions per decision, or
+:func:`turn_moves`'s count of whole turns. Presence (pieces on the board)
+says nothing here: no queen is ever captured.
 
 Version history: v0, first release.
 """
