@@ -8,7 +8,8 @@ move": it looks for a whole turn (move *and* build) before saying a player is
 stuck. Its action numbers come from the documented formula (placement pairs
 counted here, not read from the module's table). Positions are written as
 5 strings of 5 cells, row 1 first; a cell is its height (``D`` a dome) or a
-worker: ``x``/``X``/``y``/``Y`` player_0 on level 0/1/2/3 ... see ``_position``.
+worker: ``x``/``X``/``y``/``Y`` player_0's on level 0/1/2/3, ``o``/``O``/``p``/``P``
+player_1's (``_position``).
 """
 from __future__ import annotations
 
@@ -202,8 +203,9 @@ def _ref_from_state(s):
 def test_first_turn_counts_on_the_flat_board():
     """player_0 on a1 (a corner) and c3 (the centre), player_1 on e1 and a5; counted by hand.
 
-    a1 moves to b1 (then 5 builds: a1 b2 a2 c1 c2 ... minus nothing), a2 (5) or b2 (7: c3 holds
-    the other worker); c3 has 8 moves with 7 or 8 builds each (e1, a5, a1 are taken): 7+8+7+8+8+7+8+8."""
+    a1 moves to b1 (5 builds: a1 a2 b2 c1 c2), a2 (5: a1 b1 b2 a3 b3) or b2 (7: all neighbours but c3,
+    the other worker); c3 has 8 moves, each with 8 builds minus the neighbours among a1, e1, a5:
+    b2 7, c2 8, d2 7, b3 8, d3 8, b4 7, c4 8, d4 8."""
     s = _position(["x000o", "00000", "00x00", "00000", "o0000"], ply=2)
     assert st.validate(SPEC.p, s) == ""
     legal = _legal(s)
@@ -340,6 +342,8 @@ def test_random_games_agree_with_the_second_implementation():
             SPEC.legal_actions(SPEC.p, s, mask)
             assert set(np.flatnonzero(mask)) == ref.legal()
             assert list(s[HEADER:]) == ref.cells() and s[TO_MOVE] == ref.to_move and s[PLY] == ref.ply
+            if s[PLY] >= 2 and not s[TERMINAL]:  # the board alone tells who is to move (docstring)
+                assert s[TO_MOVE] == st.heights(s).sum() % 2
             if s[TERMINAL]:
                 break
             a = rng_choice_mask(rng, mask)

@@ -20,12 +20,12 @@ n-tuple board       25 cells (P = 13): ``h`` (0..4) an empty cell of height
 symmetries          8 (rotations and reflections of the square)
 ==================  ===========================================================
 
-Rules (Roxley Games' rulebook, 2016 edition, "Santorini Rulebook": the base
-2-player game, which the rulebook asks players to learn before adding god
-powers; the 2004 first edition by Gordon Hamilton and boardspace.net's rules
-page agree on every point below). Cohen-Solal 2020 uses Santorini as one of
-its benchmark games without listing its rules; it names no variant, so farl
-plays this standard base game.
+Rules: Roxley Games' rulebook (2016 edition, "How to Play" and "Winning
+the Game"), the base 2-player game that the rulebook asks players to learn
+before adding god powers; boardspace.net's rules page for its Santorini
+agrees on every point below. Cohen-Solal 2020 uses Santorini as one of its
+benchmark games without listing its rules or naming a variant, so farl plays
+this standard base game. Rule decisions:
 
 * Board: 5 x 5 spaces, all at ground level (height 0) at the start. A space
   grows by one level per build: levels 1, 2 and 3 are blocks, and a build on
@@ -33,7 +33,9 @@ plays this standard base game.
   worker may enter and no one may build on again.
 * Setup: the Start Player (``player_0``) places both of their workers on
   any two spaces, then the other player places both of theirs on two of the
-  free spaces.
+  free spaces (Roxley's order; a rules sheet by the designer, Gordon
+  Hamilton, for 2 to 4 players snakes instead: first player one worker, the
+  others two each, first player the last one. farl follows the rulebook).
 * Turn: the player picks one of their workers, moves it, then builds with
   that same worker. Both parts are compulsory.
 * Move: to one of the (up to) 8 neighbouring spaces (orthogonal or
@@ -111,11 +113,16 @@ moved; the terminal flag set exactly when a worker stands on level 3 or,
 after the placements, the player to move has no move.
 
 Reinforcement heuristics of Cohen-Solal 2020 (Section 5.1) on Santorini:
-Santorini has no score and no captures (the paper's Table 4 marks two of
-its heuristics as without interest here), so classic, the two depth
-heuristics and cumulative mobility apply; mobility counts the legal actions
-(moves with their builds) of each turn, i.e. ``legal_actions``' return
-value.
+its Table 4 marks two of the six heuristics as without interest for
+Santorini; the game has neither a score nor captures, so these are score and
+presence, leaving classic, the two depth heuristics and cumulative mobility.
+Mobility counts the legal actions (whole turns, moves with their builds) of
+each turn, i.e. ``legal_actions``' return value; the two placement turns
+count 300 and 253 in every game (the same two numbers in every game, so
+they only shift both sums). The board alone fixes the player to move (during the
+placements, the number of workers on it; after them, one level or dome per
+turn, so player_0 is to move exactly when the number of levels and domes is
+even), so an evaluation of the board alone is an evaluation of the position.
 
 Version history: v0, first release.
 """
