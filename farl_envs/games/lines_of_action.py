@@ -145,22 +145,36 @@ def _line(r, c, kind):
     return 31 + r + c
 
 
-def _tables() -> tuple[np.ndarray, np.ndarray]:
-    """For each cell and direction: the line moved along (0..45) and the number of squares to the edge."""
+def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Move tables, indexed by cell, direction and the line count ``n`` (1..8).
+
+    ``LINE_OF[f, d]``: the line (0..45) a piece on ``f`` moves along in
+    direction ``d``. ``TARGET[f, d, n]``: the cell ``n`` steps away, or ``f``
+    itself when that is off the board (the mover's own piece stands there, so
+    the move is refused by the own-piece test). ``BETWEEN[f, d, n]``: the
+    cells strictly between, as a 64-bit set (an opponent piece there blocks).
+    """
     line_of = np.zeros((N_CELLS, 8), dtype=np.int64)
-    room = np.zeros((N_CELLS, 8), dtype=np.int64)
+    target = np.zeros((N_CELLS, 8, SIZE + 1), dtype=np.int64)
+    between = np.zeros((N_CELLS, 8, SIZE + 1), dtype=np.uint64)
     for cell in range(N_CELLS):
         r, c = cell >> 3, cell & 7
         for d in range(8):
             line_of[cell, d] = _line(r, c, d % 4)
-            n = 0
-            while 0 <= r + (n + 1) * ROW_STEP[d] < SIZE and 0 <= c + (n + 1) * COL_STEP[d] < SIZE:
-                n += 1
-            room[cell, d] = n
-    return line_of, room
+            for n in range(SIZE + 1):
+                tr, tc = r + n * ROW_STEP[d], c + n * COL_STEP[d]
+                if n == 0 or not (0 <= tr < SIZE and 0 <= tc < SIZE):
+                    target[cell, d, n] = cell
+                    continue
+                target[cell, d, n] = tr * SIZE + tc
+                bits = 0
+                for i in range(1, n):
+                    bits |= 1 << int((r + i * ROW_STEP[d]) * SIZE + c + i * COL_STEP[d])
+                between[cell, d, n] = bits
+    return line_of, target, between
 
 
-LINE_OF, ROOM = _tables()
+LINE_OF, TARGET, BETWEEN = _tables()
 CELL_STEP = ROW_STEP * SIZE + COL_STEP  # the change of cell index of one step in each direction
 
 
@@ -191,20 +205,26 @@ def initial_state(p, rng):
 
 
 @njit(cache=True)
-def _target(s, f, d, own):
-    """Where the piece ``own`` on cell ``f`` lands moving in direction ``d``, or -1 when it cannot."""
+def _both_sides(s, own):
+    """The cells of the pieces ``own`` (1 or 2) and of the other side, as two 64-bit sets."""
+    mine = np.uint64(0)
+    theirs = np.uint64(0)
+    for cell in range(N_CELLS):
+        v = s[CELLS + cell]
+        bit = _ONE << np.uint64(cell)
+        if v == own:
+            mine |= bit
+        elif v != 0:
+            theirs |= bit
+    return mine, theirs
+
+
+@njit(cache=True)
+def _target(s, f, d, mine, theirs):
+    """Where the piece on ``f`` (of the side whose pieces are ``mine``) lands in direction ``d``, or -1."""
     n = s[LINES + LINE_OF[f, d]]
-    if n > ROOM[f, d]:
-        return -1
-    step = CELL_STEP[d]
-    opponent = 3 - own
-    x = CELLS + f
-    for _ in range(1, n):
-        x += step
-        if s[x] == opponent:
-            return -1
-    t = f + n * step
-    if s[CELLS + t] == own:
+    t = TARGET[f, d, n]
+    if (theirs & BETWEEN[f, d, n]) != 0 or (mine >> np.uint64(t)) & _ONE:
         return -1
     return t
 
@@ -216,13 +236,14 @@ def legal_actions(p, s, mask):
     if s[TERMINAL]:
         return 0
     own = s[TO_MOVE] + 1
+    mine, theirs = _both_sides(s, own)
     n = 0
     for f in range(N_CELLS):
         if s[CELLS + f] == own:
             for d in range(8):
-                t = _target(s, f, d, own)
+                t = _target(s, f, d, mine, theirs)
                 if t >= 0:
-                    capture = 1 if s[CELLS + t] != 0 else 0
+                    capture = (theirs >> np.uint64(t)) & _ONE
                     mask[(f * N_CELLS + t) * 2 + capture] = 1
                     n += 1
     return n
@@ -231,10 +252,11 @@ def legal_actions(p, s, mask):
 @njit(cache=True)
 def _has_move(s, own):
     """True when the pieces ``own`` (1 or 2) have at least one legal move."""
+    mine, theirs = _both_sides(s, own)
     for f in range(N_CELLS):
         if s[CELLS + f] == own:
             for d in range(8):
-                if _target(s, f, d, own) >= 0:
+                if _target(s, f, d, mine, theirs) >= 0:
                     return True
     return False
 
@@ -322,8 +344,7 @@ def afterstate(p, s, a, out, rewards):
     out[TO_MOVE] = 1 - mover
     rewards[0] = 0.0
     rewards[1] = 0.0
-    mover_bits = _bits(out, own)
-    other_bits = _bits(out, 3 - own)
+    mover_bits, other_bits = _both_sides(out, own)
     winner = -1
     if _connected(mover_bits):
         winner = mover
