@@ -314,7 +314,7 @@ def test_placement_phase():
     legal = _legal(s)
     assert legal == set(range(1600, 1900))  # any 2 of the 25 cells: C(25, 2) = 300
     a = st.place_action(12, 3)
-    assert a == st.place_action(3, 12) and SPEC.action_names[a] == "d1 c3"
+    assert a == st.place_action(3, 12) and SPEC.action_names[a] == "d1,c3"
     s, rew = _after(s, a)
     assert rew == [0, 0] and s[TO_MOVE] == 1 and s[PLY] == 1
     assert s[HEADER + 3] == s[HEADER + 12] == 5
@@ -326,6 +326,8 @@ def test_placement_phase():
     assert all(a < 1600 for a in _legal(s))  # from now on only turns
     with pytest.raises(ValueError, match="two different cells"):
         st.place_action(3, 3)
+    names = SPEC.action_names
+    assert len(names) == len(set(names)) == SPEC.n_actions and not any(" " in n for n in names)
 
 
 # --------------------------------------------------- against the second implementation

@@ -85,8 +85,9 @@ keeps equal positions equal states. The cost is a larger action space:
   are not legal.
 
 Action names: ``"b2-c3+d4"`` moves the worker on b2 to c3 and builds on d4
-(a winning move b2-c3 is ``"b2-c3+b2"``, and builds nothing); ``"a1 b2"``
-places the mover's workers on a1 and b2.
+(a winning move b2-c3 is ``"b2-c3+b2"``, and builds nothing); ``"a1,b2"``
+places the mover's workers on a1 and b2. Names hold no spaces, so
+``farl play`` can list them and read them back.
 
 Cell numbering: ``cell = 5 * row + col``, row 0 at the top, named with the
 column letter (a..e) and the row number (1..5)::
@@ -346,7 +347,7 @@ def validate(p, s) -> str:
     if int(h.sum()) != builds:
         return (f"the board holds {int(h.sum())} levels and domes, but {builds} builds were made by ply {ply} "
                 f"(one per turn after the two placements, none in a winning move)")
-    over = bool(on_top) or (ply >= 2 and not _can_move(np.asarray(s, dtype=np.int32), int(s[TO_MOVE])))
+    over = bool(on_top) or (ply >= 2 and not _can_move(np.ascontiguousarray(s, dtype=np.int32), int(s[TO_MOVE])))
     if bool(s[TERMINAL]) != over:
         return ("terminal flag is set but the game is not decided" if s[TERMINAL]
                 else "the game is decided (a worker on level 3, or the player to move cannot move): "
@@ -400,17 +401,17 @@ def action_symmetries(p) -> np.ndarray:
 
 
 def _action_names() -> tuple:
-    """``"b2-c3+d4"`` for turns (a winning move ``"b2-c3+b2"`` builds nothing), ``"a1 b2"`` for placements."""
+    """``"b2-c3+d4"`` for turns (a winning move ``"b2-c3+b2"`` builds nothing), ``"a1,b2"`` for placements."""
     names = []
     for a in range(N_TURN_ACTIONS):
         c, m, b = a // 64, (a // 8) % 8, a % 8
         t = int(NEIGHBOUR[c, m])
         u = int(NEIGHBOUR[t, b]) if t >= 0 else -1
         if t < 0 or u < 0:
-            names.append(f"{cell_name(c)} {DIRECTION_NAMES[m]} {DIRECTION_NAMES[b]} (off the board)")
+            names.append(f"{cell_name(c)}:{DIRECTION_NAMES[m]}:{DIRECTION_NAMES[b]}(off-board)")
         else:
             names.append(f"{cell_name(c)}-{cell_name(t)}+{cell_name(u)}")
-    names.extend(f"{cell_name(int(i))} {cell_name(int(j))}" for i, j in PAIRS)
+    names.extend(f"{cell_name(int(i))},{cell_name(int(j))}" for i, j in PAIRS)
     return tuple(names)
 
 
