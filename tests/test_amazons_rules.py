@@ -503,7 +503,7 @@ def test_validate_reasons():
     assert "decision must be" in broken(i39=3)
     assert "-1 between turns" in broken(i40=31)
     assert "length" in am.validate(p, s[:-1])
-    assert "queen list of player_0" in broken(i42=31, i43=24)  # the right squares, out of order
+    assert "queen list of player_0" in broken(i42=29, i43=24)  # the right squares, out of order
     assert "queen list of player_1" in broken(i46=5)
     assert "queens on the board" in am.validate(p, _state(BLOCKED[:5] + [". X . . . ."]))
     # half-made turns: lifted queen must be off the board, on an empty square with an empty neighbour
@@ -526,7 +526,7 @@ def test_validate_reasons():
     t[2] = 3 * 4 + 1
     assert "could not have been picked" in am.validate(p, t)
     assert "terminal flag" in broken(i1=1)
-    # the winning position of the boxing test, with the flag cleared or with player_0 to move
+    # the winning position of the boxing test with its terminal flag cleared
     s2b = _step(p, _step(p, _step(p, _state(BOXED), 28)[0], 33)[0], 31)[0]
     assert am.validate(p, s2b) == ""
     t = s2b.copy()
