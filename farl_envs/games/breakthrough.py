@@ -154,6 +154,10 @@ def initial_state(p, rng):
 
 @njit(cache=True)
 def legal_actions(p, s, mask):
+    # Written to branch little: a target's two mask entries (plain move,
+    # capture) are stored as 0/1 comparisons rather than tested, since in
+    # random play the outcomes are unpredictable and mispredicted branches
+    # cost more than the stores.
     mask[:] = 0
     if s[TERMINAL]:
         return 0
@@ -164,25 +168,31 @@ def legal_actions(p, s, mask):
     step = 1 if mover == 0 else -1
     first_dir = 3 * mover
     n = 0
-    for r in range(rows):
-        r2 = r + step
-        if r2 < 0 or r2 >= rows:
-            continue
+    # black moves from rows 0..rows-2, white from rows 1..rows-1
+    for r in range(mover, rows - 1 + mover):
+        here = HEADER + r * cols
+        there = HEADER + (r + step) * cols
         for c in range(cols):
-            if s[HEADER + r * cols + c] != me:
+            if s[here + c] != me:
                 continue
-            base = (r * cols + c) * N_DIRECTIONS + first_dir
-            for o in range(3):
-                c2 = c + o - 1
-                if c2 < 0 or c2 >= cols:
-                    continue
-                target = s[HEADER + r2 * cols + c2]
-                if target == 0:
-                    mask[(base + o) * 2] = 1
-                    n += 1
-                elif target == them and o != 1:
-                    mask[(base + o) * 2 + 1] = 1
-                    n += 1
+            base = ((r * cols + c) * N_DIRECTIONS + first_dir) * 2
+            free = s[there + c] == 0
+            mask[base + 2] = free
+            n += free
+            if c > 0:
+                target = s[there + c - 1]
+                free = target == 0
+                taken = target == them
+                mask[base] = free
+                mask[base + 1] = taken
+                n += free + taken
+            if c < cols - 1:
+                target = s[there + c + 1]
+                free = target == 0
+                taken = target == them
+                mask[base + 4] = free
+                mask[base + 5] = taken
+                n += free + taken
     return n
 
 
@@ -204,10 +214,13 @@ def afterstate(p, s, a, out, rewards):
     rewards[:] = 0.0
     won = r2 == (rows - 1 if mover == 0 else 0)
     if not won and capture:
-        # the opponent lost a piece: did it have any left?
+        # the opponent lost a piece: did it have any left? (searched from its
+        # home side, where its pieces usually are, so the search stops early)
         them = 2 - mover
         won = True
-        for i in range(rows * cols):
+        n = rows * cols
+        for k in range(n):
+            i = n - 1 - k if mover == 0 else k
             if out[HEADER + i] == them:
                 won = False
                 break
