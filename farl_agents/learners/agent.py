@@ -139,9 +139,16 @@ class NTupleAgent:
 
         The first call resets ``env`` with :attr:`env_seed`, so a fresh agent
         trained here ends with the same weights as one trained with
-        :meth:`train`.
+        :meth:`train`. ``env`` must have farl's afterstate extension: farl's
+        own envs, or any copyable AEC env wrapped by :mod:`farl_envs.adapters`.
         """
         cfg = self.config
+        raw = env.unwrapped
+        needed = ("afterstates",) if cfg.algo == "td" else ("board", "action_mask")
+        missing = [n for n in needed if not callable(getattr(raw, n, None))]
+        if missing:
+            raise TypeError(f"{type(raw).__name__} has no {', '.join(missing)}: train_aec needs farl's afterstate "
+                            f"extension; wrap the env with farl_envs.adapters (docs/adapters.md)")
         alphas, epsilons = self.schedules(episodes)
         out = []
         for e in range(episodes):
