@@ -575,3 +575,19 @@ def test_maxn_and_mcts_play_through_make_opponent_and_evaluate():
         assert m.n_games == 4 == m.wins + m.losses  # two games in every seat, no draws
         for g in m.games:
             assert sorted(g["rewards"]) == [-1, 1]
+
+
+def test_maxn_takes_the_climb_and_blocks_the_opponents():
+    """Two plies of Max-N see a win by climbing, and a reply that stops the opponent's climb next turn."""
+    from farl_agents.opponents import make_opponent
+
+    player = make_opponent("maxn2", SPEC)
+    win = _position(["y3000", "00000", "00x00", "00001", "000oo"], ply=8)
+    assert player.act(SPEC, win.copy(), make_rng(0)) == _turn("a1", "b1", "a1")
+    # player_1 on d5 (level 2) threatens to climb e4 (level 3); player_0 must dome e4 (its worker c3 can
+    # reach d4 and build there) or lose: every other turn leaves the climb open
+    threat = _position(["x0000", "00000", "00x00", "00003", "100po"], ply=8)
+    assert st.validate(SPEC.p, threat) == ""
+    a = player.act(SPEC, threat.copy(), make_rng(0))
+    after, _ = _after(threat, a)
+    assert after[HEADER + _cell("e4")] == st.DOME
