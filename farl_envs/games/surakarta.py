@@ -32,7 +32,8 @@ actions             ``36 * 36``: ``36 * from + to`` with cells
                     from the top)
 rewards             +1 win / -1 loss, 0 / 0 draw, at the last move
 observation         ``int8[6, 6, 2]``: plane 0 the observer's pieces,
-                    plane 1 the opponent's
+                    plane 1 the opponent's (the counter and the
+                    history behind the end rules are in the state)
 n-tuple board       36 cells, values 0 empty / 1 ``player_0`` /
                     2 ``player_1`` (P = 3)
 symmetries          the 8 symmetries of the square: the rules have no
@@ -69,7 +70,9 @@ rules page, whose worked example is a test; Polygames
   up-to-four directions along the circuits the piece lies on, and stays on
   that circuit (the two circuits only meet at points, never join);
 * every point passed must be empty; the moving piece's own start square
-  counts as empty (the piece has left it), so a path may run over it;
+  counts as empty (the piece has left it), so a path may run over it; a
+  point may be passed twice in one move (every path round a small loop
+  passes the crossing point next to it twice), as in Polygames;
 * at least one loop must be passed before the opponent piece is reached;
   any number of loops may be passed;
 * the first piece met ends the path: an own piece blocks, an opponent piece
