@@ -201,7 +201,7 @@ def test_three_players_elimination_order_and_rewards():
     """K6, 3 players: player_1 closes a triangle first and is out; then player_0 closes one: player_2 wins."""
     spec = sim.make_spec(players=3, nodes=6)
     e = lambda i, j: _edge(6, i, j)  # noqa: E731
-    # rounds (p0, p1, p2): p1 builds 0-1, 0-2 then closes 1-2 on its third move (ply 7)
+    # rounds (p0, p1, p2): p1 builds 0-1, 0-2 then closes 1-2 with its third edge (the 8th move)
     moves = [e(3, 4), e(0, 1), e(0, 5),
              e(3, 5), e(0, 2), e(1, 5),
              e(2, 4), e(1, 2)]
