@@ -298,3 +298,9 @@ def test_an_agent_trained_through_a_ready_adapter_is_a_farl_agent(tmp_path):
     raw.step(4)
     moves = [a.act(a.game, raw.get_state(), make_rng(7)) for a in (agent, loaded)]
     assert moves[0] == moves[1] and moves[0] in raw.legal_actions()  # it plays farl's game as it was trained
+
+
+def test_training_on_an_env_without_the_extension_points_to_the_adapters():
+    agent = NTupleAgent("tictactoe", LearnerConfig(ntuples="random-walk", ntuple_count=2, ntuple_length=3))
+    with pytest.raises(TypeError, match="afterstates.*farl_envs.adapters"):
+        agent.train_aec(tictactoe.env(), 1)
