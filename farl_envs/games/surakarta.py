@@ -154,6 +154,21 @@ def _circuit(line_a: int, line_b: int) -> list[int]:
 CIRCUITS = np.array([_circuit(1, 4), _circuit(2, 3)], dtype=np.int64)
 """``[2, 24]`` cells of the inner and the outer circuit in travel order."""
 
+
+def _visits() -> tuple[np.ndarray, np.ndarray]:
+    """For each cell, its visits ``(circuit, index)`` on the circuits (0, 1 or 2; -1 pads)."""
+    circuit = np.full((36, 2), -1, dtype=np.int64)
+    index = np.full((36, 2), -1, dtype=np.int64)
+    for cell in range(36):
+        found = [(k, i) for k in range(2) for i in range(CIRCUIT_LENGTH) if CIRCUITS[k, i] == cell]
+        for n, (k, i) in enumerate(found):
+            circuit[cell, n], index[cell, n] = k, i
+    return circuit, index
+
+
+VISIT_CIRCUIT, VISIT_INDEX = _visits()
+"""``[36, 2]``: the circuit and the position in it of each visit of a cell (-1: none)."""
+
 # king steps
 STEP_DR = np.array([-1, -1, -1, 0, 0, 1, 1, 1], dtype=np.int64)
 STEP_DC = np.array([-1, 0, 1, -1, 1, -1, 0, 1], dtype=np.int64)
@@ -189,26 +204,26 @@ def capture_targets(s, frm, mark):
     visits (see the module docstring); no memory is allocated.
     """
     found = np.int64(0)
-    for k in range(2):
-        for i in range(CIRCUIT_LENGTH):
-            if CIRCUITS[k, i] != frm:
-                continue
-            for d in (1, -1):
-                j = i
-                loops = 0
-                for _ in range(CIRCUIT_LENGTH):
-                    if (d == 1 and j % SEGMENT == SEGMENT - 1) or (d == -1 and j % SEGMENT == 0):
-                        loops += 1
-                    j = (j + d) % CIRCUIT_LENGTH
-                    cell = CIRCUITS[k, j]
-                    if cell == frm:
-                        continue  # the start square is empty now
-                    v = s[HEADER + cell]
-                    if v == 0:
-                        continue
-                    if v != mark and loops > 0:
-                        found |= np.int64(1) << cell
-                    break
+    for v in range(2):
+        k = VISIT_CIRCUIT[frm, v]
+        if k < 0:
+            break
+        for d in (1, -1):
+            j = VISIT_INDEX[frm, v]
+            loops = 0
+            for _ in range(CIRCUIT_LENGTH):
+                if (d == 1 and j % SEGMENT == SEGMENT - 1) or (d == -1 and j % SEGMENT == 0):
+                    loops += 1
+                j = (j + d) % CIRCUIT_LENGTH
+                cell = CIRCUITS[k, j]
+                if cell == frm:
+                    continue  # the start square is empty now
+                x = s[HEADER + cell]
+                if x == 0:
+                    continue
+                if x != mark and loops > 0:
+                    found |= np.int64(1) << cell
+                break
     return found
 
 
