@@ -6,6 +6,9 @@ line, follows the corner loop to the perpendicular edge at the same distance
 from that corner (the board drawing, not the kernel's tables of circuit
 visits). Its end rules keep a plain list of earlier positions. The hand
 positions were traced on paper on the board drawn in the module docstring.
+The perft counts from the start also agree with Polygames' C++ move generator
+(a third implementation), which agreed with the kernel on the legal moves of
+all 66,584 positions of 400 random games in a scratch comparison.
 """
 from __future__ import annotations
 
@@ -238,7 +241,10 @@ def test_perft_from_the_start_matches_the_reference():
     p = _p()
     s = sk.initial_state(p, make_rng(0))
     assert _perft(s, 2, p) == 16 * 16  # no capture can be open in the first two plies
-    assert _perft(s, 3, p) == _perft_ref(_Ref(), 3)
+    assert _perft(s, 3, p) == _perft_ref(_Ref(), 3) == 5382
+    # 111122: counted with the move generator of Polygames (facebookarchive/Polygames, src/games/surakarta.h,
+    # a third implementation written in C++), driven level by level from a scratch program
+    assert _perft(s, 4, p) == 111122
 
 
 # ------------------------------------------------------------ captures traced by hand
