@@ -81,8 +81,8 @@ rules page, whose worked example is a test; Polygames
   steps) has met no piece and ends.
 
 End rule decisions: Cohen-Solal 2023 (Ludii forum, "Optional Rule for
-Surakarta": the Olympiad rule, "any repetition or 50 turns without capture
-(25 player turns for each player)", winner by piece count, tie a draw).
+Surakarta": at the Olympiad, a repetition or 50 plies without a capture,
+25 moves of each player, end the game; more pieces wins, equal is a draw).
 Repetition means the same board with the same player to move; as captures
 cannot be undone, only positions since the last capture can repeat, and
 those are kept in the state. A player without legal moves loses (Polygames;
