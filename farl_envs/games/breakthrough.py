@@ -18,8 +18,7 @@ symmetries          2: identity and the left-right mirror
 ==================  ===========================================
 
 Rules (as in OpenSpiel's ``breakthrough``, whose C++ source was read for
-every decision below; the game is Troyka's, played on 8 x 8 at the 2001
-Computer Olympiad). Rows are numbered from the top: row 0 is rank
+every decision below). Rows are numbered from the top: row 0 is rank
 ``rows`` in OpenSpiel's text, row ``rows - 1`` is rank 1.
 
 * Start: black fills rows 0 and 1, white rows ``rows - 2`` and ``rows - 1``.

@@ -1,4 +1,4 @@
-"""Clobber (Albert, Grossman, Nowakowski & Wolfe, 2001) as numba kernels, OpenSpiel's variant.
+"""Clobber (Albert, Grossman & Nowakowski, 2001) as numba kernels, OpenSpiel's variant.
 
 ==================  ===========================================
 parameters          ``rows=5`` (2..99), ``columns=6`` (2..26), named as
@@ -23,8 +23,8 @@ symmetries          4 on a rectangle (identity, the two mirrors, the
 ==================  ===========================================
 
 Rules (as in OpenSpiel's ``clobber``, whose C++ source was read for every
-decision below; the game is from Albert, Grossman, Nowakowski & Wolfe 2001,
-played at the Computer Olympiad on 8 x 8 and 10 x 10).
+decision below). 8 x 8 and 10 x 10 boards are common choices besides
+OpenSpiel's default.
 
 * Start: the board is full, white and black in a checkerboard pattern
   with white on the bottom-left square (row ``rows - 1``, column 0; rows
@@ -58,16 +58,16 @@ move; a move's direction turns with the board. (The start position is
 itself symmetric only under some of them, which does not matter for
 learning.)
 
-Heuristics of the descent paper (Cohen-Solal 2020), computed by
-:func:`piece_counts` and :func:`mobility`. "Presence", the mover's pieces
-minus the opponent's: every move removes exactly one opponent piece, so the
-counts after ``k`` plies are fixed by ``k`` (white loses ``k // 2`` pieces,
-black ``(k + 1) // 2``), and at the end of the game presence is a function
-of the game length alone. "Mobility", the mover's moves minus the
-opponent's: each pair of orthogonally adjacent opposite pieces is one move
-for each player, so both players always have the same number of moves and
-mobility is always 0. Both heuristics therefore say less in Clobber than in
-games where captures are optional.
+Heuristics of the descent paper (Cohen-Solal 2020), computed from the
+state by :func:`piece_counts` and :func:`mobility`. "Presence" compares the
+players' pieces: every move removes exactly one opponent piece, so the
+counts after ``k`` plies are fixed by ``k`` (white has lost ``k // 2``
+pieces, black ``(k + 1) // 2``), and at the end of a game presence is a
+function of the game's length alone. "Mobility" compares the players'
+numbers of moves: in any one position each pair of orthogonally adjacent
+opposite pieces is one move for each player, so both players have the same
+number of moves; only a sum over the positions where each player was to
+move (as :mod:`farl_agents.descent.heuristics` takes it) tells them apart.
 
 State: the common header (:mod:`farl_envs.core.spec`) followed by the
 ``rows * columns`` cells. The player to move is ``ply % 2``. A game lasts
@@ -244,7 +244,7 @@ def piece_counts(p, s) -> tuple:
 
 
 def mobility(p, s) -> tuple:
-    """``(white's moves, black's moves)`` in ``s`` whoever is to move; always equal."""
+    """``(white's moves, black's moves)`` in ``s`` whoever is to move (always equal, see above)."""
     rows, cols = int(p[0]), int(p[1])
     cells = np.asarray(s[HEADER:]).reshape(rows, cols)
     pairs = int(np.sum(cells[:, :-1] + cells[:, 1:] == 3) + np.sum(cells[:-1, :] + cells[1:, :] == 3))
