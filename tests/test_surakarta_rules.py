@@ -491,12 +491,16 @@ def test_random_playouts_end_with_consistent_rewards():
         n0, n1 = int(np.sum(s[HEADER:HEADER + 36] == 1)), int(np.sum(s[HEADER:HEADER + 36] == 2))
         probe = s.copy()
         probe[TERMINAL] = 0
+        k = int(s[sk.COUNTER])
+        history = [sk.unpack(s[sk.HISTORY + 2 * j], s[sk.HISTORY + 2 * j + 1]) for j in range(k + 1)]
+        repeated = any(np.array_equal(history[j], history[k]) for j in range(k - 2, -1, -2))
         if 0 in (n0, n1):
             assert total[0] == (1.0 if n1 == 0 else -1.0)  # the capturer of the last piece wins
-        elif spec.legal_actions(spec.p, probe, mask) == 0:
-            assert total[int(s[TO_MOVE])] == -1.0  # blockaded: the player to move loses
-        else:
+        elif repeated or k == spec.params["no_capture_limit"]:
             assert np.sign(total[0]) == np.sign(sk.piece_difference(s)) == np.sign(n0 - n1)
+        else:
+            assert spec.legal_actions(spec.p, probe, mask) == 0
+            assert total[int(s[TO_MOVE])] == -1.0  # blockaded: the player to move loses
 
 
 # ------------------------------------------------------------ validate and errors
