@@ -42,8 +42,9 @@ Rule decisions and their sources:
   ``src/games/outeropengomoku_new.h``: the first move is restricted to rows and
   columns 0, 1, 13, 14 of the 15x15 board) and Ludii's ``Gomoku.lud``
   "Open-Outer" opening option (first move ``expand (sites Outer)``: the outer
-  ring and the ring next to it). The rule exists to weaken black's opening
-  advantage without a swap.
+  ring and the ring next to it; the option's one-line description says
+  "cannot open" there, the opposite of its own rule code and of the name).
+  The rule exists to weaken black's opening advantage without a swap.
 * Overlines win: Polygames counts ``>= 4`` neighbours in a line besides the new
   stone, i.e. five or more. (Ludii offers "exactly five" and "five or more"
   as an option independent of the opening; Polygames, which implements the
