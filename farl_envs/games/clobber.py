@@ -88,7 +88,9 @@ Version history: v0, first release.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 from farl_envs.core.kernel_utils import copy_state
 from farl_envs.core.spec import (
@@ -128,40 +130,61 @@ def initial_state(p, rng):
     return s
 
 
+@intrinsic
+def _lowest_bit(typingctx, x):
+    """Index of the lowest set bit of a nonzero ``int64`` (LLVM ``cttz``)."""
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+    return types.int64(types.int64), codegen
+
+
+@njit(cache=True, inline="always")
+def _mark(mask, bits, first, direction):
+    """Set the mask entry of ``direction`` for square ``first + c`` of every bit ``c``; return the count."""
+    n = 0
+    while bits:
+        mask[(first + _lowest_bit(bits)) * N_DIRECTIONS + direction] = 1
+        bits &= bits - 1
+        n += 1
+    return n
+
+
 @njit(cache=True)
 def legal_actions(p, s, mask):
-    # Every pair of neighbouring squares holding opposite pieces is one move
-    # of the mover (its piece of the pair takes the other); the pairs are
-    # visited once each, right and down from every square.
+    # Row by row on bit masks (bit c = column c; columns <= 26 fit a word):
+    # the mover's pieces with an opponent piece to the right, left, below
+    # or above are found for a whole row with a few shifts and ANDs, and only
+    # the moves found touch the mask.
     mask[:] = 0
     if s[TERMINAL]:
         return 0
     rows, cols = p[0], p[1]
     me = s[TO_MOVE] + 1
     n = 0
-    for r in range(rows):
-        row = HEADER + r * cols
-        for c in range(cols):
-            v = s[row + c]
-            if v == 0:
-                continue
-            cell = r * cols + c
-            if c + 1 < cols:
-                w = s[row + c + 1]
-                if v + w == 3:  # one white (1) and one black (2)
-                    if v == me:
-                        mask[cell * N_DIRECTIONS + RIGHT] = 1
-                    else:
-                        mask[(cell + 1) * N_DIRECTIONS + LEFT] = 1
-                    n += 1
-            if r + 1 < rows:
-                w = s[row + cols + c]
-                if v + w == 3:
-                    if v == me:
-                        mask[cell * N_DIRECTIONS + DOWN] = 1
-                    else:
-                        mask[(cell + cols) * N_DIRECTIONS + UP] = 1
-                    n += 1
+    opp_above = np.int64(0)
+    own = np.int64(0)
+    opp = np.int64(0)
+    for r in range(rows + 1):
+        if r < rows:
+            white = np.int64(0)
+            black = np.int64(0)
+            row = HEADER + r * cols
+            for c in range(cols):
+                v = np.int64(s[row + c])
+                white |= (v & 1) << c
+                black |= (v >> 1) << c
+            own_below, opp_below = (white, black) if me == 1 else (black, white)
+        else:
+            own_below = np.int64(0)
+            opp_below = np.int64(0)
+        if r > 0:  # moves from row r - 1, now that the rows around it are known
+            first = (r - 1) * cols
+            n += _mark(mask, own & (opp >> 1), first, RIGHT)
+            n += _mark(mask, own & (opp << 1), first, LEFT)
+            n += _mark(mask, own & opp_below, first, DOWN)
+            n += _mark(mask, own & opp_above, first, UP)
+        opp_above = opp
+        own, opp = own_below, opp_below
     return n
 
 
@@ -202,6 +225,13 @@ def afterstate(p, s, a, out, rewards):
     out[PLY] = ply + 1
     out[TO_MOVE] = 1 - mover
     rewards[:] = 0.0
+    # usually the piece that just moved still touches an opponent piece,
+    # which settles it; otherwise the whole board is searched
+    them = 2 - mover
+    r, c = target // cols, target % cols
+    if ((r > 0 and out[HEADER + target - cols] == them) or (r + 1 < rows and out[HEADER + target + cols] == them)
+            or (c > 0 and out[HEADER + target - 1] == them) or (c + 1 < cols and out[HEADER + target + 1] == them)):
+        return
     if not _any_move(rows, cols, out):
         out[TERMINAL] = 1
         rewards[mover] = 1.0
