@@ -15,6 +15,7 @@ __version__ = _installed_version("farl")
 
 #: short name -> (module of the versioned env, Gymnasium id), in listing order
 _GAMES = {
+    "amazons": ("farl_envs.amazons_v0", "farl/Amazons-v0"),
     "chinese_checkers": ("farl_envs.chinese_checkers_v0", "farl/ChineseCheckers-v0"),
     "connect_four": ("farl_envs.connect_four_v0", "farl/ConnectFour-v0"),
     "einstein_wurfelt_nicht": ("farl_envs.einstein_wurfelt_nicht_v0", "farl/EinsteinWurfeltNicht-v0"),
@@ -23,7 +24,10 @@ _GAMES = {
     "nim": ("farl_envs.nim_v0", "farl/Nim-v0"),
     "nim3p": ("farl_envs.nim3p_v0", "farl/Nim3P-v0"),
     "othello": ("farl_envs.othello_v0", "farl/Othello-v0"),
+    "outer_open_gomoku": ("farl_envs.outer_open_gomoku_v0", "farl/OuterOpenGomoku-v0"),
+    "santorini": ("farl_envs.santorini_v0", "farl/Santorini-v0"),
     "sim": ("farl_envs.sim_v0", "farl/Sim-v0"),
+    "surakarta": ("farl_envs.surakarta_v0", "farl/Surakarta-v0"),
     "tictactoe": ("farl_envs.tictactoe_v0", "farl/TicTacToe-v0"),
     "yavalath": ("farl_envs.yavalath_v0", "farl/Yavalath-v0"),
 }

@@ -15,7 +15,7 @@ import farl_envs
 from farl_envs.core.spec import TERMINAL
 
 GAMES = farl_envs.list_games()
-SMALL_PARAMS = {"hex_v0": {"size": 4}}
+SMALL_PARAMS = {"hex_v0": {"size": 4}, "amazons_v0": {"board_size": 6}, "outer_open_gomoku_v0": {"size": 9}}
 
 
 @pytest.fixture(autouse=True)
@@ -26,8 +26,9 @@ def _quiet():
 
 
 def test_registry_lists_every_game():
-    assert GAMES == ["chinese_checkers_v0", "connect_four_v0", "einstein_wurfelt_nicht_v0", "game2048_v0", "hex_v0",
-                     "nim_v0", "nim3p_v0", "othello_v0", "sim_v0", "tictactoe_v0", "yavalath_v0"]
+    assert GAMES == ["amazons_v0", "chinese_checkers_v0", "connect_four_v0", "einstein_wurfelt_nicht_v0",
+                     "game2048_v0", "hex_v0", "nim_v0", "nim3p_v0", "othello_v0", "outer_open_gomoku_v0",
+                     "santorini_v0", "sim_v0", "surakarta_v0", "tictactoe_v0", "yavalath_v0"]
 
 
 def test_make_accepts_names_with_and_without_version():
@@ -45,7 +46,10 @@ def test_unknown_game_names_the_known_ones(bad):
 @pytest.mark.parametrize("name,params", [
     ("connect_four", {"cols": 3}), ("connect_four", {"rows": 11}), ("connect_four", {"rows": "6"}),
     ("hex", {"size": 1}), ("hex", {"size": 14}), ("nim", {"heaps": 0}), ("nim", {"max_take": 9}),
-    ("tictactoe", {"size": 4}), ("nim3p", {"extra_rule": "yes"}),
+    ("tictactoe", {"size": 4}), ("nim3p", {"extra_rule": "yes"}), ("amazons", {"board_size": 7}),
+    ("sim", {"players": 5}), ("sim", {"nodes": 3}), ("yavalath", {"size": 1}), ("yavalath", {"players": 4}),
+    ("chinese_checkers", {"players": 5}), ("einstein_wurfelt_nicht", {"players": 5}), ("santorini", {"size": 6}),
+    ("outer_open_gomoku", {"size": 4}), ("surakarta", {"no_capture_limit": 0}),
 ])
 def test_bad_parameters_are_refused(name, params):
     with pytest.raises((ValueError, TypeError)):

@@ -10,7 +10,7 @@ import farl_envs
 from farl_envs.core.spec import TERMINAL
 
 GAMES = farl_envs.list_games()
-PARAMS = {"hex_v0": {"size": 5}, "connect_four_v0": {"cols": 8}}
+PARAMS = {"hex_v0": {"size": 5}, "connect_four_v0": {"cols": 8}, "amazons_v0": {"board_size": 6}}
 
 
 def _expected_total(name, n_players):

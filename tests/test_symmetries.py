@@ -8,8 +8,9 @@ import farl_envs
 from farl_envs.core.rng import make_rng, rng_choice_mask
 from farl_envs.core.spec import HEADER, TERMINAL
 
-# games whose state is the header followed by the n-tuple cells in board order
-GAMES = [("tictactoe", {}), ("othello", {}), ("game2048", {}), ("nim3p", {}), ("hex", {"size": 5}), ("yavalath", {})]
+# games whose state is the header followed by the n-tuple cells in board order (Sim keeps its out bits after them)
+GAMES = [("tictactoe", {}), ("othello", {}), ("game2048", {}), ("nim3p", {}), ("hex", {"size": 5}), ("yavalath", {}),
+         ("santorini", {}), ("outer_open_gomoku", {"size": 7}), ("sim", {}), ("sim", {"players": 3, "nodes": 7})]
 
 
 def _random_position(spec, plies, rng):
@@ -43,7 +44,8 @@ def test_action_symmetries_commute_with_moves(game, params):
         spec.legal_actions(spec.p, s, mask)
         for k in range(perms.shape[0]):
             t = s.copy()
-            t[HEADER:] = s[HEADER:][perms[k]]
+            n = spec.n_cells  # the cells come first after the header (Sim keeps its out bits after them)
+            t[HEADER:HEADER + n] = s[HEADER:HEADER + n][perms[k]]
             mask_t = np.zeros_like(mask)
             spec.legal_actions(spec.p, t, mask_t)
             for a in np.flatnonzero(mask):
@@ -51,7 +53,7 @@ def test_action_symmetries_commute_with_moves(game, params):
                 after, after_t = np.empty_like(s), np.empty_like(t)
                 spec.afterstate(spec.p, s, int(a), after, rew)
                 spec.afterstate(spec.p, t, int(acts[k, a]), after_t, rew)
-                assert np.array_equal(after[HEADER:][perms[k]], after_t[HEADER:])
+                assert np.array_equal(after[HEADER:HEADER + n][perms[k]], after_t[HEADER:HEADER + n])
                 checked += 1
     assert checked > 50
 

@@ -35,7 +35,9 @@ from dataclasses import dataclass
 HEURISTICS = ("classic", "depth-add", "depth-mul", "score", "mobility", "presence")
 
 #: games whose n-tuple board holds pieces of both players as cells 1 and 2
-_PIECE_GAMES = ("tictactoe", "connect_four", "hex", "othello")
+_PIECE_GAMES = ("tictactoe", "connect_four", "hex", "othello", "surakarta")
+#: games whose score is the piece difference on that board (Othello's discs, Surakarta's pieces)
+_SCORE_GAMES = ("othello", "surakarta")
 
 
 @dataclass(frozen=True)
@@ -74,8 +76,9 @@ def make_heuristic(name: str, game) -> Heuristic:
     if game.n_players != 2 or game.has_chance:
         raise ValueError(f"descent needs a two-player game without chance, not {game.id}")
     P = int(game.max_plies)
-    if name == "score" and game.name != "othello":
-        raise ValueError(f"the score heuristic is Othello's disc difference; {game.name} has no score "
+    if name == "score" and game.name not in _SCORE_GAMES:
+        raise ValueError(f"the score heuristic is the piece difference of {' and '.join(_SCORE_GAMES)}; "
+                         f"{game.name} has no score "
                          f"(use classic, depth-add or depth-mul)")
     if name == "presence" and game.name not in _PIECE_GAMES:
         raise ValueError(f"{game.name} has no pieces to count; use classic, depth-add or depth-mul")
