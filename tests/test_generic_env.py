@@ -170,3 +170,39 @@ def test_copies_and_pickles_continue_the_game_in_progress(name):
     gym_env.step(3)
     twin_obs = copy.deepcopy(gym_env).step(2)[0]  # stepped on inside numba (was a TypingError on a fresh env)
     assert np.array_equal(twin_obs, gym_env.step(2)[0])
+
+
+@pytest.mark.parametrize("wrapped", [False, True])
+def test_every_call_before_reset_is_a_runtime_error(wrapped):
+    """One policy: use before reset -> RuntimeError, bad type -> TypeError, bad value -> ValueError."""
+    import farl_envs
+
+    env = farl_envs.make("connect_four") if wrapped else farl_envs.make_raw("connect_four", render_mode="ansi")
+    raw = env.unwrapped
+    calls = [lambda: env.step(0), lambda: env.observe("player_0"), env.last, raw.afterstates,
+             lambda: raw.afterstate(0), raw.board, raw.legal_actions, raw.action_mask, raw.get_state,
+             lambda: raw.state_array]
+    if not wrapped:
+        calls.append(env.render)
+    for call in calls:
+        with pytest.raises(RuntimeError, match="reset"):
+            call()
+
+
+def test_bad_states_and_agents_raise_type_or_value_errors():
+    import farl_envs
+
+    raw = farl_envs.make_raw("connect_four")
+    raw.reset(seed=0)
+    before = raw.get_state()
+    for bad in (None, "abc", {"a": 1}):
+        with pytest.raises(TypeError, match="array of integers"):
+            raw.set_state(bad)
+    for bad in ([2**40] * raw.game.state_size, np.full(raw.game.state_size, 0.5), [0, 0]):
+        with pytest.raises(ValueError):
+            raw.set_state(bad)
+    with pytest.raises(ValueError, match="unknown agent"):
+        raw.observe("player_7")
+    with pytest.raises(ValueError, match="legal actions"):
+        raw.step(2**70)
+    assert np.array_equal(raw.get_state(), before)

@@ -13,6 +13,12 @@ standard turn-based PettingZoo environment (``agent_iter`` / ``last`` /
 * ``get_state()`` / ``set_state(state)`` to read or start from any position;
 * ``board()`` — the current position in n-tuple cells (for Q(s, a) learners).
 
+Errors follow one policy everywhere: ``ValueError`` for a bad value (an
+illegal action, an impossible position, a parameter out of range),
+``TypeError`` for a value of the wrong type (``set_state(None)``), and
+``RuntimeError("call reset() first ...")`` for any use before the first
+``reset`` (or ``set_state``).
+
 Turn bookkeeping, illegal moves, the action mask and players who drop out
 of an N-player game while the others play on (``GameSpec.eliminated``: the
 agent is terminated, gets its dead step and leaves ``agents``) are handled
@@ -106,6 +112,7 @@ class FarlAECEnv(AECEnv):
         self._start_from(state)
 
     def step(self, action):
+        self._require_game()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -137,6 +144,9 @@ class FarlAECEnv(AECEnv):
             self.render()
 
     def observe(self, agent):
+        self._require_game()
+        if agent not in self._seat:
+            raise ValueError(f"unknown agent {agent!r}; agents: {self.possible_agents}")
         seat = self._seat[agent]
         obs = np.zeros(self.game.obs_shape, dtype=np.int8)
         self.game.observe(self.game.p, self._state, seat, obs)
@@ -148,6 +158,7 @@ class FarlAECEnv(AECEnv):
             import gymnasium
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=... to the constructor")
             return None
+        self._require_game()
         if self.render_mode == "rgb_array":
             return render_rgb(self.game, self._state)
         text = self.game.render_text(self.game.p, self._state)
@@ -165,6 +176,7 @@ class FarlAECEnv(AECEnv):
 
         Raises ``ValueError`` if the action is illegal or the game is over.
         """
+        self._require_game()
         a = self._legal_or_none(action)
         if a is None:
             raise ValueError(f"illegal action {action!r}; legal actions: {self.legal_actions()}")
@@ -172,24 +184,29 @@ class FarlAECEnv(AECEnv):
 
     def afterstates(self) -> dict:
         """``{action: Afterstate}`` for every legal action of the agent to move."""
+        self._require_game()
         return {int(a): self._afterstate_of(int(a)) for a in np.flatnonzero(self._mask)}
 
     def board(self) -> np.ndarray:
         """The current position in n-tuple cell encoding (``int32[n_cells]``); learners of Q(s, a) read it."""
+        self._require_game()
         out = np.empty(self.game.n_cells, dtype=np.int32)
         self.game.board(self.game.p, self._state, out)
         return out
 
     def legal_actions(self) -> list[int]:
         """The legal actions of the agent to move (empty when the game is over)."""
+        self._require_game()
         return [int(a) for a in np.flatnonzero(self._mask)]
 
     def action_mask(self) -> np.ndarray:
         """``int8`` mask of the legal actions of the agent to move."""
+        self._require_game()
         return self._mask.copy()
 
     def get_state(self) -> np.ndarray:
         """A copy of the flat kernel state of the current position."""
+        self._require_game()
         return self._state.copy()
 
     def set_state(self, state) -> None:
@@ -205,11 +222,20 @@ class FarlAECEnv(AECEnv):
     @property
     def state_array(self) -> np.ndarray:
         """The current kernel state (read-only view; do not modify)."""
+        self._require_game()
         v = self._state.view()
         v.flags.writeable = False
         return v
 
+    def last(self, observe: bool = True):
+        self._require_game()
+        return super().last(observe)
+
     # -------------------------------------------------------------- helpers
+    def _require_game(self) -> None:
+        if self._state is None:
+            raise RuntimeError(f"{self.game.id}: call reset() first: the environment has no game yet")
+
     def _afterstate_of(self, a: int) -> Afterstate:
         game = self.game
         out = np.empty_like(self._state)
@@ -225,7 +251,12 @@ class FarlAECEnv(AECEnv):
         return Afterstate(a, agent, state, board, rewards)
 
     def _checked_state(self, state) -> np.ndarray:
-        s = np.array(state, dtype=np.int32, copy=True)
+        raw = np.asarray(state) if not isinstance(state, (str, bytes)) else None
+        if raw is None or raw.dtype.kind not in "biuf":
+            raise TypeError(f"{self.game.id}: a state is an array of integers, got {type(state).__name__}")
+        if raw.size and (raw.min() < np.iinfo(np.int32).min or raw.max() > np.iinfo(np.int32).max):
+            raise ValueError(f"{self.game.id}: state entries must fit in int32, got {raw.min()}..{raw.max()}")
+        s = np.array(raw, dtype=np.int32, copy=True)
         if s.ndim != 1 or s.shape[0] != self.game.state_size:
             raise ValueError(f"{self.game.id}: a state is a 1-D array of length {self.game.state_size}, "
                              f"got shape {s.shape}")

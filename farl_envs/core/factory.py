@@ -26,7 +26,8 @@ def _forwarded(name: str) -> property:
 class FastOrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     """PettingZoo's order-enforcing wrapper with direct paths for the hot calls.
 
-    Same checks as ``OrderEnforcingWrapper``; the attributes read every turn
+    Same checks as ``OrderEnforcingWrapper`` (calls before ``reset`` raise
+    ``RuntimeError``, farl's policy); the attributes read every turn
     (``agent_selection``, ``rewards`` ...) and ``last()`` go straight to the
     wrapped env instead of through two ``__getattr__`` hops, which otherwise
     cost more than a whole farl step.
@@ -41,9 +42,30 @@ class FastOrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     _cumulative_rewards = _forwarded("_cumulative_rewards")
 
     def last(self, observe: bool = True):
-        if not self._has_reset:
-            raise AttributeError("agent_selection cannot be accessed before reset")
+        self._require_reset("last")
         return self.env.last(observe)
+
+    # farl's error policy (core/aec.py): a call before reset is a RuntimeError, not PettingZoo's AssertionError;
+    # attributes read before reset stay AttributeErrors, so hasattr() keeps working
+    def step(self, action):
+        self._require_reset("step")
+        super().step(action)
+
+    def observe(self, agent):
+        self._require_reset("observe")
+        return super().observe(agent)
+
+    def render(self):
+        self._require_reset("render")
+        return super().render()
+
+    def agent_iter(self, max_iter: int = 2**63):
+        self._require_reset("agent_iter")
+        return super().agent_iter(max_iter)
+
+    def _require_reset(self, call: str) -> None:
+        if not self._has_reset:
+            raise RuntimeError(f"call reset() first: {call}() needs a game in progress")
 
 
 def env_classes(make_spec: Callable, env_name: str, module: str, doc: str):
