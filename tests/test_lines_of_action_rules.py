@@ -24,7 +24,7 @@ from farl_agents.evaluate import evaluate
 from farl_agents.opponents import make_opponent
 from farl_envs import lines_of_action_v0
 from farl_envs.core.playout import random_playout
-from farl_envs.core.rng import make_rng
+from farl_envs.core.rng import make_rng, rng_choice_mask
 from farl_envs.core.spec import PLY, TERMINAL, TO_MOVE
 from farl_envs.games import lines_of_action as loa
 
@@ -383,6 +383,34 @@ def test_lockstep_with_openspiel(max_game_length, games):
             state.apply_action(a)
             s, rewards = _step(s, a, spec)
             totals += rewards
+
+
+def test_openspiel_also_gives_a_simultaneous_connection_to_the_mover():
+    """Random games until one ends with both sides connected; pyspiel and the reference agree: the mover won."""
+    pyspiel = pytest.importorskip("pyspiel")
+    rng = make_rng(11)
+    s0 = SPEC.initial_state(P, make_rng(0))
+    mask, rewards, total = np.zeros(SPEC.n_actions, np.int8), np.zeros(2), np.zeros(2)
+    for _ in range(3000):
+        before = rng.copy()
+        s = s0.copy()
+        random_playout(SPEC.legal_actions, SPEC.afterstate, SPEC.chance, P, s, mask, rewards, total, rng)
+        cells = s[CELLS:CELLS + 64]
+        black = {(c >> 3, c & 7) for c in np.flatnonzero(cells == 1)}
+        white = {(c >> 3, c & 7) for c in np.flatnonzero(cells == 2)}
+        if flood_groups(black) == 1 and flood_groups(white) == 1:
+            break
+    else:
+        pytest.fail("no random game ended with both sides connected")
+    state, ref, s = pyspiel.load_game("lines_of_action").new_initial_state(), Reference(), s0.copy()
+    while not s[TERMINAL]:  # replay the same game (the playout drew its moves from this generator)
+        a = rng_choice_mask(before, mask) if SPEC.legal_actions(P, s, mask) else -1
+        mover = int(s[TO_MOVE])
+        SPEC.afterstate(P, s, a, s, rewards)
+        state.apply_action(a)
+        ref.play(a)
+    expected = [1.0, -1.0] if mover == 0 else [-1.0, 1.0]
+    assert total.tolist() == state.returns() == list(ref.returns) == expected
 
 
 def test_openspiel_repetition_and_perft_3():
