@@ -28,7 +28,7 @@ from gymnasium import spaces
 
 import farl_envs
 from farl_envs.core.aec import FarlAECEnv, integral_action
-from farl_envs.core.render import render_rgb
+from farl_envs.core.render import HumanWindow, render_rgb
 from farl_envs.core.spec import TERMINAL
 
 Policy = Callable[[FarlAECEnv], int]
@@ -55,9 +55,13 @@ class SingleAgentEnv(gymnasium.Env):
 
     def __init__(self, game: str, seat: int | str = 0, opponents: Policy | Sequence[Policy] | None = None,
                  render_mode: str | None = None, **params):
-        self.aec: FarlAECEnv = farl_envs.make_raw(game, render_mode=render_mode, **params)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        # the wrapper draws (once per step of the learner, opponents' moves included); the AEC env inside never does
+        self.aec: FarlAECEnv = farl_envs.make_raw(game, **params)
         g = self.aec.game
         self.render_mode = render_mode
+        self._window = HumanWindow(g.id, self.metadata["render_fps"]) if render_mode == "human" else None
         n = g.n_players
         if isinstance(seat, str):
             if seat not in SEAT_MODES:
@@ -92,6 +96,8 @@ class SingleAgentEnv(gymnasium.Env):
         self.aec.reset(seed=None if seed is None else int(seed), options=options)
         self._done = False
         self._play_opponents()
+        if self.render_mode == "human":
+            self.render()
         return self._observation(), self._info()
 
     def _check_reset(self) -> None:
@@ -113,6 +119,8 @@ class SingleAgentEnv(gymnasium.Env):
         self.aec.step(a)
         reward = self.aec.rewards[me]
         reward += self._play_opponents()
+        if self.render_mode == "human":  # Gymnasium's convention: a human window follows every step by itself
+            self.render()
         return self._observation(), float(reward), self._done, False, self._info()
 
     def action_masks(self) -> np.ndarray:
@@ -128,16 +136,20 @@ class SingleAgentEnv(gymnasium.Env):
 
     def render(self):
         """Render in this wrapper's ``render_mode`` (``None`` renders nothing)."""
+        if self.render_mode is None:
+            return None
+        self._check_reset()
         game, state = self.aec.game, self.aec.state_array
         if self.render_mode == "rgb_array":
             return render_rgb(game, state)
-        if self.render_mode in ("ansi", "human"):
-            text = game.render_text(game.p, state)
-            if self.render_mode == "human":
-                print(text + "\n")
-                return None
-            return text
-        return None
+        if self.render_mode == "human":
+            self._window.show(render_rgb(game, state))
+            return None
+        return game.render_text(game.p, state)
+
+    def close(self):
+        if self._window is not None:
+            self._window.close()
 
     # ---------------------------------------------------------------- helpers
     def _play_opponents(self) -> float:

@@ -24,6 +24,7 @@ from pettingzoo.test import api_test, seed_test
 
 from farl_envs import chinese_checkers_v0
 from farl_envs.core.playout import random_playouts
+from farl_envs.core.render import CELL
 from farl_envs.core.rng import make_rng, rng_choice_mask
 from farl_envs.core.spec import HEADER, PLY, TERMINAL, TO_MOVE
 from farl_envs.games import chinese_checkers as cc
@@ -566,7 +567,8 @@ def test_text_and_rgb_render():
     env = chinese_checkers_v0.env(players=6, render_mode="rgb_array")
     env.reset(seed=0)
     img = env.render()
-    assert img.dtype == np.uint8 and img.shape == (17 * 32 + 2, 25 * 32 + 2, 3)
+    cell = CELL
+    assert img.dtype == np.uint8 and img.shape == (17 * cell + 2, 25 * cell + 2, 3)
     grid = cc.paint(env.unwrapped.game.p, env.unwrapped.get_state())
     assert (grid > 0).sum() == 121 and (grid == 1).sum() == 61 and all((grid == 3 + k).sum() == 10 for k in range(6))
     ansi = chinese_checkers_v0.env(players=4, render_mode="ansi")

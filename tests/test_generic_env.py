@@ -206,3 +206,49 @@ def test_bad_states_and_agents_raise_type_or_value_errors():
     with pytest.raises(ValueError, match="legal actions"):
         raw.step(2**70)
     assert np.array_equal(raw.get_state(), before)
+
+
+def test_human_mode_draws_one_window_per_step_and_rgb_images_are_readable(monkeypatch):
+    """render_mode="human" shows the rgb image in a pygame window (headless: SDL's dummy driver)."""
+    pytest.importorskip("pygame")
+    import farl_envs
+    from farl_envs.core import render
+    from farl_envs.gym_env import SingleAgentEnv
+
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    shown = []
+    monkeypatch.setattr(render.HumanWindow, "show", lambda self, image: shown.append(image.shape))
+    env = farl_envs.make("tictactoe", render_mode="human")
+    env.reset(seed=0)
+    env.step(4)
+    assert len(shown) == 1 and shown[0][0] >= 3 * render.CELL
+    gym_env = SingleAgentEnv("tictactoe", render_mode="human")
+    gym_env.reset(seed=0)
+    shown.clear()
+    gym_env.step(int(np.flatnonzero(gym_env.action_masks())[0]))  # the learner's move and the opponent's reply
+    assert len(shown) == 1
+    assert env.unwrapped.metadata["render_fps"] > 0 and gym_env.metadata["render_fps"] > 0
+
+
+def test_a_real_pygame_window_opens_and_closes(monkeypatch):
+    pytest.importorskip("pygame")
+    import farl_envs
+
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    env = farl_envs.make("connect_four", render_mode="human")
+    env.reset(seed=0)
+    env.step(3)
+    env.close()
+
+
+def test_othello_legal_move_hints_do_not_look_like_discs():
+    import farl_envs
+    from farl_envs.core.render import render_rgb
+
+    raw = farl_envs.make_raw("othello")
+    raw.reset(seed=0)
+    img = render_rgb(raw.game, raw.state_array)
+    colours = {tuple(int(v) for v in img[y, x]) for y in range(0, img.shape[0], 8) for x in range(0, img.shape[1], 8)}
+    black, white = (20, 20, 20), (240, 240, 240)
+    hint = tuple(raw.game.cell_colors[3])
+    assert hint in colours and hint not in (black, white)

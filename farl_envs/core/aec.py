@@ -31,7 +31,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from farl_envs.core.afterstate import Afterstate
-from farl_envs.core.render import render_rgb
+from farl_envs.core.render import HumanWindow, render_rgb
 from farl_envs.core.rng import make_rng
 from farl_envs.core.spec import TERMINAL, TO_MOVE, GameSpec
 
@@ -62,14 +62,16 @@ class FarlAECEnv(AECEnv):
     Args:
         game: the game's spec (see each game module's ``make_spec``).
         render_mode: ``None``, ``"ansi"`` (``render()`` returns text),
-            ``"human"`` (prints the text after each step) or ``"rgb_array"``.
+            ``"human"`` (a pygame window redrawn after each step; ``pip install
+            "farl[render]"``) or ``"rgb_array"``.
         illegal_action: ``"raise"`` (default) raises ``ValueError`` naming the
             legal actions and leaves the state untouched; ``"penalize"``
             follows the PettingZoo classic convention: the mover gets -1,
             everybody else 0, and the game ends.
     """
 
-    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "farl", "is_parallelizable": False}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "farl", "is_parallelizable": False,
+                "render_fps": 2}
 
     def __init__(self, game: GameSpec, render_mode: str | None = None, illegal_action: str = "raise"):
         super().__init__()
@@ -93,6 +95,7 @@ class FarlAECEnv(AECEnv):
         self._reward_buf = np.zeros(game.n_players, dtype=np.float64)
         self._rng = None
         self._state = None
+        self._window = HumanWindow(game.id, self.metadata["render_fps"]) if render_mode == "human" else None
 
     # ------------------------------------------------------------------ API
     def observation_space(self, agent):
@@ -161,14 +164,14 @@ class FarlAECEnv(AECEnv):
         self._require_game()
         if self.render_mode == "rgb_array":
             return render_rgb(self.game, self._state)
-        text = self.game.render_text(self.game.p, self._state)
         if self.render_mode == "human":
-            print(text + "\n")
+            self._window.show(render_rgb(self.game, self._state))
             return None
-        return text
+        return self.game.render_text(self.game.p, self._state)
 
     def close(self):
-        pass
+        if self._window is not None:
+            self._window.close()
 
     # ---------------------------------------------------- afterstate extension
     def afterstate(self, action) -> Afterstate:

@@ -9,9 +9,9 @@ from pettingzoo.utils import wrappers
 from farl_envs.core.aec import FarlAECEnv
 
 LIVE_KEY = "_farl_live_game"
-REBUILT = ("game", "_ezpickle_args", "_ezpickle_kwargs", "observation_spaces", "action_spaces")
-"""Attributes the constructor makes again (the spec with its compiled kernels, the spaces); all others are the
-game in progress and travel with a copy or a pickle."""
+REBUILT = ("game", "_ezpickle_args", "_ezpickle_kwargs", "observation_spaces", "action_spaces", "_window")
+"""Attributes the constructor makes again (the spec with its compiled kernels, the spaces, the human window); all
+others are the game in progress and travel with a copy or a pickle."""
 
 
 def _forwarded(name: str) -> property:

@@ -1,11 +1,12 @@
-"""``rgb_array`` rendering shared by all games: coloured cells on a grid, numpy only."""
+"""Rendering shared by all games: ``rgb_array`` images (coloured cells on a grid, numpy only) and the
+``human`` window that shows them (pygame, an optional extra: ``pip install "farl[render]"``)."""
 from __future__ import annotations
 
 import numpy as np
 
 from farl_envs.core.spec import GameSpec
 
-CELL = 32  # pixels per cell
+CELL = 40  # pixels per cell: a 15x15 board is a 600-pixel image
 GAP = 2
 
 
@@ -35,3 +36,42 @@ def render_rgb(game: GameSpec, state: np.ndarray) -> np.ndarray:
             v = min(int(grid[r, c]), len(palette) - 1)
             img[y:y + CELL - GAP, x:x + CELL - GAP] = palette[v]
     return img
+
+
+class HumanWindow:
+    """A pygame window that shows ``rgb_array`` images at most ``fps`` times a second (``render_mode="human"``).
+
+    pygame is imported on first use, so farl works without it until a window
+    is asked for; without a screen (CI) set ``SDL_VIDEODRIVER=dummy``.
+    """
+
+    def __init__(self, title: str, fps: float):
+        self.title = title
+        self.fps = fps
+        self._screen = None
+        self._clock = None
+
+    def show(self, image: np.ndarray) -> None:
+        try:
+            import pygame
+        except ImportError:
+            raise RuntimeError('render_mode="human" opens a window with pygame: pip install "farl[render]" '
+                               '(or use render_mode="ansi" for text)') from None
+        height, width = image.shape[:2]
+        if self._screen is None or self._screen.get_size() != (width, height):
+            pygame.init()
+            pygame.display.set_caption(self.title)
+            self._screen = pygame.display.set_mode((width, height))
+            self._clock = pygame.time.Clock()
+        pygame.event.pump()
+        surface = pygame.surfarray.make_surface(np.ascontiguousarray(image.transpose(1, 0, 2)))
+        self._screen.blit(surface, (0, 0))
+        pygame.display.flip()
+        self._clock.tick(self.fps)
+
+    def close(self) -> None:
+        if self._screen is not None:
+            import pygame
+
+            pygame.display.quit()
+            self._screen = None

@@ -391,5 +391,6 @@ def make_spec() -> GameSpec:
         chance=chance, board=board, observe=observe, validate=validate,
         render_text=render_text, symmetries=symmetries, action_symmetries=action_symmetries,
         action_names=names,
-        cell_colors=((30, 120, 60), (20, 20, 20), (240, 240, 240)), grid_shape=(SIZE, SIZE),
+        # the fourth colour marks the empty squares where the next disc may go (a lighter green, not a disc)
+        cell_colors=((30, 120, 60), (20, 20, 20), (240, 240, 240), (90, 170, 110)), grid_shape=(SIZE, SIZE),
     )
