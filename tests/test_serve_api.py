@@ -1,0 +1,255 @@
+"""`farl serve`'s JSON API (starlette's TestClient): every endpoint, the rules it enforces, and bad requests.
+
+The games are played with the games' kernels on the server; the checks here
+use facts independent of the server code: Max-N at full depth never loses
+TicTacToe, a Nim heap shrinks by exactly what was taken, the served folder's
+files are the ones the test wrote, and requests naming things outside it
+are refused.
+"""
+from __future__ import annotations
+
+import json
+import os
+import threading
+import warnings
+
+import numpy as np
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")  # starlette's TestClient
+
+with warnings.catch_warnings():  # starlette asks for httpx2 instead of httpx; both work
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from starlette.testclient import TestClient  # noqa: E402
+
+import farl_envs  # noqa: E402
+from farl_agents.cli import main  # noqa: E402
+from farl_agents.learners import NTupleAgent, paper_config  # noqa: E402
+from farl_agents.players import CallablePlayer  # noqa: E402
+from farl_agents.runs.curve import write_curve  # noqa: E402
+from farl_agents.serve import create_app  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """A served folder with one TicTacToe agent file, one run folder, and a file outside it."""
+    root = tmp_path_factory.mktemp("served")
+    agent = NTupleAgent("tictactoe", paper_config("tictactoe", episodes=400))
+    agent.train(200)
+    agent.save(root / "agents" / "ttt.npz")
+    run = root / "runs" / "demo"
+    run.mkdir(parents=True)
+    write_curve(run / "curve.csv", [
+        {"episode": 0, "wall_seconds": 1.0, "score_maxn15": 0.25, "se_maxn15": 0.1},
+        {"episode": 100, "wall_seconds": 2.0, "score_maxn15": 0.5, "se_maxn15": 0.05}], ["maxn15"])
+    (run / "eval.json").write_text(json.dumps({"metric": "win_rate", "matchups": [
+        {"player": "td-farl", "opponent": "Max-N15", "n_games": 10, "win_rate": 0.45, "win_rate_se": 0.05}]}))
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "secret.npz").write_bytes(b"not yours")
+    os.symlink(outside, root / "link-out")
+    return root, agent
+
+
+@pytest.fixture(scope="module")
+def client(served):
+    with TestClient(create_app(served[0], time_limit=30)) as c:
+        yield c
+
+
+def new(client, game, seats, **kw):
+    r = client.post("/api/new", json={"game": game, "seats": seats, **kw})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_index_and_static_pages_are_local(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "<svg" in page.text
+    assert "http://" not in page.text.replace('xmlns="http://www.w3.org/2000/svg"', "")  # no CDN
+    js = client.get("/static/app.js")
+    assert js.status_code == 200 and "fetch(" in js.text and "https://" not in js.text
+
+
+def test_games_lists_every_registered_game_with_its_default_parameters(client):
+    games = {g["id"]: g for g in client.get("/api/games").json()}
+    assert set(games) == set(farl_envs.list_games())
+    for gid, g in games.items():
+        spec = farl_envs.game_spec(gid[:-3])
+        assert g["params"] == spec.params and g["n_players"] == spec.n_players
+    names = {gid: [o["name"] for o in g["opponents"]] for gid, g in games.items()}
+    assert "ab" in names["connect_four_v0"] and "ab-dl" in names["connect_four_v0"]
+    assert "bench" in names["othello_v0"] and "bouton" in names["nim_v0"]
+    assert "maxn" not in names["game2048_v0"]  # chance events: Max-N cannot search it
+    assert games["tictactoe_v0"]["cell_actions"] and not games["connect_four_v0"]["cell_actions"]
+
+
+def test_tictactoe_against_maxn_never_won_and_undo(client):
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        v = new(client, "tictactoe", ["human", "maxn"])
+        assert v["board"] == [0] * 9 and len(v["legal"]) == 9 and v["human_to_move"]
+        first = True
+        while not v["terminal"]:
+            if v["human_to_move"]:
+                a = int(rng.choice([m["action"] for m in v["legal"]]))
+                v = client.post(f"/api/game/{v['id']}/move", json={"action": a}).json()
+                assert v["board"][a] == 1  # X is player_0's mark in the n-tuple board
+                if first:  # undo takes back the move (and nothing else was played yet)
+                    first = False
+                    back = client.post(f"/api/game/{v['id']}/undo").json()
+                    assert back["board"] == [0] * 9 and back["moves"] == []
+                    v = client.post(f"/api/game/{v['id']}/move", json={"action": a}).json()
+            else:
+                v = client.post(f"/api/game/{v['id']}/agent").json()
+        assert v["result"] in ("draw", "you lose")
+        assert v["totals"][0] <= 0
+        assert [m["seat"] for m in v["moves"]] == [i % 2 for i in range(len(v["moves"]))]
+
+
+def test_undo_takes_back_the_agents_reply_too(client):
+    v = new(client, "connect_four", ["human", "random"])
+    v = client.post(f"/api/game/{v['id']}/move", json={"action": 3}).json()
+    v = client.post(f"/api/game/{v['id']}/agent").json()
+    assert len(v["moves"]) == 2 and v["human_to_move"]
+    back = client.post(f"/api/game/{v['id']}/undo").json()
+    assert back["moves"] == [] and back["to_move"] == 0 and not any(x in (1, 2) for x in back["board"])
+    r = client.post(f"/api/game/{v['id']}/undo")
+    assert r.status_code == 409 and "nothing to undo" in r.json()["error"]
+
+
+def test_nim3p_in_one_seat(client):
+    v = new(client, "nim3p", ["maxn10", "human", "random"])
+    while not v["terminal"]:
+        if v["human_to_move"]:
+            assert v["to_move"] == 1
+            heaps = list(v["board"])
+            m = v["legal"][0]
+            take, heap = (int(x) for x in m["name"].split("@"))
+            v = client.post(f"/api/game/{v['id']}/move", json={"action": m["action"]}).json()
+            assert v["board"][heap] == heaps[heap] - take
+        else:
+            r = client.post(f"/api/game/{v['id']}/agent")
+            assert r.status_code == 200
+            v = r.json()
+    assert sum(v["board"]) == 0 and v["result"]
+
+
+def test_game2048_alone_records_the_new_tiles(client):
+    v = new(client, "game2048", ["human"])
+    assert sum(1 for x in v["board"] if x) == 2  # the start: two tiles
+    a = v["legal"][0]["action"]
+    v = client.post(f"/api/game/{v['id']}/move", json={"action": a}).json()
+    assert v["moves"][0]["chance"] is not None and v["moves"][0]["name"] in ("up", "right", "down", "left")
+
+
+def test_agent_file_thoughts_and_its_game(client, served):
+    root, agent = served
+    listed = client.get("/api/agents").json()["agents"]
+    assert [(a["path"], a["game"]) for a in listed] == [("agents/ttt.npz", "tictactoe")]
+    v = new(client, "tictactoe", ["human", "agent:agents/ttt.npz"])
+    assert v["seats"][1]["name"] == agent.name
+    t = client.get(f"/api/game/{v['id']}/thoughts").json()
+    game = farl_envs.game_spec("tictactoe")
+    start = game.initial_state(game.p, np.zeros(1, dtype=np.uint64))
+    assert set(t["values"]) == {str(a) for a in range(9)}
+    for a in range(9):  # each value is the agent's afterstate value of that move (no move ends the game yet)
+        after = np.empty_like(start)
+        game.afterstate(game.p, start, a, after, np.zeros(2))
+        assert t["values"][str(a)] == pytest.approx(agent.afterstate_value(after, 0), abs=1e-4)
+    assert t["values"][str(t["best"])] == max(t["values"].values())
+    v = client.post(f"/api/game/{v['id']}/move", json={"action": 0}).json()
+    v = client.post(f"/api/game/{v['id']}/agent").json()
+    assert v["moves"][1]["by"] == agent.name
+    r = client.post("/api/new", json={"game": "connect_four", "seats": ["human", "agent:agents/ttt.npz"]})
+    assert r.status_code == 400 and "tictactoe" in r.json()["error"]
+
+
+def test_runs_view(client):
+    runs = client.get("/api/runs").json()
+    assert [r["path"] for r in runs] == ["runs/demo"]
+    data = client.get("/api/run", params={"path": "runs/demo"}).json()
+    assert [r["episode"] for r in data["rows"]] == [0, 100]
+    assert [r["score_maxn15"] for r in data["rows"]] == [0.25, 0.5]
+    assert data["evaluations"]["eval.json"]["matchups"][0]["opponent"] == "Max-N15"
+
+
+@pytest.mark.parametrize("path, status", [("../outside", 403), ("/etc", 403), ("link-out", 403),
+                                          ("runs/../../x", 403), ("agents", 404), ("nowhere", 404), ("", 400)])
+def test_paths_outside_the_folder_are_refused(client, path, status):
+    r = client.get("/api/run", params={"path": path})
+    assert r.status_code == status, r.text
+    assert r.json()["error"]
+
+
+@pytest.mark.parametrize("seat", ["agent:../outside/secret.npz", "agent:/etc/passwd", "agent:link-out/secret.npz"])
+def test_agent_files_outside_the_folder_are_refused(client, seat):
+    r = client.post("/api/new", json={"game": "tictactoe", "seats": ["human", seat]})
+    assert r.status_code == 403 and "served folder" in r.json()["error"]
+
+
+@pytest.mark.parametrize("body, message", [
+    ({"game": "chess", "seats": ["human", "random"]}, "tictactoe"),
+    ({"game": "tictactoe", "seats": ["human"]}, "2 choices"),
+    ({"game": "tictactoe", "seats": ["human", "deep-blue"]}, "unknown opponent"),
+    ({"game": "tictactoe", "seats": ["human", "bench"]}, "othello"),
+    ({"game": "tictactoe", "seats": ["human", "mcts999999999"]}, "1..200000"),
+    ({"game": "tictactoe", "seats": ["human", 7]}, "'human'"),
+    ({"game": "connect_four", "params": {"rows": 99}, "seats": ["human", "random"]}, "rows"),
+    ({"game": "connect_four", "params": {"depth": 3}, "seats": ["human", "random"]}, "no parameter depth"),
+    ({"game": "tictactoe", "seats": ["human", "random"], "seed": -1}, "seed"),
+    ({"game": "tictactoe", "seats": ["human", "agent:missing.npz"]}, "no agent file"),
+])
+def test_bad_new_game_requests(client, body, message):
+    r = client.post("/api/new", json=body)
+    assert 400 <= r.status_code < 500
+    assert message in r.json()["error"]
+
+
+def test_bad_move_requests_and_the_server_stays_up(client):
+    v = new(client, "tictactoe", ["human", "random"])
+    gid = v["id"]
+    for body, status, message in [({"action": 9}, 400, "not legal"), ({"action": "a1"}, 400, "integer"),
+                                  ({}, 400, "action"), ([1], 400, "JSON object")]:
+        r = client.post(f"/api/game/{gid}/move", json=body)
+        assert (r.status_code, message in r.json()["error"]) == (status, True), r.text
+    r = client.post(f"/api/game/{gid}/move", content=b"{not json", headers={"content-type": "application/json"})
+    assert r.status_code == 400
+    r = client.post(f"/api/game/{gid}/agent")
+    assert r.status_code == 409 and "yours" in r.json()["error"]
+    client.post(f"/api/game/{gid}/move", json={"action": 4})
+    r = client.post(f"/api/game/{gid}/move", json={"action": 0})
+    assert r.status_code == 409 and "turn" in r.json()["error"]
+    assert client.get("/api/game/nope").status_code == 404
+    assert client.get("/api/nothing-here").status_code == 404
+    assert client.get(f"/api/game/{gid}").json()["id"] == gid  # still serving
+
+
+def test_a_slow_agent_answers_later_and_blocks_moves_meanwhile(client):
+    v = new(client, "tictactoe", ["random", "human"])
+    gate = threading.Event()
+
+    def slow(game, state, rng):
+        gate.wait(60)
+        return 4
+
+    app_state = client.app.state.farl
+    app_state.sessions.get(v["id"]).seats[0].player = CallablePlayer(slow, "slow")
+    app_state.worker.time_limit = 0.05
+    try:
+        r = client.post(f"/api/game/{v['id']}/agent")
+        assert r.status_code == 202 and r.json()["thinking"]
+        assert client.post(f"/api/game/{v['id']}/undo").status_code == 409
+        gate.set()
+        app_state.worker.time_limit = 30
+        r = client.post(f"/api/game/{v['id']}/agent")
+        assert r.status_code == 200 and r.json()["moves"][0]["action"] == 4 and r.json()["human_to_move"]
+    finally:
+        gate.set()
+        app_state.worker.time_limit = 30
+
+
+def test_serve_command_refuses_a_missing_folder(tmp_path, capsys):
+    assert main(["serve", str(tmp_path / "missing")]) == 2
+    assert "not a folder" in capsys.readouterr().err
+    assert main(["serve", str(tmp_path), "--port", "70000"]) == 2
