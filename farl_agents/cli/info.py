@@ -1,9 +1,12 @@
-"""``farl info``: the games with their parameters, the opponents, the learner families with their flags."""
+"""``farl info``: the games with their parameters, the opponents, the pretrained agents (with their cards), the
+learner families with their flags."""
 from __future__ import annotations
 
 import farl_envs
 from farl_agents import families
+from farl_agents.cli.pretrained import read_cards, strength_text
 from farl_agents.learners import paper_game_params
+from farl_agents.pretrained import zoo
 
 OPPONENT_HELP = {
     "random": "uniformly random legal moves (all games)",
@@ -15,6 +18,7 @@ OPPONENT_HELP = {
     "bouton": "perfect two-player Nim by Bouton's nim-sum (Nim)",
     "ab": "perfect Connect Four (alpha-beta solver), random among equally good moves",
     "ab-dl": "perfect Connect Four that delays losses as long as possible",
+    "pretrained": "the TD-FARL agent shipped with farl for the game (listed below)",
 }
 
 
@@ -37,6 +41,15 @@ def run_command(args) -> int:
     print("\nopponents (--vs, --eval-vs, play --agent; or an agent file or run folder):")
     for name, text in OPPONENT_HELP.items():
         print(f"  {name:17s} {text}")
+    print("\npretrained agents (play --agent pretrained, --vs pretrained; cards: farl pretrained list):")
+    cards = read_cards(zoo.FOLDER)
+    if not cards:
+        print("  none yet (`farl pretrained build GAME` makes one)")
+    for c in cards:
+        print(f"  {c['game']:13s} {c['episodes']:,} episodes, {c['size_bytes'] / 1e6:.2f} MB; built with "
+              f"{c['command']} (farl {c['farl_version']}, {c['built'][:10]})")
+        for line in c["strength"]:
+            print(f"                {strength_text(line)}")
     print("\nlearner families (farl train GAME --algo ALGO; `farl train --algo ALGO --help` for all flags):")
     for fam in families.FAMILIES:
         hooks = fam.hooks()

@@ -19,8 +19,9 @@ def add_parser(sub) -> None:
                    help="the game (e.g. tictactoe, connect_four, othello), or a run folder or agent file to play "
                         "against (it brings its game)")
     p.add_argument("--agent", default="random", metavar="PATH|OPP",
-                   help="who plays the other seats: an agent file (it brings its game parameters) or an "
-                        "opponent name (e.g. mcts1000, maxn10)")
+                   help="who plays the other seats: an agent file (it brings its game parameters), 'pretrained' "
+                        "(the agent shipped for the game: `farl pretrained list`) or an opponent name (e.g. "
+                        "mcts1000, maxn10)")
     p.add_argument("--seat", type=int, default=0, help="your seat (0 moves first)")
     p.add_argument("--param", action="append", metavar="KEY=VALUE", help="game parameter, e.g. cols=8")
     p.add_argument("--seed", type=int, default=0, help="seed of the opponent's and the game's random choices")

@@ -1,4 +1,4 @@
-"""Who plays: an agent file, a run folder or an opponent name, as a harness player and its game.
+"""Who plays: an agent file, a run folder, ``pretrained`` or an opponent name, as a harness player and its game.
 
 A path wins over an opponent name: text naming an existing file or folder,
 or looking like a path (``/``, ``.npz``), is an agent; a run folder means its
@@ -31,6 +31,23 @@ def agent_file(text: str) -> Path:
     if not path.is_file():
         raise CliError(f"no agent file or run folder at {text}: give the folder (or agent.npz) of a `farl train` run")
     return path
+
+
+def is_pretrained(text: str) -> bool:
+    """``text`` names the pretrained agent (``pretrained``, any case)."""
+    return text.strip().lower() == "pretrained"
+
+
+def pretrained_player(game_arg: str) -> tuple:
+    """``(agent, game spec)`` of the pretrained agent for ``game_arg``, with a CliError naming the games
+    that have one."""
+    from farl_agents.pretrained import load
+
+    try:
+        agent = load(game_name(game_arg))
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    return agent, agent.game
 
 
 def _family_of(path: Path) -> families.Family:
@@ -87,6 +104,15 @@ def main_player(text: str, game_arg: str | None, param_args) -> tuple:
     default parameters, changed by ``--param``).
     """
     params = params_of(param_args)
+    if not is_path(text) and is_pretrained(text):  # the shipped agent brings its game's parameters
+        if not game_arg:
+            raise CliError("'pretrained' names the agent shipped for a game: say which game")
+        player, spec = pretrained_player(game_arg)
+        if params:
+            want = game_with_params(spec.name, {**spec.params, **params}).params
+            if want != spec.params:
+                raise CliError(f"the pretrained {spec.name} agent plays {spec.params}, not {want}; drop --param")
+        return player, spec
     if is_path(text):
         player, spec = load_player(text, None)
         if game_arg and game_name(game_arg) != spec.name:

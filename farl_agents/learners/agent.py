@@ -258,6 +258,14 @@ class NTupleAgent:
         agent.episodes_done = episodes_done
         return agent
 
+    @classmethod
+    def pretrained(cls, game: str) -> "NTupleAgent":
+        """The agent shipped with farl for ``game`` (see :mod:`farl_agents.pretrained`; its card says how it
+        was trained and how strong it is). Raises ``ValueError`` naming the games that have one."""
+        from farl_agents.pretrained.zoo import agent_path, game_key
+
+        return cls.load(agent_path(game), game=game_key(game))
+
     @property
     def name(self) -> str:
         return f"{self.config.algo}{'-farl' if self.config.farl else ''}"

@@ -13,6 +13,8 @@ name (``make_opponent``)  player                                        games
 ``ab`` / ``ab-dl``      :class:`PerfectConnectFour` (perfect; AB-DL     Connect Four 6x7
                         delays losses), from
                         :mod:`farl_agents.opponents.connect_four`
+``pretrained``          the agent shipped for the game                  those listed by
+                        (:mod:`farl_agents.pretrained`)                 ``farl pretrained list``
 ======================  ==============================================  =================
 
 Hyphens, underscores and case are ignored in the numeric forms
@@ -38,7 +40,7 @@ __all__ = ["MaxN", "MCTS", "BenchPlayer", "EdaxPlayer", "BoutonPlayer", "RandomP
            "nim3p_player", "make_opponent", "connect_four_player", "OPPONENT_NAMES"]
 
 OPPONENT_NAMES = ("random", "maxn<depth>", "mcts<iterations>", "bench", "bench-gbg", "heur", "edax<depth>",
-                  "bouton", "ab", "ab-dl")
+                  "bouton", "ab", "ab-dl", "pretrained")
 
 
 def _game(game) -> GameSpec:
@@ -67,7 +69,8 @@ def make_opponent(spec: str, game):
     """Build the opponent named ``spec`` (see the module table) for ``game`` (name or GameSpec).
 
     Raises ``ValueError`` for unknown names and for opponents that cannot
-    play ``game``; ``EdaxPlayer`` raises ``RuntimeError`` when Edax is missing.
+    play ``game`` (``pretrained``: a game without a shipped agent, or with other parameters than the
+    agent's); ``EdaxPlayer`` raises ``RuntimeError`` when Edax is missing.
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"opponent spec must be a non-empty string, got {spec!r}")
@@ -100,4 +103,11 @@ def make_opponent(spec: str, game):
     if flat in ("ab", "abdl", "alphabeta"):
         _require(g, ("connect_four",), spec)
         return PerfectConnectFour("ab-dl" if flat == "abdl" else "ab", g)
+    if flat == "pretrained":
+        from farl_agents.pretrained import load
+
+        agent = load(g.name)
+        if not isinstance(game, str) and agent.game.params != g.params:  # a name means the agent's parameters
+            raise ValueError(f"the pretrained {g.name} agent plays {agent.game.params}, not {g.params}")
+        return agent
     raise ValueError(f"unknown opponent {spec!r}; known: {', '.join(OPPONENT_NAMES)}")

@@ -1,0 +1,117 @@
+"""``farl pretrained``: build the shipped agents and list their cards.
+
+::
+
+    farl pretrained build connect_four                 # paper budget; run again to continue after a stop
+    farl pretrained build tictactoe --budget quick --out /tmp/zoo
+    farl pretrained list                               # the cards as a table
+    farl pretrained list --markdown                    # the same table for README.md
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from farl_agents.cli.common import CliError, HelpFormatter
+from farl_agents.pretrained import zoo
+from farl_agents.pretrained.build import BUDGETS, GAMES, build, check_game
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("pretrained", help="build the pretrained agents shipped with farl, or list their cards",
+                       description="The pretrained agents (farl_agents/pretrained/): `build` trains one with the "
+                                   "paper preset (resumable), measures it and writes its agent file and card; "
+                                   "`list` prints the cards.",
+                       formatter_class=HelpFormatter)
+    p.set_defaults(func=lambda args: _missing_action(p), command="pretrained")
+    actions = p.add_subparsers(title="actions", metavar="ACTION")
+    b = actions.add_parser("build", help="train, measure and write GAME's pretrained agent and card",
+                           description="Train GAME with the paper preset (Konen & Bagheri 2020) through the run "
+                                       "stack in RUNS/GAME (running the same command again continues a stopped "
+                                       "build), measure it against the game's reference opponents, and write "
+                                       "GAME.npz and GAME.json (the card) into the output folder.",
+                           formatter_class=HelpFormatter)
+    b.add_argument("game", metavar="GAME", help=f"one of {', '.join(GAMES)}")
+    b.add_argument("--budget", choices=BUDGETS, default="paper",
+                   help="paper: the preset's episodes; quick: a tenth of them (a try-out, not for shipping)")
+    b.add_argument("--out", metavar="DIR", help="where the agent and card go (default: the installed "
+                                                "farl_agents/pretrained folder)")
+    b.add_argument("--runs", metavar="DIR", default="runs/pretrained", help="folder of the training runs")
+    b.add_argument("--stop-after", type=float, metavar="N", help="stop after N episodes (continue later)")
+    b.add_argument("--jobs", type=int, default=1, metavar="J", help="worker processes of the measurements")
+    b.add_argument("--quiet", action="store_true", help="no progress bar")
+    b.set_defaults(func=run_build, command="pretrained")
+    ls = actions.add_parser("list", help="print the cards of the pretrained agents as a table",
+                            formatter_class=HelpFormatter)
+    ls.add_argument("--markdown", action="store_true", help="a Markdown table (the one in README.md)")
+    ls.add_argument("--dir", metavar="DIR", help="read the cards in DIR instead of the installed ones")
+    ls.set_defaults(func=run_list, command="pretrained")
+
+
+def _missing_action(parser) -> int:
+    raise CliError("say what to do: `farl pretrained build GAME` or `farl pretrained list`")
+
+
+def run_build(args) -> int:
+    try:
+        game = check_game(args.game)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    if args.jobs < 1:
+        raise CliError("--jobs must be >= 1")
+    card = build(game, args.budget, out_dir=args.out, runs_root=args.runs, progress=not args.quiet,
+                 stop_after=args.stop_after, jobs=args.jobs)
+    if card is None:
+        return 0
+    print(f"wrote {card['file']} ({card['size_bytes']:,} bytes, {card['storage']}) and {game}.json")
+    for line in card["strength"]:
+        print(f"  {strength_text(line)}")
+    return 0
+
+
+def run_list(args) -> int:
+    cards = read_cards(Path(args.dir) if args.dir else zoo.FOLDER)
+    if not cards:
+        print("no pretrained agents yet (`farl pretrained build GAME` makes one)")
+        return 0
+    print(cards_table(cards, markdown=args.markdown))
+    return 0
+
+
+def read_cards(folder: Path) -> list[dict]:
+    """The cards in ``folder`` (``*.json`` next to their ``*.npz``), sorted by game."""
+    import json
+
+    return [json.loads(p.read_text()) for p in sorted(folder.glob("*.json")) if p.with_suffix(".npz").is_file()]
+
+
+def strength_text(line: dict) -> str:
+    """One measurement of a card in words: ``vs maxn10 from initial, 20 games/seat: 50.0% ± 0.0% (W0 D40 L0)``."""
+    who = "alone" if line["opponent"] == "alone" else f"vs {line['opponent']}"
+    head = f"{who} from {line['starts']}, {line['games_per_seat']} games/seat"
+    if line["metric"] == "win_rate":
+        return (f"{head}: {100 * line['score']:.1f}% ± {100 * line['se']:.1f}% "
+                f"(W{line['wins']} D{line['draws']} L{line['losses']})")
+    return f"{head}: mean score {line['score']:.4g} ± {line['se']:.2g}"
+
+
+def cards_table(cards: list[dict], markdown: bool = False) -> str:
+    """The cards as a table: game, episodes, strength, storage, size, how it was built."""
+    head = ["game", "episodes", "strength (evaluation harness, every seat)", "file", "built with"]
+    rows = []
+    for c in cards:
+        params = " ".join(f"{k}={v}" for k, v in c["game_params"].items())
+        game = c["game"] + (f" ({params})" if params else "")
+        rows.append([game, f"{c['episodes']:,}", "; ".join(strength_text(s) for s in c["strength"]),
+                     f"{c['size_bytes'] / 1e6:.2f} MB {c['storage']}",
+                     f"`{c['command']}` (farl {c['farl_version']}, {c['built'][:10]})" if markdown
+                     else f"{c['command']} (farl {c['farl_version']}, {c['built'][:10]})"])
+    if markdown:
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        lines += ["| " + " | ".join(r) + " |" for r in rows]
+        return "\n".join(lines)
+    out = []
+    for c, r in zip(cards, rows):
+        out.append(f"{r[0]}: {r[1]} episodes, {r[3]}, sha256 {c['sha256'][:12]}...")
+        out += [f"    {strength_text(s)}" for s in c["strength"]]
+        out.append(f"    built with: {r[4]}")
+    return "\n".join(out)

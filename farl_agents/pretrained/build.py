@@ -1,0 +1,256 @@
+"""Building the shipped agents: train with the paper preset in a resumable run, measure, write file + card.
+
+``farl pretrained build GAME`` calls :func:`build`. Training goes through the
+common run stack (:class:`~farl_agents.runs.Run`) in ``runs/pretrained/GAME``
+(``GAME-quick`` for the quick budget), so a build that is stopped (Ctrl-C,
+a crash, ``--stop-after``) continues where it stopped when run again. When
+the budget is done the agent is measured by the evaluation harness against
+the game's reference opponents (:data:`STRENGTH_PLAN`) and stored sparse, without
+the TCL accumulators (play never reads them), with float16-rounded weights only
+when the same measurement of the rounded copy scores no worse; its card is
+generated from what was run and measured.
+"""
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from farl_agents.atomic import atomic_write_json
+from farl_agents.learners.presets import paper_config, paper_game_params
+from farl_agents.runs import Run, RunSpec
+from farl_agents.runs.spec import RunError
+
+BUDGETS = ("paper", "quick")
+"""``paper``: the episodes of Konen & Bagheri 2020's Appendix A.6 preset; ``quick``: a tenth of them, to try the
+pipeline in minutes (its agents are not meant to be shipped)."""
+
+QUICK_FRACTION = 10
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One line of a card's strength: ``opponent`` (a ``make_opponent`` name, or ``alone`` for one player)
+    played from ``starts`` (a start set of :func:`farl_agents.runs.evaluation.start_states`) in every seat."""
+
+    opponent: str
+    starts: str = "initial"
+    games: int | None = None
+
+
+STRENGTH_PLAN: dict[str, tuple[Measure, ...]] = {
+    "tictactoe": (Measure("maxn10", "initial", 20), Measure("maxn10", "start+1ply")),
+    "nim": (Measure("maxn15", "start+1ply"), Measure("bouton", "start+1ply")),
+    "nim3p": (Measure("maxn15", "start+1ply", 48), Measure("mcts5000", "start+1ply", 16)),
+    "connect_four": (Measure("ab", "initial", 50), Measure("ab-dl", "initial", 50)),
+    "hex": (Measure("mcts10000", "initial", 50),),
+    "othello": (Measure("bench", "othello-4ply"),),
+    "game2048": (Measure("alone", "initial", 250),),
+}
+"""What a card measures, per game: the reference opponents and start sets of the paper's Table 1 (Max-N,
+Bouton's perfect Nim, MCTS, the perfect Connect Four player AB and its loss-delaying AB-DL, Othello's Bench,
+2048 alone), in every seat; TicTacToe also from the empty board alone (``games`` is per seat; None: one
+game per start position)."""
+
+GAMES = tuple(STRENGTH_PLAN)
+
+
+def check_game(game: str) -> str:
+    """``game`` without ``_v0`` if it has a pretrained build plan, else a ValueError naming those that have."""
+    key = game.removesuffix("_v0") if isinstance(game, str) else game
+    if key not in STRENGTH_PLAN:
+        raise ValueError(f"no pretrained build plan for {game!r}; the games with one: {', '.join(GAMES)}")
+    return key
+
+
+def check_budget(budget: str) -> str:
+    if budget not in BUDGETS:
+        raise ValueError(f"unknown budget {budget!r}; use one of {', '.join(BUDGETS)}")
+    return budget
+
+
+def build_command(game: str, budget: str) -> str:
+    """The command line that builds ``game``'s agent at ``budget`` (stored in the run and on the card)."""
+    return f"farl pretrained build {shlex.quote(game)} --budget {budget}"
+
+
+def run_spec(game: str, budget: str) -> RunSpec:
+    """The run of a pretrained build: TD-FARL with the paper preset and Table 1 parameters, seed 0, no
+    evaluation during training (the card's measurement comes after)."""
+    game, budget = check_game(game), check_budget(budget)
+    config = paper_config(game)
+    if budget == "quick":
+        config = paper_config(game, episodes=max(1, config.episodes // QUICK_FRACTION))
+    return RunSpec(game, paper_game_params(game), config, eval_vs=(), family="ntuple")
+
+
+def run_folder(game: str, budget: str, runs_root: str | Path = "runs/pretrained") -> Path:
+    return Path(runs_root) / (game if budget == "paper" else f"{game}-{budget}")
+
+
+def open_run(game: str, budget: str, runs_root: str | Path = "runs/pretrained") -> Run:
+    """The build's run: continued if its folder holds one (it must be the same run), else created."""
+    spec = run_spec(game, budget)
+    folder = run_folder(spec.game, budget, runs_root)
+    if (folder / "run.json").exists():
+        run = Run.open(folder)
+        if run.spec != spec:
+            raise RunError(f"{folder} holds another run than `{build_command(spec.game, budget)}` trains; "
+                           f"move it away or give another runs folder")
+        return run
+    return Run.create(folder, spec, command=build_command(spec.game, budget))
+
+
+def train(game: str, budget: str = "paper", runs_root: str | Path = "runs/pretrained", progress: bool = False,
+          stop_after: float | None = None) -> tuple[Run, str]:
+    """Train (or continue training) the build's run; returns the run and its status (``done``, ``stopped``,
+    ``interrupted``)."""
+    run = open_run(game, budget, runs_root)
+    status = run.train(stop_after=stop_after, progress=progress)
+    return run, status
+
+
+# ----------------------------------------------------------------------------------------------------
+# measuring
+# ----------------------------------------------------------------------------------------------------
+def measure(agent, game: str | None = None, seed: int = 0, jobs: int = 1) -> list[dict]:
+    """The card's strength lines: ``agent`` against each :data:`STRENGTH_PLAN` entry of its game, every seat.
+
+    Each line: opponent, start set, games per seat, metric (``win_rate`` for two players, ``mean_score``
+    otherwise), score and standard error, wins / draws / losses over all seats, and the same per seat.
+    """
+    from farl_agents.runs.evaluation import evaluate_agent
+
+    key = check_game(game or agent.game.name)
+    lines = []
+    for m in STRENGTH_PLAN[key]:
+        result = evaluate_agent(agent, [m.opponent], starts=m.starts, n_games=m.games, seed=seed, jobs=jobs)
+        mu = result.matchups[0]
+        se = mu.win_rate_se if mu.win_rate is not None else mu.score_se
+        lines.append({
+            "opponent": m.opponent, "starts": m.starts, "games_per_seat": mu.n_games // len(mu.per_seat),
+            "metric": result.metric, "score": float(mu.score), "se": float(se),
+            "wins": mu.wins, "draws": mu.draws, "losses": mu.losses,
+            "per_seat": [{"seat": s.seat, "games": s.n_games, "wins": s.wins, "draws": s.draws, "losses": s.losses,
+                          "score": float(s.win_rate if s.win_rate is not None else s.mean_score)}
+                         for s in mu.per_seat]})
+    return lines
+
+
+def no_loss(reference: list[dict], candidate: list[dict]) -> bool:
+    """True when ``candidate`` scores no worse than ``reference`` on every line: not lower by more than the
+    larger of the two standard errors, and (two players) with no more losses. Both must come from the same
+    plan and seed (the harness then deals both agents the same random numbers)."""
+    for r, c in zip(reference, candidate, strict=True):
+        if (r["opponent"], r["starts"]) != (c["opponent"], c["starts"]):
+            raise ValueError("the two measurements follow different plans")
+        if c["score"] < r["score"] - max(r["se"], c["se"]):
+            return False
+        if r["metric"] == "win_rate" and c["losses"] > r["losses"]:
+            return False
+    return True
+
+
+def playing_copy(agent, float16: bool = False):
+    """The agent as shipped: the same tuples and weights without the TCL accumulators, optionally with the
+    weights rounded to float16 precision.
+
+    Temporal coherence learning (Beal & Smith 1999) only scales the learning steps; a move is chosen from
+    the weights alone, so the copy plays exactly like ``agent`` while its file is a third of the size (it
+    cannot continue the training bit for bit: the run folder keeps the full agent for that). Rounded weights
+    stay float32 in the file (the agent format stores float32 tables) but, with 13 zero mantissa bits, they
+    compress to about half. Raises ValueError when a weight is beyond float16's range.
+    """
+    from farl_agents.learners.agent import NTupleAgent
+
+    copy = NTupleAgent(agent.game, agent.config.replace(tcl="none"), tuples=agent.tuples)
+    weights = agent.net.weights
+    if float16:
+        half = weights.astype(np.float16)
+        if not np.isfinite(half).all():
+            raise ValueError("weights beyond float16's range: keep float32")
+        weights = half.astype(np.float32)
+    copy.net.weights[...] = weights
+    copy.agent_rng[:] = agent.agent_rng
+    copy.env_rng[:] = agent.env_rng
+    copy.episodes_done = agent.episodes_done
+    return copy
+
+
+# ----------------------------------------------------------------------------------------------------
+# files and cards
+# ----------------------------------------------------------------------------------------------------
+def sha256_of(path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def write_card(out_dir: Path, game: str, card: dict) -> Path:
+    """Write ``card`` as ``out_dir/GAME.json`` atomically, after the agent file it describes."""
+    path = Path(out_dir) / f"{game}.json"
+    atomic_write_json(path, card)
+    return path
+
+
+def build(game: str, budget: str = "paper", out_dir: str | Path | None = None,
+          runs_root: str | Path = "runs/pretrained", progress: bool = True, stop_after: float | None = None,
+          jobs: int = 1, log=print) -> dict | None:
+    """Train (resumably), measure and publish ``game``'s pretrained agent; returns its card (None when the
+    training stopped before the budget: run the same command again to continue).
+
+    ``out_dir`` defaults to the package folder ``farl_agents/pretrained``.
+    """
+    from farl_agents import __version__
+
+    game, budget = check_game(game), check_budget(budget)
+    out_dir = Path(out_dir) if out_dir is not None else Path(__file__).parent
+    run, status = train(game, budget, runs_root, progress=progress, stop_after=stop_after)
+    if status != "done":
+        log(f"{status} at {int(run.done):,} of {int(run.total):,} episodes; continue with: "
+            f"{build_command(game, budget)}")
+        return None
+    agent = run.trainer.agent
+    log(f"trained {int(run.done):,} episodes in {run.folder}; measuring its strength ...")
+    full = playing_copy(agent)
+    strength32 = measure(full, game, jobs=jobs)
+    storage, chosen, strength = "float32", full, strength32
+    try:
+        half = playing_copy(agent, float16=True)
+    except ValueError as exc:
+        log(f"float16: {exc}")
+        half = None
+    if half is not None:
+        strength16 = measure(half, game, jobs=jobs)
+        if no_loss(strength32, strength16):
+            storage, chosen, strength = "float16-rounded", half, strength16
+        else:
+            log("the float16-rounded weights play worse: keeping float32")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    agent_path = chosen.save(out_dir / f"{game}.npz")
+    spec = run.spec
+    record = json.loads((run.folder / "run.json").read_text())
+    card = {
+        "format": "farl-pretrained-card", "version": 1,
+        "game": game, "game_params": dict(spec.game_params),
+        "file": agent_path.name, "sha256": sha256_of(agent_path), "size_bytes": agent_path.stat().st_size,
+        "storage": storage,
+        "command": record.get("command") or build_command(game, budget), "budget": budget,
+        "episodes": int(run.done), "preset": "paper (Konen & Bagheri 2020, Appendix A.6)",
+        "algo": "td-farl", "seed": int(spec.config.seed), "config": spec.config.to_dict(),
+        "shipped_without": "TCL accumulators" if spec.config.tcl != "none" else None,
+        "train_seconds": round(float(run.train_seconds), 1),
+        "farl_version": __version__, "built": datetime.datetime.now(datetime.timezone.utc).isoformat(
+            timespec="seconds"),
+        "strength": strength,
+        "strength_float32": strength32,
+    }
+    write_card(out_dir, game, card)
+    return card
