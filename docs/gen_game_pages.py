@@ -1,0 +1,206 @@
+"""Write the docs site's page of every registered game, its picture, the games index and the site's games menu.
+
+Each page is the game module's docstring (``farl_envs/games/<game>.py``: rules, action numbering,
+observation, rewards, n-tuple cells), converted to Markdown, under a table of the sizes of the
+default game and a section on what its afterstate is (deterministic, or before a chance event).
+The picture is the initial position drawn by ``render_mode="rgb_array"``.
+
+Run from the repository root after adding a game or editing a game's docstring:
+
+    python docs/gen_game_pages.py            # pages, images, docs/games/index.md, the nav block of mkdocs.yml
+    python docs/gen_game_pages.py --check    # exit 1 when a committed page is stale (no images drawn)
+
+``tests/test_docs_site.py`` runs the check, so a stale page fails the test suite.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import inspect
+import re
+import sys
+from pathlib import Path
+
+import farl_envs
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+PAGES = DOCS / "games"
+IMAGES = DOCS / "images" / "games"
+MKDOCS = ROOT / "mkdocs.yml"
+NAV_START = "  # games:start (written by docs/gen_game_pages.py)"
+NAV_END = "  # games:end"
+
+sys.path.insert(0, str(DOCS))
+from rst_markdown import rst_to_markdown  # noqa: E402  (docs/ is not a package)
+
+#: seed of the reset whose position is drawn (2048 and EinStein würfelt nicht! start at random)
+PICTURE_SEED = 0
+
+
+def game_names() -> list[str]:
+    """Short names (``"tictactoe"``) of the registered games, alphabetically."""
+    return sorted(name.removesuffix("_v0") for name in farl_envs.list_games())
+
+
+def rules_module(name: str):
+    """The module holding the game's kernels and its documentation (``farl_envs.games.<module>``).
+
+    Found from the kernels themselves, since games may share one (Nim and Nim3P: ``farl_envs.games.nim``).
+    """
+    return importlib.import_module(farl_envs.game_spec(name).legal_actions.__module__)
+
+
+def summary_line(name: str) -> str:
+    """One sentence on the game: its rules module's first line, or its env module's where the rules are shared."""
+    module = rules_module(name)
+    if module.__name__.rsplit(".", 1)[-1] != name:
+        module = farl_envs.env_module(name)
+    return rst_to_markdown(inspect.cleandoc(module.__doc__ or "").partition("\n")[0]).strip()
+
+
+def _afterstate_section(spec) -> str:
+    """What ``afterstate(action)`` means for this game: the whole step, or the step before its chance event."""
+    if spec.has_chance:
+        return (
+            "This game has **chance events**. `env.unwrapped.afterstate(action)` is the position right "
+            "after the move and *before* the random event that `step` applies next; the event's outcome "
+            "is in `infos[agent][\"chance\"]` after the step. The n-tuple learners rate afterstates, so "
+            "their values average over the outcomes. `afterstates()` gives every legal action's "
+            "afterstate (board as n-tuple cells, rewards of the move, terminal flag)."
+        )
+    return (
+        "Moves are deterministic: `env.unwrapped.afterstate(action)` is exactly the position that "
+        "`env.step(action)` produces, with the rewards that step gives every agent and whether it ends "
+        "the game, computed without stepping. `afterstates()` gives it for every legal action; after a "
+        "step, `infos[agent][\"afterstate\"]` holds the afterstate of `agent`'s move."
+    )
+
+
+def page(name: str) -> str:
+    """The Markdown page of game ``name``, from its module docstring and its default spec."""
+    module = rules_module(name)
+    body = inspect.cleandoc(module.__doc__ or "").partition("\n")[2]
+    spec = farl_envs.game_spec(name)
+    versioned = name + "_v0"
+    params = ", ".join(f"{k}={v!r}" for k, v in spec.params.items()) or "none"
+    facts = [
+        ("create", f'`farl_envs.make("{name}")` (module `farl_envs.{versioned}`)'),
+        ("Gymnasium id", f"`{farl_envs.gymnasium_id(name)}`"),
+        ("default parameters", f"`{params}`" if spec.params else "none"),
+        ("players", str(spec.n_players)),
+        ("actions", str(spec.n_actions)),
+        ("observation shape", f"`{tuple(spec.obs_shape)}`"),
+        ("n-tuple cells / values P", f"{spec.n_cells} / {spec.n_cell_values}"),
+        ("chance", "yes" if spec.has_chance else "no"),
+    ]
+    lines = [
+        f"# {versioned}",
+        "",
+        summary_line(name),
+        "",
+        f"![The initial position of {versioned}](../images/games/{name}.png){{ width=\"320\" }}",
+        "",
+        "| | |",
+        "|---|---|",
+        *[f"| {key} | {value} |" for key, value in facts],
+        "",
+        "## Afterstates",
+        "",
+        _afterstate_section(spec),
+        "",
+        "## Rules and interface",
+        "",
+        f"From the docstring of `{module.__name__}`.",
+        "",
+        rst_to_markdown(body, heading_level=3).strip(),
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def index_page(names: list[str]) -> str:
+    """``docs/games/index.md``: one row per game."""
+    rows = []
+    for name in names:
+        spec = farl_envs.game_spec(name)
+        rows.append(f"| [`{name}_v0`]({name}.md) | {spec.n_players} | {spec.n_actions} | {summary_line(name)} |")
+    return "\n".join([
+        "# Games",
+        "",
+        "Every game is a PettingZoo AEC env with farl's afterstate extension (`farl_envs.make(name)`) and a",
+        "Gymnasium single-agent env. Each page below is made from the game module's docstring by",
+        "`docs/gen_game_pages.py`; the player and action counts are those of the default parameters.",
+        "",
+        "| game | players | actions | |",
+        "|---|---|---|---|",
+        *rows,
+        "",
+    ])
+
+
+def nav_block(names: list[str]) -> str:
+    """The games part of mkdocs.yml's ``nav``, between its marker comments."""
+    entries = [f"      - {name}_v0: games/{name}.md" for name in names]
+    return "\n".join([NAV_START, "  - Games:", "      - games/index.md", *entries, NAV_END])
+
+
+def mkdocs_with_nav(names: list[str]) -> str:
+    text = MKDOCS.read_text()
+    pattern = re.compile(re.escape(NAV_START) + r".*?" + re.escape(NAV_END), re.S)
+    if not pattern.search(text):
+        raise ValueError(f"{MKDOCS} has no games block between {NAV_START.strip()!r} and {NAV_END.strip()!r}")
+    return pattern.sub(lambda _: nav_block(names), text)
+
+
+def expected_files(names: list[str]) -> dict[Path, str]:
+    """Every text file the generator writes, with its content."""
+    files = {PAGES / f"{name}.md": page(name) for name in names}
+    files[PAGES / "index.md"] = index_page(names)
+    files[MKDOCS] = mkdocs_with_nav(names)
+    return files
+
+
+def draw(name: str, path: Path) -> None:
+    """Save the initial position of ``name`` (default parameters) as drawn by ``render_mode="rgb_array"``."""
+    import matplotlib.pyplot as plt
+
+    env = farl_envs.make(name, render_mode="rgb_array")
+    env.reset(seed=PICTURE_SEED)
+    plt.imsave(path, env.render())
+
+
+def stale(names: list[str]) -> list[str]:
+    """Files that are missing or differ from what the generator writes (images: only missing)."""
+    out = [str(p.relative_to(ROOT)) for p, text in expected_files(names).items()
+           if not p.exists() or p.read_text() != text]
+    out += [f"docs/images/games/{n}.png" for n in names if not (IMAGES / f"{n}.png").exists()]
+    return out
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only report stale files (exit 1 if any)")
+    parser.add_argument("--no-images", action="store_true", help="write the pages but draw no pictures")
+    args = parser.parse_args(argv)
+    names = game_names()
+    if args.check:
+        bad = stale(names)
+        for path in bad:
+            print(f"stale: {path}")
+        if bad:
+            print("run: python docs/gen_game_pages.py")
+        return 1 if bad else 0
+    PAGES.mkdir(parents=True, exist_ok=True)
+    IMAGES.mkdir(parents=True, exist_ok=True)
+    for path, text in expected_files(names).items():
+        path.write_text(text)
+    if not args.no_images:
+        for name in names:
+            draw(name, IMAGES / f"{name}.png")
+    print(f"wrote {len(names)} game pages" + ("" if args.no_images else " and pictures"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
