@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import farl_envs
 from farl_agents import families
-from farl_agents.cli.pretrained import read_cards, strength_text
+from farl_agents.cli.pretrained import read_cards, size_text, strength_text
 from farl_agents.learners import paper_game_params
 from farl_agents.pretrained import zoo
 
@@ -46,7 +46,7 @@ def run_command(args) -> int:
     if not cards:
         print("  none yet (`farl pretrained build GAME` makes one)")
     for c in cards:
-        print(f"  {c['game']:13s} {c['episodes']:,} episodes, {c['size_bytes'] / 1e6:.2f} MB; built with "
+        print(f"  {c['game']:13s} {c['episodes']:,} episodes, {size_text(c['size_bytes'])}; built with "
               f"{c['command']} (farl {c['farl_version']}, {c['built'][:10]})")
         for line in c["strength"]:
             print(f"                {strength_text(line)}")

@@ -94,6 +94,11 @@ def strength_text(line: dict) -> str:
     return f"{head}: mean score {line['score']:.4g} ± {line['se']:.2g}"
 
 
+def size_text(n: int) -> str:
+    """``13.6 kB`` / ``12.30 MB``."""
+    return f"{n / 1e3:.1f} kB" if n < 1e6 else f"{n / 1e6:.2f} MB"
+
+
 def cards_table(cards: list[dict], markdown: bool = False) -> str:
     """The cards as a table: game, episodes, strength, storage, size, how it was built."""
     head = ["game", "episodes", "strength (evaluation harness, every seat)", "file", "built with"]
@@ -102,7 +107,7 @@ def cards_table(cards: list[dict], markdown: bool = False) -> str:
         params = " ".join(f"{k}={v}" for k, v in c["game_params"].items())
         game = c["game"] + (f" ({params})" if params else "")
         rows.append([game, f"{c['episodes']:,}", "; ".join(strength_text(s) for s in c["strength"]),
-                     f"{c['size_bytes'] / 1e6:.2f} MB {c['storage']}",
+                     f"{size_text(c['size_bytes'])} {c['storage']}",
                      f"`{c['command']}` (farl {c['farl_version']}, {c['built'][:10]})" if markdown
                      else f"{c['command']} (farl {c['farl_version']}, {c['built'][:10]})"])
     if markdown:
