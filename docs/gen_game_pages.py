@@ -170,11 +170,18 @@ def draw(name: str, path: Path) -> None:
     plt.imsave(path, env.render())
 
 
+def leftovers(names: list[str]) -> list[Path]:
+    """Pages and pictures of games that are no longer registered."""
+    pages = [p for p in PAGES.glob("*.md") if p.stem != "index" and p.stem not in names]
+    return pages + [p for p in IMAGES.glob("*.png") if p.stem not in names]
+
+
 def stale(names: list[str]) -> list[str]:
-    """Files that are missing or differ from what the generator writes (images: only missing)."""
+    """Files that are missing, differ from what the generator writes (images: only missing) or left over."""
     out = [str(p.relative_to(ROOT)) for p, text in expected_files(names).items()
            if not p.exists() or p.read_text() != text]
     out += [f"docs/images/games/{n}.png" for n in names if not (IMAGES / f"{n}.png").exists()]
+    out += [str(p.relative_to(ROOT)) + " (no such game)" for p in leftovers(names)]
     return out
 
 
@@ -195,6 +202,8 @@ def main(argv=None) -> int:
     IMAGES.mkdir(parents=True, exist_ok=True)
     for path, text in expected_files(names).items():
         path.write_text(text)
+    for path in leftovers(names):
+        path.unlink()
     if not args.no_images:
         for name in names:
             draw(name, IMAGES / f"{name}.png")

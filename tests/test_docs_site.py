@@ -1,0 +1,124 @@
+"""The docs site: the game pages match the game modules' docstrings, the reST-to-Markdown conversion
+keeps what the docstrings mean, and ``mkdocs build --strict`` passes (broken links and references fail).
+
+The build test needs the ``docs`` extra (mkdocs, mkdocs-material, mkdocstrings[python]) and is skipped
+without it.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import farl_envs
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load(name: str):
+    """A script of docs/ (not a package) as a module."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "docs" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+rst_markdown = _load("rst_markdown")
+gen_game_pages = _load("gen_game_pages")
+
+
+# ------------------------------------------------------------------------------------------ conversion
+def test_simple_table_becomes_a_markdown_table_with_continuation_lines_joined():
+    text = "\n".join([
+        "=======  ====================",
+        "players  2 (``player_0`` first)",
+        "actions  9: ``cell = 3 * row``",
+        "         ``+ col``",
+        "=======  ====================",
+    ])
+    lines = rst_markdown.rst_to_markdown(text).strip().splitlines()
+    assert lines == [
+        "|  |  |",
+        "|---|---|",
+        "| players | 2 (`player_0` first) |",
+        "| actions | 9: `cell = 3 * row` `+ col` |",
+    ]
+
+
+def test_table_with_a_header_and_a_pipe_inside_a_cell():
+    text = "\n".join([
+        "=====  =====",
+        "name   games",
+        "=====  =====",
+        "a|b    all",
+        "=====  =====",
+    ])
+    lines = rst_markdown.rst_to_markdown(text).strip().splitlines()
+    assert lines[0] == "| name | games |"
+    assert lines[2] == "| a\\|b | all |"
+
+
+def test_literal_block_becomes_a_fence_and_keeps_its_indentation():
+    text = "Cell numbering::\n\n    0 | 1\n      --+--\n    2 | 3\n\nAfter."
+    md = rst_markdown.rst_to_markdown(text)
+    assert md == "Cell numbering:\n\n```text\n0 | 1\n  --+--\n2 | 3\n```\n\nAfter.\n"
+
+
+def test_roles_literals_and_titles():
+    text = "Title\n-----\nSee :class:`~farl_envs.core.spec.GameSpec`, :mod:`farl_envs.core.rng` and ``x``."
+    md = rst_markdown.rst_to_markdown(text, heading_level=3)
+    assert md == "### Title\n\nSee `GameSpec`, `farl_envs.core.rng` and `x`.\n"
+
+
+def test_indented_prose_is_not_turned_into_a_code_block_but_google_sections_keep_their_indent():
+    text = "Summary.\n\n    indented prose\n\nArgs:\n    game: a ``name``.\n        More on game.\n\nEnd."
+    md = rst_markdown.rst_to_markdown(text)
+    assert "\nindented prose\n" in md
+    assert "Args:\n    game: a `name`.\n        More on game.\n" in md
+
+
+# ------------------------------------------------------------------------------------------ game pages
+def test_every_registered_game_has_an_up_to_date_page_and_a_picture():
+    names = gen_game_pages.game_names()
+    assert sorted(n + "_v0" for n in names) == sorted(farl_envs.list_games())
+    stale = gen_game_pages.stale(names)
+    assert not stale, f"stale docs files {stale}: run python docs/gen_game_pages.py"
+
+
+def test_game_page_shows_the_rules_docstring_and_the_chance_semantics():
+    page_2048 = gen_game_pages.page("game2048")
+    # a phrase of game2048's docstring, literal block turned into a fence, the chance section
+    assert "the pair\nnearest the wall" in page_2048
+    assert "**chance events**" in page_2048
+    page_ttt = gen_game_pages.page("tictactoe")
+    assert "```text\n0 | 1 | 2\n" in page_ttt
+    assert "Moves are deterministic" in page_ttt
+    assert "| actions | 9 |" in page_ttt
+
+
+def test_nim3p_page_names_its_own_env_although_it_shares_nim_rules():
+    page = gen_game_pages.page("nim3p")
+    assert page.startswith("# nim3p_v0\n\nThree-player Nim")
+    assert "From the docstring of `farl_envs.games.nim`." in page
+
+
+# ------------------------------------------------------------------------------------------ the build
+def test_mkdocs_build_strict(tmp_path):
+    pytest.importorskip("mkdocs")
+    pytest.importorskip("mkdocstrings_handlers.python")
+    pytest.importorskip("material")
+    site = tmp_path / "site"
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(ROOT / "mkdocs.yml"),
+                           "-d", str(site)], cwd=ROOT, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    # the API reference is made from the docstrings, the game pages carry their pictures
+    api = (site / "api" / "envs" / "index.html").read_text()
+    assert "make_raw" in api and "The registered Gymnasium id of game" in api
+    ttt = (site / "games" / "tictactoe" / "index.html").read_text()
+    assert "images/games/tictactoe.png" in ttt
+    assert (site / "images" / "games" / "tictactoe.png").exists()
