@@ -196,3 +196,44 @@ def test_readme_table_is_the_generated_one(capsys):
     assert m.group(1).strip() == capsys.readouterr().out.strip()
     assert m.group(1).strip() == cards_table(read_cards(pretrained.FOLDER), markdown=True)
 
+
+
+def test_build_is_resumable_and_writes_a_matching_card(tmp_path, capsys):
+    """`farl pretrained build` stopped part-way continues the same run, then measures and writes file + card."""
+    runs, out = tmp_path / "runs", tmp_path / "zoo"
+    args = ["pretrained", "build", "tictactoe", "--budget", "quick", "--runs", str(runs), "--out", str(out),
+            "--quiet"]
+    assert main(args + ["--stop-after", "1000"]) == 0
+    assert "continue with: farl pretrained build tictactoe --budget quick" in capsys.readouterr().out
+    assert not (out / "tictactoe.json").exists()
+    assert main(args) == 0
+    card = read_cards(out)[0]
+    assert card["episodes"] == 3_000 and card["budget"] == "quick"
+    assert card["command"] == "farl pretrained build tictactoe --budget quick"
+    assert card["sha256"] == hashlib.sha256((out / "tictactoe.npz").read_bytes()).hexdigest()
+    assert NTupleAgent.load(out / "tictactoe.npz").episodes_done == 3_000
+    assert main(["pretrained", "list", "--dir", str(out)]) == 0
+    assert "tictactoe: 3,000 episodes" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_built_wheel_holds_the_agents_and_cards(tmp_path):
+    """A wheel built from the tracked files contains every shipped agent and card (and stays under 30 MB)."""
+    import shutil
+    import subprocess
+    import sys
+    import zipfile
+
+    if shutil.which("git") is None:
+        pytest.skip("needs git to list the tracked files")
+    src = tmp_path / "src"
+    archive = subprocess.run(["git", "archive", "HEAD"], cwd=ROOT, capture_output=True, check=True).stdout
+    src.mkdir()
+    subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "--no-build-isolation", "-q", "-w",
+                    str(tmp_path / "dist")], cwd=src, check=True)
+    wheel = next((tmp_path / "dist").glob("farl-*.whl"))
+    assert wheel.stat().st_size < 30_000_000
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for game in SHIPPED:
+        assert {f"farl_agents/pretrained/{game}.npz", f"farl_agents/pretrained/{game}.json"} <= names
