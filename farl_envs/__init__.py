@@ -16,7 +16,9 @@ __version__ = _installed_version("farl")
 #: short name -> (module of the versioned env, Gymnasium id), in listing order
 _GAMES = {
     "amazons": ("farl_envs.amazons_v0", "farl/Amazons-v0"),
+    "breakthrough": ("farl_envs.breakthrough_v0", "farl/Breakthrough-v0"),
     "chinese_checkers": ("farl_envs.chinese_checkers_v0", "farl/ChineseCheckers-v0"),
+    "clobber": ("farl_envs.clobber_v0", "farl/Clobber-v0"),
     "connect_four": ("farl_envs.connect_four_v0", "farl/ConnectFour-v0"),
     "einstein_wurfelt_nicht": ("farl_envs.einstein_wurfelt_nicht_v0", "farl/EinsteinWurfeltNicht-v0"),
     "game2048": ("farl_envs.game2048_v0", "farl/2048-v0"),

@@ -26,9 +26,9 @@ def _quiet():
 
 
 def test_registry_lists_every_game():
-    assert GAMES == ["amazons_v0", "chinese_checkers_v0", "connect_four_v0", "einstein_wurfelt_nicht_v0",
-                     "game2048_v0", "hex_v0", "nim_v0", "nim3p_v0", "othello_v0", "outer_open_gomoku_v0",
-                     "santorini_v0", "sim_v0", "surakarta_v0", "tictactoe_v0", "yavalath_v0"]
+    assert GAMES == ["amazons_v0", "breakthrough_v0", "chinese_checkers_v0", "clobber_v0", "connect_four_v0",
+                     "einstein_wurfelt_nicht_v0", "game2048_v0", "hex_v0", "nim_v0", "nim3p_v0", "othello_v0",
+                     "outer_open_gomoku_v0", "santorini_v0", "sim_v0", "surakarta_v0", "tictactoe_v0", "yavalath_v0"]
 
 
 def test_make_accepts_names_with_and_without_version():
@@ -49,7 +49,8 @@ def test_unknown_game_names_the_known_ones(bad):
     ("tictactoe", {"size": 4}), ("nim3p", {"extra_rule": "yes"}), ("amazons", {"board_size": 7}),
     ("sim", {"players": 5}), ("sim", {"nodes": 3}), ("yavalath", {"size": 1}), ("yavalath", {"players": 4}),
     ("chinese_checkers", {"players": 5}), ("einstein_wurfelt_nicht", {"players": 5}), ("santorini", {"size": 6}),
-    ("outer_open_gomoku", {"size": 4}), ("surakarta", {"no_capture_limit": 0}),
+    ("outer_open_gomoku", {"size": 4}), ("surakarta", {"no_capture_limit": 0}), ("breakthrough", {"rows": 1}),
+    ("clobber", {"rows": 1}),
 ])
 def test_bad_parameters_are_refused(name, params):
     with pytest.raises((ValueError, TypeError)):

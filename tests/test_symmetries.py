@@ -10,7 +10,8 @@ from farl_envs.core.spec import HEADER, TERMINAL
 
 # games whose state is the header followed by the n-tuple cells in board order (Sim keeps its out bits after them)
 GAMES = [("tictactoe", {}), ("othello", {}), ("game2048", {}), ("nim3p", {}), ("hex", {"size": 5}), ("yavalath", {}),
-         ("santorini", {}), ("outer_open_gomoku", {"size": 7}), ("sim", {}), ("sim", {"players": 3, "nodes": 7})]
+         ("santorini", {}), ("outer_open_gomoku", {"size": 7}), ("sim", {}), ("sim", {"players": 3, "nodes": 7}),
+         ("breakthrough", {}), ("clobber", {}), ("clobber", {"rows": 8, "columns": 8})]
 
 
 def _random_position(spec, plies, rng):
