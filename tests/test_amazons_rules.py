@@ -23,6 +23,7 @@ import farl_envs
 from farl_agents.evaluate import evaluate
 from farl_agents.opponents import make_opponent
 from farl_envs import amazons_v0
+from farl_envs.core.kernels import kernels_of
 from farl_envs.core.playout import random_playout
 from farl_envs.core.rng import make_rng, rng_choice_mask
 from farl_envs.games import amazons as am
@@ -373,7 +374,7 @@ def test_compiled_random_playouts_end_with_one_winner():
     rewards, total = np.zeros(2), np.zeros(2)
     for _ in range(200):
         s = spec.initial_state(spec.p, rng)
-        plies = random_playout(spec.legal_actions, spec.afterstate, spec.chance, spec.p, s, mask, rewards, total, rng)
+        plies = random_playout(kernels_of(spec), spec.p, s, mask, rewards, total, rng)
         assert s[1] == 1 and plies == s[2] and plies % 3 == 0 and plies <= spec.max_plies
         assert sorted(total.tolist()) == [-1.0, 1.0] and total[1 - s[0]] == 1.0
         assert am.validate(spec.p, s) == ""

@@ -23,6 +23,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from farl_envs import chinese_checkers_v0
+from farl_envs.core.kernels import kernels_of
 from farl_envs.core.playout import random_playouts
 from farl_envs.core.render import CELL
 from farl_envs.core.rng import make_rng, rng_choice_mask
@@ -584,8 +585,7 @@ def test_random_games_end_within_max_plies_and_rewards_sum_to_zero(n):
     s = spec.initial_state(spec.p, rng)
     total = 0
     for _ in range(5):
-        plies = random_playouts(spec.legal_actions, spec.afterstate, spec.chance, spec.p, s, 1,
-                                spec.n_actions, n, rng)
+        plies = random_playouts(kernels_of(spec), spec.p, s, 1, spec.n_actions, n, rng)
         assert 300 <= plies <= spec.max_plies
         total += plies
     assert total > 1500

@@ -23,6 +23,7 @@ import farl_envs
 from farl_agents.evaluate import evaluate
 from farl_agents.opponents import make_opponent
 from farl_envs import lines_of_action_v0
+from farl_envs.core.kernels import kernels_of
 from farl_envs.core.playout import random_playout
 from farl_envs.core.rng import make_rng, rng_choice_mask
 from farl_envs.core.spec import PLY, TERMINAL, TO_MOVE
@@ -348,7 +349,7 @@ def test_every_random_game_ends_with_zero_sum_rewards():
     mask, rewards, total = np.zeros(SPEC.n_actions, np.int8), np.zeros(2), np.zeros(2)
     for _ in range(100):
         s = s0.copy()
-        plies = random_playout(SPEC.legal_actions, SPEC.afterstate, SPEC.chance, P, s, mask, rewards, total, rng)
+        plies = random_playout(kernels_of(SPEC), P, s, mask, rewards, total, rng)
         assert s[TERMINAL] == 1 and 1 <= plies <= SPEC.max_plies and s[PLY] == plies
         assert total.sum() == 0 and abs(total[0]) in (0.0, 1.0)
 

@@ -18,6 +18,7 @@ import farl_envs
 from farl_agents.evaluate import evaluate
 from farl_agents.opponents import make_opponent
 from farl_envs import outer_open_gomoku_v0
+from farl_envs.core.kernels import kernels_of
 from farl_envs.core.playout import random_playout
 from farl_envs.core.rng import make_rng, rng_choice_mask
 from farl_envs.core.spec import HEADER, PLY, TERMINAL, TO_MOVE
@@ -357,7 +358,7 @@ def test_every_random_playout_ends_with_a_consistent_reward():
     seen = set()
     for _ in range(300):
         s = s0.copy()
-        plies = random_playout(spec.legal_actions, spec.afterstate, spec.chance, spec.p, s, mask, rewards, total, rng)
+        plies = random_playout(kernels_of(spec), spec.p, s, mask, rewards, total, rng)
         assert s[TERMINAL] == 1 and 9 <= plies <= 49 and total.sum() == 0.0
         seen.add(tuple(total))
         assert spec.validate(spec.p, s) == ""

@@ -24,6 +24,7 @@ from farl_agents.evaluate import evaluate
 from farl_agents.opponents import make_opponent
 from farl_agents.opponents.maxn import MaxN
 from farl_envs import sim_v0
+from farl_envs.core.kernels import kernels_of
 from farl_envs.core.playout import random_playout
 from farl_envs.core.rng import make_rng, rng_choice_mask
 from farl_envs.core.spec import HEADER, PLY, TERMINAL, TO_MOVE
@@ -181,7 +182,7 @@ def test_ramsey_every_two_colouring_of_k6_has_a_one_coloured_triangle():
     outcomes = set()
     for _ in range(2000):
         s = s0.copy()
-        random_playout(spec.legal_actions, spec.afterstate, spec.chance, spec.p, s, mask, rewards, total, rng)
+        random_playout(kernels_of(spec), spec.p, s, mask, rewards, total, rng)
         assert sorted(total) == [-1.0, 1.0] and s[PLY] >= 5
         outcomes.add(tuple(total))
     assert outcomes == {(-1.0, 1.0), (1.0, -1.0)}
@@ -192,7 +193,7 @@ def test_ramsey_every_two_colouring_of_k6_has_a_one_coloured_triangle():
     draws = 0
     for _ in range(500):
         s = s5.copy()
-        random_playout(spec5.legal_actions, spec5.afterstate, spec5.chance, spec5.p, s, mask5, rewards, total, rng)
+        random_playout(kernels_of(spec5), spec5.p, s, mask5, rewards, total, rng)
         draws += not total.any()
     assert draws > 0
 

@@ -23,6 +23,7 @@ import farl_envs
 from farl_agents.evaluate import evaluate
 from farl_agents.opponents import make_opponent
 from farl_envs import surakarta_v0
+from farl_envs.core.kernels import kernels_of
 from farl_envs.core.playout import random_playout
 from farl_envs.core.rng import make_rng, rng_choice_mask
 from farl_envs.core.spec import HEADER, PLY, TERMINAL, TO_MOVE
@@ -485,7 +486,7 @@ def test_random_playouts_end_with_consistent_rewards():
     mask, rewards, total = np.zeros(1296, np.int8), np.zeros(2), np.zeros(2)
     for _ in range(200):
         s = s0.copy()
-        plies = random_playout(spec.legal_actions, spec.afterstate, spec.chance, spec.p, s, mask, rewards, total, rng)
+        plies = random_playout(kernels_of(spec), spec.p, s, mask, rewards, total, rng)
         assert s[TERMINAL] == 1 and 0 < plies <= spec.max_plies and total.sum() == 0.0
         assert tuple(total) in {(1.0, -1.0), (-1.0, 1.0), (0.0, 0.0)}
         n0, n1 = int(np.sum(s[HEADER:HEADER + 36] == 1)), int(np.sum(s[HEADER:HEADER + 36] == 2))

@@ -7,65 +7,59 @@ kernels and returns, per child, the state, the n-tuple board, whether it is
 terminal, the result w (sign of ``player_0``'s reward at that move) and the
 pieces of each player (board cells 1 and 2).
 
-Numba compiles one copy per game: :func:`expander_for` closes a jitted
-function over the game's kernels (passing the kernels as arguments would
-make numba re-type the dispatchers on every call, which cost more than the
-expansion itself). Not cached on disk: closures over dispatchers cannot be.
+Numba compiles one copy per game: :func:`expand_state` takes the game's
+kernels as one :class:`~farl_envs.core.kernels.Kernels` value whose numba
+type names them (plus a stamp of their sources), so the copy is cached on
+disk like any ``cache=True`` function (compiled once per game, not once per
+process), and typing the value on each call costs no more than a scalar.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-_COMPILED: dict = {}
+from farl_envs.core.kernels import afterstate, board, kernels_of, legal_actions
 
 
-def expander_for(game):
-    """The compiled ``expand(p, s, mask, n_cells, n_players)`` of ``game``'s kernels (one per game)."""
-    key = (game.name, game.version)
-    fn = _COMPILED.get(key)
-    if fn is not None:
-        return fn
-    legal_actions, afterstate, board = game.legal_actions, game.afterstate, game.board
+@njit(cache=True)
+def expand_state(kernels, p, s, mask, n_cells, n_players):
+    """``(actions, states, boards, terminal, result, pieces)`` of every legal action of ``s``.
 
-    @njit
-    def expand(p, s, mask, n_cells, n_players):
-        n = legal_actions(p, s, mask)
-        actions = np.empty(n, dtype=np.int64)
-        states = np.empty((n, s.shape[0]), dtype=np.int32)
-        boards = np.empty((n, n_cells), dtype=np.int32)
-        terminal = np.zeros(n, dtype=np.int8)
-        result = np.zeros(n, dtype=np.int8)
-        pieces = np.zeros((n, 2), dtype=np.int32)
-        rewards = np.zeros(n_players)
-        k = 0
-        for a in range(mask.shape[0]):
-            if mask[a] == 0:
-                continue
-            rewards[:] = 0.0
-            out = states[k]
-            afterstate(p, s, a, out, rewards)
-            b = boards[k]
-            board(p, out, b)
-            actions[k] = a
-            if out[1] != 0:
-                terminal[k] = 1
-                d = rewards[0] - rewards[1]
-                result[k] = 1 if d > 0 else (-1 if d < 0 else 0)
-            c1 = 0
-            c2 = 0
-            for c in range(n_cells):
-                if b[c] == 1:
-                    c1 += 1
-                elif b[c] == 2:
-                    c2 += 1
-            pieces[k, 0] = c1
-            pieces[k, 1] = c2
-            k += 1
-        return actions, states, boards, terminal, result, pieces
-
-    _COMPILED[key] = expand
-    return expand
+    ``kernels`` is the game's :func:`~farl_envs.core.kernels.kernels_of`; ``mask`` (``int8[n_actions]``) is scratch.
+    """
+    n = legal_actions(kernels, p, s, mask)
+    actions = np.empty(n, dtype=np.int64)
+    states = np.empty((n, s.shape[0]), dtype=np.int32)
+    boards = np.empty((n, n_cells), dtype=np.int32)
+    terminal = np.zeros(n, dtype=np.int8)
+    result = np.zeros(n, dtype=np.int8)
+    pieces = np.zeros((n, 2), dtype=np.int32)
+    rewards = np.zeros(n_players)
+    k = 0
+    for a in range(mask.shape[0]):
+        if mask[a] == 0:
+            continue
+        rewards[:] = 0.0
+        out = states[k]
+        afterstate(kernels, p, s, a, out, rewards)
+        b = boards[k]
+        board(kernels, p, out, b)
+        actions[k] = a
+        if out[1] != 0:
+            terminal[k] = 1
+            d = rewards[0] - rewards[1]
+            result[k] = 1 if d > 0 else (-1 if d < 0 else 0)
+        c1 = 0
+        c2 = 0
+        for c in range(n_cells):
+            if b[c] == 1:
+                c1 += 1
+            elif b[c] == 2:
+                c2 += 1
+        pieces[k, 0] = c1
+        pieces[k, 1] = c2
+        k += 1
+    return actions, states, boards, terminal, result, pieces
 
 
 class Expander:
@@ -74,12 +68,12 @@ class Expander:
     def __init__(self, game):
         self.game = game
         self._mask = np.zeros(game.n_actions, dtype=np.int8)
-        self._expand = expander_for(game)
+        self._kernels = kernels_of(game)
 
     def __call__(self, state: np.ndarray):
         """``(actions, states, boards, terminal, result, pieces)`` of every legal action of ``state``."""
         g = self.game
-        return self._expand(g.p, state, self._mask, g.n_cells, g.n_players)
+        return expand_state(self._kernels, g.p, state, self._mask, g.n_cells, g.n_players)
 
     def board(self, state: np.ndarray) -> np.ndarray:
         out = np.zeros(self.game.n_cells, dtype=np.int32)

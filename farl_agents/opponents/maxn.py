@@ -29,8 +29,10 @@ Choices that make the search well defined and fast:
   search without it would, and the table can be kept across moves and games
   of the same game (it is rebuilt when the player meets another game).
 * Iterative depth-first search over preallocated per-level buffers in one
-  ``@njit`` function that takes the game's kernels as arguments (one
-  compiled specialisation per game, as in :mod:`farl_envs.core.playout`).
+  ``@njit(cache=True)`` function that takes the game's kernels as one
+  :class:`~farl_envs.core.kernels.Kernels` value (one compiled
+  specialisation per game, cached on disk, as in
+  :mod:`farl_envs.core.playout`).
 
 Games with chance events (2048) are rejected: Max-N has no chance nodes.
 """
@@ -39,6 +41,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from farl_envs.core.kernels import afterstate, kernels_of, legal_actions
 from farl_envs.core.rng import rng_below
 from farl_envs.core.spec import TERMINAL, TO_MOVE, GameSpec
 
@@ -111,11 +114,13 @@ def _combine(k, a, vec, child_height, S, best, bestset, height, root_vals):
             height[k] = child_height + 1
 
 
-@njit  # takes kernels as arguments: not cacheable (see farl_agents.opponents.mcts)
-def maxn_search(legal_actions, afterstate, p, root, depth,
+@njit(cache=True)
+def maxn_search(kernels, p, root, depth,
                 keys, tstates, tvals, theight, trem,
                 S, M, nxt, act, best, bestset, height, rew, vec, root_vals):
     """Max-N values of every legal root action, ``depth`` plies deep.
+
+    ``kernels`` is the game's :func:`~farl_envs.core.kernels.kernels_of`.
 
     ``root_vals[a]`` receives the value vector of legal action ``a`` (other
     rows are left alone); ``best[0]`` the root's value. The buffers have
@@ -126,7 +131,7 @@ def maxn_search(legal_actions, afterstate, p, root, depth,
     n_actions = M.shape[1]
     for i in range(root.shape[0]):
         S[0, i] = root[i]
-    legal_actions(p, S[0], M[0])
+    legal_actions(kernels, p, S[0], M[0])
     nxt[0] = 0
     bestset[0] = False
     height[0] = 0
@@ -140,7 +145,7 @@ def maxn_search(legal_actions, afterstate, p, root, depth,
         if a < n_actions:
             nxt[k] = a + 1
             act[k] = a
-            afterstate(p, S[k], a, S[k + 1], rew[k])
+            afterstate(kernels, p, S[k], a, S[k + 1], rew[k])
             nodes += 1
             rem = depth - (k + 1)
             if S[k + 1, TERMINAL] != 0:
@@ -155,7 +160,7 @@ def maxn_search(legal_actions, afterstate, p, root, depth,
                     _combine(k, a, vec, theight[slot], S, best, bestset, height, root_vals)
                 else:
                     k += 1
-                    legal_actions(p, S[k], M[k])
+                    legal_actions(kernels, p, S[k], M[k])
                     nxt[k] = 0
                     bestset[k] = False
                     height[k] = 0
@@ -255,7 +260,7 @@ class MaxN:
             raise ValueError(f"{game.id}: no move in a terminal position")
         self._prepare(game)
         self._root_vals[:] = np.nan
-        self.last_nodes = int(maxn_search(game.legal_actions, game.afterstate, game.p,
+        self.last_nodes = int(maxn_search(kernels_of(game), game.p,
                                           np.ascontiguousarray(state, dtype=np.int32), self.depth,
                                           *self._table, *self._bufs, self._root_vals))
         return self._bufs[1][0]

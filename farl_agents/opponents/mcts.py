@@ -36,12 +36,11 @@ positions recomputed (cheaper than storing them).
 
 All node arrays (``children[node, action]``, ``visits``, ``wsum[node,
 player]``) are preallocated with ``iterations + 1`` rows: each iteration adds
-at most one node. The search is one ``@njit`` function over the game's
-kernels passed as arguments. Functions that take kernels as arguments are
-compiled without ``cache=True``: numba cannot cache them (the cache index
-holds references to the kernel dispatchers, and saving it fails with
-"underlying object has vanished" once another process added entries), so
-they compile once per process (a few seconds).
+at most one node. The search is one ``@njit(cache=True)`` function over the
+game's kernels, given as one :class:`~farl_envs.core.kernels.Kernels` value
+whose numba type names them (plus a stamp of their sources): one compiled
+specialisation per game, cached on disk, so a process that already compiled
+it once for that game (and the same sources) loads it instead of compiling.
 """
 from __future__ import annotations
 
@@ -50,16 +49,19 @@ import math
 import numpy as np
 from numba import njit
 
+from farl_envs.core.kernels import afterstate, chance, kernels_of, legal_actions
 from farl_envs.core.playout import random_playout
 from farl_envs.core.rng import rng_below
 from farl_envs.core.spec import TERMINAL, TO_MOVE, GameSpec
 
 
-@njit
-def uct_search(legal_actions, afterstate, chance, p, root, iterations, c_explore,
+@njit(cache=True)
+def uct_search(kernels, p, root, iterations, c_explore,
                lo, hi, adaptive, has_chance,
                children, visits, wsum, s, mask, rew, total, ret, path, step_rew, rng):
     """Run ``iterations`` UCT iterations from ``root``; return the number of nodes.
+
+    ``kernels`` is the game's :func:`~farl_envs.core.kernels.kernels_of`.
 
     ``children`` (int32[cap, n_actions]), ``visits`` (float64[cap]) and ``wsum``
     (float64[cap, n_players]) are the tree (row 0 the root), ``cap >=
@@ -83,7 +85,7 @@ def uct_search(legal_actions, afterstate, chance, p, root, iterations, c_explore
         path[0] = 0
         total[:] = 0.0
         while s[TERMINAL] == 0:
-            legal_actions(p, s, mask)
+            legal_actions(kernels, p, s, mask)
             untried = 0
             for a in range(n_actions):
                 if mask[a] != 0 and children[node, a] < 0:
@@ -103,16 +105,16 @@ def uct_search(legal_actions, afterstate, chance, p, root, iterations, c_explore
                 children[new, :] = -1
                 visits[new] = 0.0
                 wsum[new, :] = 0.0
-                afterstate(p, s, act, s, rew)
+                afterstate(kernels, p, s, act, s, rew)
                 if has_chance and s[TERMINAL] == 0:
-                    chance(p, s, rng)
+                    chance(kernels, p, s, rng)
                 step_rew[depth, :] = rew
                 depth += 1
                 path[depth] = new
-                random_playout(legal_actions, afterstate, chance, p, s, mask, rew, total, rng)
+                random_playout(kernels, p, s, mask, rew, total, rng)
                 break
             if untried > 0:  # tree full (cannot happen with cap >= iterations + 1): simulate here
-                random_playout(legal_actions, afterstate, chance, p, s, mask, rew, total, rng)
+                random_playout(kernels, p, s, mask, rew, total, rng)
                 break
             # selection among the children of the legal actions
             mover = s[TO_MOVE]
@@ -135,9 +137,9 @@ def uct_search(legal_actions, afterstate, chance, p, root, iterations, c_explore
                         best_u = u
                         best_a = a
             c = children[node, best_a]
-            afterstate(p, s, best_a, s, rew)
+            afterstate(kernels, p, s, best_a, s, rew)
             if has_chance and s[TERMINAL] == 0:
-                chance(p, s, rng)
+                chance(kernels, p, s, rng)
             step_rew[depth, :] = rew
             depth += 1
             path[depth] = c
@@ -259,7 +261,7 @@ class MCTS:
         self._prepare(game)
         lo, hi, adaptive = self._bounds(game)
         b = self._bufs
-        self.last_nodes = int(uct_search(game.legal_actions, game.afterstate, game.chance, game.p,
+        self.last_nodes = int(uct_search(kernels_of(game), game.p,
                                          np.ascontiguousarray(state, dtype=np.int32), self.iterations,
                                          self.c, lo, hi, adaptive, game.has_chance,
                                          b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], rng))

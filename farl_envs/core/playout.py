@@ -1,22 +1,26 @@
 """Compiled random play on any game kernel (MCTS rollouts, benchmarks, tests).
 
-The kernel functions are passed in as arguments; numba compiles one
-specialised copy per game, so the calls inline as if the loop were written
-for that game alone.
+The loops take the game's kernels as one :class:`~farl_envs.core.kernels.Kernels`
+value (:func:`~farl_envs.core.kernels.kernels_of`) and call them through its
+stubs: numba compiles one specialised copy per game, the calls inline as if
+the loop were written for that game alone, and the copy is cached on disk
+(compiled once per game and set of sources, not once per process).
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
+from farl_envs.core.kernels import afterstate, chance, kernels_of, legal_actions
 from farl_envs.core.rng import rng_choice_mask
 from farl_envs.core.spec import TERMINAL
 
 
-@njit  # no cache: numba cannot cache functions that take kernels as arguments
-def random_playout(legal_actions, afterstate, chance, p, s, mask, rewards, total, rng):
+@njit(cache=True)
+def random_playout(kernels, p, s, mask, rewards, total, rng):
     """Play uniformly random moves from ``s`` (modified in place) to the end.
 
+    ``kernels`` is the game's :func:`~farl_envs.core.kernels.kernels_of`.
     ``mask`` (``int8[n_actions]``) and ``rewards`` (``float64[n_players]``) are
     scratch; ``total`` receives the summed reward deltas of every player.
     Returns the number of plies played.
@@ -24,19 +28,19 @@ def random_playout(legal_actions, afterstate, chance, p, s, mask, rewards, total
     total[:] = 0.0
     plies = 0
     while s[TERMINAL] == 0:
-        legal_actions(p, s, mask)
+        legal_actions(kernels, p, s, mask)
         a = rng_choice_mask(rng, mask)
-        afterstate(p, s, a, s, rewards)
+        afterstate(kernels, p, s, a, s, rewards)
         if s[TERMINAL] == 0:
-            chance(p, s, rng)
+            chance(kernels, p, s, rng)
         for i in range(total.shape[0]):
             total[i] += rewards[i]
         plies += 1
     return plies
 
 
-@njit  # no cache: numba cannot cache functions that take kernels as arguments
-def random_playouts(legal_actions, afterstate, chance, p, start, n_games, n_actions, n_players, rng):
+@njit(cache=True)
+def random_playouts(kernels, p, start, n_games, n_actions, n_players, rng):
     """Play ``n_games`` random games from ``start``; return the total number of plies."""
     s = np.empty_like(start)
     mask = np.zeros(n_actions, dtype=np.int8)
@@ -45,7 +49,7 @@ def random_playouts(legal_actions, afterstate, chance, p, start, n_games, n_acti
     plies = 0
     for _ in range(n_games):
         s[:] = start
-        plies += random_playout(legal_actions, afterstate, chance, p, s, mask, rewards, total, rng)
+        plies += random_playout(kernels, p, s, mask, rewards, total, rng)
     return plies
 
 
@@ -53,5 +57,4 @@ def playouts(game, n_games: int, rng, start=None) -> int:
     """Python entry: ``n_games`` random games of ``game`` (a GameSpec); returns plies played."""
     if start is None:
         start = game.initial_state(game.p, rng)
-    return int(random_playouts(game.legal_actions, game.afterstate, game.chance, game.p, start,
-                               n_games, game.n_actions, game.n_players, rng))
+    return int(random_playouts(kernels_of(game), game.p, start, n_games, game.n_actions, game.n_players, rng))

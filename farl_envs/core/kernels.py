@@ -1,0 +1,272 @@
+"""A game's kernels as one numba *type*, so that compiled loops over any game can be cached on disk.
+
+A loop that took the game's kernel functions as arguments (``legal_actions``,
+``afterstate`` ...) could not be cached by numba: a dispatcher passed as a
+value is not stable across processes, so every process compiled the loop
+again for every game (~5-25 s each). Instead such loops take one small
+:class:`Kernels` value. Its numba type names the kernels by
+``module:function``, plus a stamp of the sources they are compiled from; the
+loops call the kernels through the stubs below (``legal_actions(kernels, p,
+s, mask)`` ...), which numba resolves to the game's own kernel while
+compiling. The call is then direct (LLVM inlines it) as if the loop were
+written for that game alone, and the loop goes to numba's disk cache like
+any other ``cache=True`` function: compiled once per game, not once per
+process.
+
+**Why the stamp.** numba's cache only watches the file of the cached
+function itself: a cached ``uct_search`` would keep its old machine code
+after an edit of ``tictactoe.py``, of ``core/rng.py`` or of the
+``random_playout`` it calls. The stamp is a hash of every source a loop over
+these kernels compiles in: the game's module, ``farl_envs/core/*.py`` (this
+module, the RNG, the spec, the playout loop), the games' shared helpers
+``farl_envs/games/_*.py`` and the modules of the loops themselves (``loops``
+of :func:`kernels_of`). It is part of the type, and numba's cache is keyed
+by the types of the arguments, so any edit of those files gives a new type,
+hence a new cache entry, never stale code.
+
+Users: :mod:`farl_envs.core.playout`, :mod:`farl_agents.opponents.mcts`,
+:mod:`farl_agents.opponents.maxn` and :mod:`farl_agents.descent.expand`
+(with :data:`SEARCH_LOOPS`), and the learners' self-play loops.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib
+import inspect
+from pathlib import Path
+
+from numba import njit, types
+from numba.extending import NativeValue, models, overload, register_model, typeof_impl, unbox
+
+KERNEL_NAMES = ("initial_state", "legal_actions", "afterstate", "chance", "board")
+"""The kernels a loop can call through the stubs (see :mod:`farl_envs.core.spec`)."""
+
+ROOT = Path(__file__).resolve().parents[2]
+"""The directory holding ``farl_envs`` (and ``farl_agents``): the source patterns are relative to it."""
+
+GAME_SOURCES = ("farl_envs/core/*.py", "farl_envs/games/_*.py")
+"""Sources every game kernel may compile in, besides its own module: always part of the stamp."""
+
+SEARCH_LOOPS = ("farl_envs/core/playout.py", "farl_agents/opponents/mcts.py", "farl_agents/opponents/maxn.py",
+                "farl_agents/descent/expand.py")
+"""The modules of the cached search loops that call the stubs (random playouts, MCTS, Max-N, Descent's expansion)."""
+
+
+class Kernels:
+    """A game's kernels by name (``module:function`` each) and a stamp of their sources; see the module docstring."""
+
+    __slots__ = ("names", "stamp", "_type")
+
+    def __init__(self, names: tuple, stamp: str):
+        self.names = tuple(names)
+        self.stamp = stamp
+        self._type = None
+
+    def __repr__(self) -> str:
+        return f"Kernels({self.names[0].split(':')[0]}, {self.stamp})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Kernels) and (self.names, self.stamp) == (other.names, other.stamp)
+
+    def __hash__(self) -> int:
+        return hash((self.names, self.stamp))
+
+    def __getstate__(self):
+        return {"names": self.names, "stamp": self.stamp}
+
+    def __setstate__(self, d):
+        self.__init__(d["names"], d["stamp"])
+
+
+class KernelsType(types.Type):
+    """The numba type of a :class:`Kernels` value: equal for the same kernels and sources, in any process."""
+
+    def __init__(self, names: tuple, stamp: str):
+        self.names = tuple(names)
+        self.stamp = stamp
+        super().__init__(name=f"Kernels({','.join(self.names)};{stamp})")
+
+
+@typeof_impl.register(Kernels)
+def _typeof_kernels(val, c):
+    # built once per value: a search calls its compiled function once per move or node, and every call types it
+    if val._type is None:
+        val._type = KernelsType(val.names, val.stamp)
+    return val._type
+
+
+register_model(KernelsType)(models.OpaqueModel)
+
+
+@unbox(KernelsType)
+def _unbox_kernels(typ, obj, c):
+    return NativeValue(c.context.get_constant_null(typ))  # all the information is in the type
+
+
+def _resolve(name: str):
+    module, _, qualname = name.partition(":")
+    return getattr(importlib.import_module(module), qualname)
+
+
+def _file_hash(paths) -> str:
+    h = hashlib.sha1()
+    for path in sorted(set(paths)):
+        h.update(str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:12]
+
+
+_FOUND: dict = {}
+
+
+def kernels_of(game, loops: tuple = SEARCH_LOOPS) -> Kernels:
+    """The :class:`Kernels` of a :class:`~farl_envs.core.spec.GameSpec` (its kernels must be module-level ``@njit``).
+
+    ``loops``: glob patterns (relative to :data:`ROOT`) of the modules whose cached loops will call the stubs with
+    this value; their sources join the stamp, so each family of loops (the searches, the learners) names its own.
+    """
+    fns = tuple(getattr(game, k) for k in KERNEL_NAMES)
+    key = (fns, tuple(loops))
+    found = _FOUND.get(key)
+    if found is None:
+        names, files = [], []
+        for kind, fn in zip(KERNEL_NAMES, fns):
+            py = getattr(fn, "py_func", None)
+            name = f"{py.__module__}:{py.__qualname__}" if py is not None else ""
+            if py is None or "<locals>" in py.__qualname__ or _resolve(name) is not fn:
+                raise ValueError(f"{game.name}: the {kind} kernel must be a module-level @njit function")
+            names.append(name)
+            files.append(Path(inspect.getfile(py)).resolve())
+        for pattern in GAME_SOURCES + tuple(loops):
+            matched = list(ROOT.glob(pattern))
+            if not matched:
+                raise ValueError(f"no source matches {pattern!r} under {ROOT}")
+            files.extend(matched)
+        found = _FOUND[key] = Kernels(tuple(names), _file_hash(files))
+    return found
+
+
+_INLINED: dict = {}
+
+
+def _kernel(kernels, kind: str, inline: bool = False):
+    """The ``kind`` kernel named by a :class:`KernelsType` (None for any other type: no match).
+
+    ``inline``: an ``inline="always"`` copy of the game's function (the same source, so the same arithmetic),
+    which numba inlines into the calling loop; see :func:`afterstate_inline`."""
+    if isinstance(kernels, KernelsType):
+        fn = _resolve(kernels.names[KERNEL_NAMES.index(kind)])
+        if not inline:
+            return fn
+        found = _INLINED.get(fn)
+        if found is None:
+            found = _INLINED[fn] = njit(inline="always")(fn.py_func)
+        return found
+    return None
+
+
+# The stubs the loops call. From Python they call the kernel; compiled, numba replaces each by a direct
+# call of the game's kernel (the overloads below), chosen from the type of ``kernels``. Not
+# ``overload(..., inline="always")``: with numba 0.68 that lost the writes of the steps inlined after such a
+# call (LLVM inlines these one-line wrappers anyway).
+def initial_state(kernels, p, rng):
+    return _resolve(kernels.names[0])(p, rng)
+
+
+def legal_actions(kernels, p, s, mask):
+    return _resolve(kernels.names[1])(p, s, mask)
+
+
+def afterstate(kernels, p, s, a, out, rewards):
+    return _resolve(kernels.names[2])(p, s, a, out, rewards)
+
+
+def chance(kernels, p, s, rng):
+    return _resolve(kernels.names[3])(p, s, rng)
+
+
+def board(kernels, p, s, out):
+    return _resolve(kernels.names[4])(p, s, out)
+
+
+@overload(initial_state)
+def _ol_initial_state(kernels, p, rng):
+    fn = _kernel(kernels, "initial_state")
+    if fn is not None:
+        return lambda kernels, p, rng: fn(p, rng)
+
+
+@overload(legal_actions)
+def _ol_legal_actions(kernels, p, s, mask):
+    fn = _kernel(kernels, "legal_actions")
+    if fn is not None:
+        return lambda kernels, p, s, mask: fn(p, s, mask)
+
+
+@overload(afterstate)
+def _ol_afterstate(kernels, p, s, a, out, rewards):
+    fn = _kernel(kernels, "afterstate")
+    if fn is not None:
+        return lambda kernels, p, s, a, out, rewards: fn(p, s, a, out, rewards)
+
+
+@overload(chance)
+def _ol_chance(kernels, p, s, rng):
+    fn = _kernel(kernels, "chance")
+    if fn is not None:
+        return lambda kernels, p, s, rng: fn(p, s, rng)
+
+
+@overload(board)
+def _ol_board(kernels, p, s, out):
+    fn = _kernel(kernels, "board")
+    if fn is not None:
+        return lambda kernels, p, s, out: fn(p, s, out)
+
+
+# The same kernels inlined into the calling loop (numba IR, before type inference), for the call sites every
+# candidate of every ply runs: a plain call passes each array as a structure on the stack and pays a
+# reference-count call per array on entry and exit. Inlining copies the kernel's body into the loop and numba's
+# compile time grows with every copy, so only the hottest sites should use these.
+def legal_actions_inline(kernels, p, s, mask):
+    return _resolve(kernels.names[1])(p, s, mask)
+
+
+def afterstate_inline(kernels, p, s, a, out, rewards):
+    return _resolve(kernels.names[2])(p, s, a, out, rewards)
+
+
+def chance_inline(kernels, p, s, rng):
+    return _resolve(kernels.names[3])(p, s, rng)
+
+
+def board_inline(kernels, p, s, out):
+    return _resolve(kernels.names[4])(p, s, out)
+
+
+@overload(legal_actions_inline)
+def _ol_legal_actions_inline(kernels, p, s, mask):
+    fn = _kernel(kernels, "legal_actions", inline=True)
+    if fn is not None:
+        return lambda kernels, p, s, mask: fn(p, s, mask)
+
+
+@overload(afterstate_inline)
+def _ol_afterstate_inline(kernels, p, s, a, out, rewards):
+    fn = _kernel(kernels, "afterstate", inline=True)
+    if fn is not None:
+        return lambda kernels, p, s, a, out, rewards: fn(p, s, a, out, rewards)
+
+
+@overload(chance_inline)
+def _ol_chance_inline(kernels, p, s, rng):
+    fn = _kernel(kernels, "chance", inline=True)
+    if fn is not None:
+        return lambda kernels, p, s, rng: fn(p, s, rng)
+
+
+@overload(board_inline)
+def _ol_board_inline(kernels, p, s, out):
+    fn = _kernel(kernels, "board", inline=True)
+    if fn is not None:
+        return lambda kernels, p, s, out: fn(p, s, out)
