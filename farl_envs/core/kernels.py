@@ -137,13 +137,19 @@ def kernels_of(game, loops: tuple = SEARCH_LOOPS) -> Kernels:
                 raise ValueError(f"{game.name}: the {kind} kernel must be a module-level @njit function")
             names.append(name)
             files.append(Path(inspect.getfile(py)).resolve())
-        for pattern in GAME_SOURCES + tuple(loops):
-            matched = list(ROOT.glob(pattern))
-            if not matched:
-                raise ValueError(f"no source matches {pattern!r} under {ROOT}")
-            files.extend(matched)
-        found = _FOUND[key] = Kernels(tuple(names), _file_hash(files))
+        found = _FOUND[key] = Kernels(tuple(names), _file_hash(files + shared_sources(loops)))
     return found
+
+
+def shared_sources(loops: tuple = SEARCH_LOOPS) -> list:
+    """The files of :data:`GAME_SOURCES` and ``loops`` (the stamp's sources besides the game's own module)."""
+    files = []
+    for pattern in GAME_SOURCES + tuple(loops):
+        matched = sorted(ROOT.glob(pattern))
+        if not matched:
+            raise ValueError(f"no source matches {pattern!r} under {ROOT}")
+        files.extend(path.resolve() for path in matched)
+    return files
 
 
 _INLINED: dict = {}

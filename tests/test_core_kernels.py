@@ -1,0 +1,117 @@
+"""The Kernels value (farl_envs/core/kernels.py): a stable numba type per game and sources, and a stamp that sees every
+source a cached loop over the kernels compiles in (numba's own cache only watches the cached function's file)."""
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import inspect
+import pickle
+import types as pytypes
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numba import njit, typeof
+
+import farl_envs
+from farl_envs.core.kernels import SEARCH_LOOPS, KernelsType, kernels_of, shared_sources
+from farl_envs.core.playout import random_playout
+from farl_envs.core.rng import make_rng, rng_choice_mask
+from farl_envs.core.spec import TERMINAL
+
+ROOT = Path(farl_envs.__file__).resolve().parents[1]
+
+
+def test_the_numba_type_names_the_kernels_and_is_the_same_after_pickling():
+    g = farl_envs.game_spec("tictactoe")
+    k = kernels_of(g)
+    assert kernels_of(g) is k
+    t = typeof(k)
+    assert isinstance(t, KernelsType)
+    assert t.names[1] == "farl_envs.games.tictactoe:legal_actions"
+    # another process rebuilds the value from names and stamp: its type (the key of numba's cache) must be equal
+    again = pickle.loads(pickle.dumps(k))
+    assert again == k and typeof(again) == t
+    assert "0x" not in t.name  # no address of this process in the cache key
+    assert typeof(kernels_of(farl_envs.game_spec("connect_four"))) != t
+
+
+def test_other_loops_give_another_stamp_for_the_same_kernels():
+    g = farl_envs.game_spec("tictactoe")
+    learners = kernels_of(g, loops=("farl_agents/learners/td_farl.py",))
+    assert learners.names == kernels_of(g).names
+    assert learners.stamp != kernels_of(g).stamp
+    assert typeof(learners) != typeof(kernels_of(g))
+
+
+def test_kernels_that_are_not_module_level_functions_are_rejected():
+    g = farl_envs.game_spec("tictactoe")
+    inner = g.legal_actions.py_func
+
+    @njit
+    def legal_actions(p, s, mask):
+        return inner(p, s, mask)
+
+    with pytest.raises(ValueError, match="legal_actions kernel must be a module-level @njit function"):
+        kernels_of(dataclasses.replace(g, legal_actions=legal_actions))
+    with pytest.raises(ValueError, match="no source matches"):
+        kernels_of(g, loops=("farl_agents/no_such_module.py",))
+
+
+def _farl_files_used_by(module) -> set:
+    """The source files of every farl module whose names ``module`` imports (functions, classes, modules)."""
+    files = set()
+    for value in vars(module).values():
+        if isinstance(value, pytypes.ModuleType):
+            owner = value
+        else:
+            owner = inspect.getmodule(getattr(value, "py_func", value))
+        if owner is not None and owner.__name__.split(".")[0] in ("farl_envs", "farl_agents"):
+            files.add(Path(owner.__file__).resolve())
+    return files
+
+
+def test_the_stamp_covers_every_farl_source_the_search_loops_and_the_games_compile_in():
+    covered = set(shared_sources(SEARCH_LOOPS))
+    loop_files = [ROOT / path for path in SEARCH_LOOPS]
+    assert all(path in covered for path in loop_files)
+    modules = [importlib.import_module(".".join(path.relative_to(ROOT).with_suffix("").parts)) for path in loop_files]
+    modules += [importlib.import_module(f"farl_envs.games.{path.stem}")
+                for path in (ROOT / "farl_envs" / "games").glob("*.py") if not path.stem.startswith("_")]
+    for module in modules:
+        own = Path(module.__file__).resolve()
+        missing = _farl_files_used_by(module) - covered - {own}
+        assert not missing, f"{module.__name__} compiles in {sorted(map(str, missing))}, which the stamp misses"
+
+
+def _python_playout(g, s, rng):
+    """The random playout written again in plain Python over the game's kernels (same draws in the same order)."""
+    mask = np.zeros(g.n_actions, dtype=np.int8)
+    rewards = np.zeros(g.n_players)
+    total = np.zeros(g.n_players)
+    plies = 0
+    while not s[TERMINAL]:
+        g.legal_actions(g.p, s, mask)
+        a = rng_choice_mask(rng, mask)
+        g.afterstate(g.p, s, a, s, rewards)
+        if not s[TERMINAL]:
+            g.chance(g.p, s, rng)
+        total += rewards
+        plies += 1
+    return plies, total
+
+
+@pytest.mark.parametrize("name", ["tictactoe", "game2048"])
+def test_the_compiled_playout_plays_what_a_python_loop_over_the_kernels_plays(name):
+    g = farl_envs.game_spec(name)
+    for seed in range(3):
+        rng = make_rng(seed)
+        start = g.initial_state(g.p, rng)
+        s, rng_py = start.copy(), rng.copy()
+        mask, rewards, total = np.zeros(g.n_actions, dtype=np.int8), np.zeros(g.n_players), np.zeros(g.n_players)
+        plies = random_playout(kernels_of(g), g.p, s, mask, rewards, total, rng)
+        s_py = start.copy()
+        plies_py, total_py = _python_playout(g, s_py, rng_py)
+        assert plies == plies_py > 0
+        assert np.array_equal(s, s_py) and np.array_equal(rng, rng_py)
+        assert np.array_equal(total, total_py)
