@@ -38,6 +38,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from farl_envs.core.kernels import afterstate, kernels_of, legal_actions
 from farl_envs.core.rng import rng_below
 from farl_envs.core.spec import HEADER, TERMINAL, TO_MOVE, GameSpec
 
@@ -82,15 +83,17 @@ def weighted_count(s, weights, seat):
     return total
 
 
-@njit  # takes kernels as arguments: not cacheable (see farl_agents.opponents.mcts)
-def greedy_positional(legal_actions, afterstate, p, s, weights, mask, out, rew, rng, gbg, mask2):
+@njit(cache=True)
+def greedy_positional(kernels, p, s, weights, mask, out, rew, rng, gbg, mask2):
     """One-ply greedy move on ``weighted_count``, ties drawn uniformly from ``rng``.
+
+    ``kernels`` is the game's :func:`~farl_envs.core.kernels.kernels_of`.
 
     ``gbg``: negate the count after a move that ends the game or leaves the
     opponent only the pass (action ``mask2.shape[0] - 1``), as GBG's Bench
     does (see the module docstring); ``mask2`` is scratch for that test.
     """
-    legal_actions(p, s, mask)
+    legal_actions(kernels, p, s, mask)
     mover = s[TO_MOVE]
     pass_action = mask2.shape[0] - 1
     best = -np.inf
@@ -99,13 +102,13 @@ def greedy_positional(legal_actions, afterstate, p, s, weights, mask, out, rew, 
     for a in range(mask.shape[0]):
         if mask[a] == 0:
             continue
-        afterstate(p, s, a, out, rew)
+        afterstate(kernels, p, s, a, out, rew)
         v = weighted_count(out, weights, mover)
         if gbg:
             if out[TERMINAL]:
                 v = -v
             else:
-                legal_actions(p, out, mask2)
+                legal_actions(kernels, p, out, mask2)
                 if mask2[pass_action]:
                     v = -v
         if v > best:
@@ -164,6 +167,6 @@ class BenchPlayer:
                           np.zeros(game.n_players), np.zeros(game.n_actions, dtype=np.int8))
             self._key = game.id
         mask, out, rew, mask2 = self._bufs
-        return int(greedy_positional(game.legal_actions, game.afterstate, game.p,
+        return int(greedy_positional(kernels_of(game), game.p,
                                      np.ascontiguousarray(state, dtype=np.int32), self.weights,
                                      mask, out, rew, rng, self.gbg, mask2))

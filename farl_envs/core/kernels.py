@@ -25,8 +25,9 @@ by the types of the arguments, so any edit of those files gives a new type,
 hence a new cache entry, never stale code.
 
 Users: :mod:`farl_envs.core.playout`, :mod:`farl_agents.opponents.mcts`,
-:mod:`farl_agents.opponents.maxn` and :mod:`farl_agents.descent.expand`
-(with :data:`SEARCH_LOOPS`), and the learners' self-play loops.
+:mod:`farl_agents.opponents.maxn`, :mod:`farl_agents.opponents.bench` and
+:mod:`farl_agents.descent.expand` (with :data:`SEARCH_LOOPS`), and the
+learners' self-play loops.
 """
 from __future__ import annotations
 
@@ -48,8 +49,9 @@ GAME_SOURCES = ("farl_envs/core/*.py", "farl_envs/games/_*.py")
 """Sources every game kernel may compile in, besides its own module: always part of the stamp."""
 
 SEARCH_LOOPS = ("farl_envs/core/playout.py", "farl_agents/opponents/mcts.py", "farl_agents/opponents/maxn.py",
-                "farl_agents/descent/expand.py")
-"""The modules of the cached search loops that call the stubs (random playouts, MCTS, Max-N, Descent's expansion)."""
+                "farl_agents/opponents/bench.py", "farl_agents/descent/expand.py")
+"""The modules of the cached search loops that call the stubs (random playouts, MCTS, Max-N, Othello's Bench player,
+Descent's expansion)."""
 
 
 class Kernels:
