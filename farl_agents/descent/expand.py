@@ -11,7 +11,9 @@ Numba compiles one copy per game: :func:`expand_state` takes the game's
 kernels as one :class:`~farl_envs.core.kernels.Kernels` value whose numba
 type names them (plus a stamp of their sources), so the copy is cached on
 disk like any ``cache=True`` function (compiled once per game, not once per
-process), and typing the value on each call costs no more than a scalar.
+process). The price: numba types the value in Python on every call, ~1.7 µs
+more per expansion than the closure over the kernels this replaced (TicTacToe:
+4.5-4.8 µs CPU per call instead of 2.9 µs).
 """
 from __future__ import annotations
 
