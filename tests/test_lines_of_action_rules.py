@@ -395,7 +395,7 @@ def test_openspiel_also_gives_a_simultaneous_connection_to_the_mover():
     for _ in range(3000):
         before = rng.copy()
         s = s0.copy()
-        random_playout(SPEC.legal_actions, SPEC.afterstate, SPEC.chance, P, s, mask, rewards, total, rng)
+        random_playout(kernels_of(SPEC), P, s, mask, rewards, total, rng)
         cells = s[CELLS:CELLS + 64]
         black = {(c >> 3, c & 7) for c in np.flatnonzero(cells == 1)}
         white = {(c >> 3, c & 7) for c in np.flatnonzero(cells == 2)}

@@ -88,7 +88,9 @@ Version history: v0, first release.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 from farl_envs.core.kernel_utils import copy_state
 from farl_envs.core.spec import (
@@ -204,18 +206,25 @@ def initial_state(p, rng):
     return s
 
 
+@intrinsic
+def _lowest_cell(typingctx, x):
+    """Index of the lowest set bit of a non-zero ``uint64`` (LLVM ``cttz``), as ``int64``."""
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))  # 1: x == 0 is undefined (never asked)
+    return types.int64(types.uint64), codegen
+
+
 @njit(cache=True)
 def _both_sides(s, own):
     """The cells of the pieces ``own`` (1 or 2) and of the other side, as two 64-bit sets."""
     mine = np.uint64(0)
     theirs = np.uint64(0)
+    other = 3 - own
     for cell in range(N_CELLS):
         v = s[CELLS + cell]
-        bit = _ONE << np.uint64(cell)
-        if v == own:
-            mine |= bit
-        elif v != 0:
-            theirs |= bit
+        bit = np.uint64(cell)
+        mine |= np.uint64(v == own) << bit
+        theirs |= np.uint64(v == other) << bit
     return mine, theirs
 
 
@@ -238,14 +247,16 @@ def legal_actions(p, s, mask):
     own = s[TO_MOVE] + 1
     mine, theirs = _both_sides(s, own)
     n = 0
-    for f in range(N_CELLS):
-        if s[CELLS + f] == own:
-            for d in range(8):
-                t = _target(s, f, d, mine, theirs)
-                if t >= 0:
-                    capture = (theirs >> np.uint64(t)) & _ONE
-                    mask[(f * N_CELLS + t) * 2 + capture] = 1
-                    n += 1
+    pieces = mine
+    while pieces:
+        f = _lowest_cell(pieces)
+        pieces &= pieces - _ONE
+        for d in range(8):
+            t = _target(s, f, d, mine, theirs)
+            if t >= 0:
+                capture = (theirs >> np.uint64(t)) & _ONE
+                mask[(f * N_CELLS + t) * 2 + capture] = 1
+                n += 1
     return n
 
 
@@ -253,11 +264,13 @@ def legal_actions(p, s, mask):
 def _has_move(s, own):
     """True when the pieces ``own`` (1 or 2) have at least one legal move."""
     mine, theirs = _both_sides(s, own)
-    for f in range(N_CELLS):
-        if s[CELLS + f] == own:
-            for d in range(8):
-                if _target(s, f, d, mine, theirs) >= 0:
-                    return True
+    pieces = mine
+    while pieces:
+        f = _lowest_cell(pieces)
+        pieces &= pieces - _ONE
+        for d in range(8):
+            if _target(s, f, d, mine, theirs) >= 0:
+                return True
     return False
 
 
