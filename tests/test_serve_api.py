@@ -20,7 +20,7 @@ pytest.importorskip("starlette")
 pytest.importorskip("httpx")  # starlette's TestClient
 
 with warnings.catch_warnings():  # starlette asks for httpx2 instead of httpx; both work
-    warnings.simplefilter("ignore", DeprecationWarning)
+    warnings.simplefilter("ignore")
     from starlette.testclient import TestClient  # noqa: E402
 
 import farl_envs  # noqa: E402
@@ -163,6 +163,21 @@ def test_agent_file_thoughts_and_its_game(client, served):
     assert v["moves"][1]["by"] == agent.name
     r = client.post("/api/new", json={"game": "connect_four", "seats": ["human", "agent:agents/ttt.npz"]})
     assert r.status_code == 400 and "tictactoe" in r.json()["error"]
+
+
+def test_pretrained_agents(client):
+    from farl_agents import pretrained
+
+    assert client.get("/api/agents").json()["pretrained"] == pretrained.available()
+    assert "tictactoe" in pretrained.available()
+    v = new(client, "tictactoe", ["pretrained", "human"])
+    v = client.post(f"/api/game/{v['id']}/agent").json()
+    assert v["moves"][0]["seat"] == 0 and v["human_to_move"]
+    t = client.get(f"/api/game/{v['id']}/thoughts").json()
+    assert len(t["values"]) == 8 and t["kind"].startswith("afterstate value")
+    r = client.post("/api/new", json={"game": "othello", "seats": ["human", "pretrained"]})
+    if "othello" not in pretrained.available():
+        assert r.status_code == 400 and "othello" in r.json()["error"]
 
 
 def test_runs_view(client):

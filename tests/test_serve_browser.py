@@ -4,7 +4,7 @@ A `farl serve` process is started on a free port; the tests click on the
 SVG boards as a person would. Facts checked: Max-N at full depth never loses
 TicTacToe, the perfect Connect Four player beats a player who always drops
 in the leftmost open column, a Nim3P game ends with every heap empty, the
-agent's values appear on the board, and the runs view plots the curve. A
+agents' values (the pretrained agent's, an agent file's) appear on the board, and the runs view plots the curve. A
 screenshot per game goes to the test's temp folder, and one for the README
 to docs/images/serve.png.
 
@@ -46,7 +46,7 @@ WAIT = 120  # seconds a page may take (the server compiles each game's kernels o
 def server(tmp_path_factory):
     """``farl serve DIR --port 0`` in a subprocess; DIR holds a TicTacToe agent file and a run folder."""
     root = tmp_path_factory.mktemp("served")
-    agent = NTupleAgent("tictactoe", paper_config("tictactoe", episodes=400))
+    agent = NTupleAgent("tictactoe", paper_config("tictactoe", episodes=200))
     agent.train(200)
     agent.save(root / "ttt.npz")
     run = root / "runs" / "tictactoe-demo"
@@ -102,6 +102,7 @@ def start_game(driver, url, game, seats, think=False):
 def _ready(driver) -> bool:
     """A person is to move or the game is over (nothing is being computed)."""
     status = driver.find_element(By.ID, "status").text
+    assert not status.startswith("error"), status
     return status.startswith("your move") or status == "game over"
 
 
@@ -149,8 +150,10 @@ def test_connect_four_against_ab(server, browser, tmp_path):
     browser.save_screenshot(str(tmp_path / "connect_four.png"))
 
 
-def test_value_overlay_of_an_agent_file(server, browser, tmp_path):
-    start_game(browser, server, "tictactoe", ["human", "agent:ttt.npz"], think=True)
+@pytest.mark.parametrize("seat", ["pretrained", "agent:ttt.npz"])
+def test_value_overlay(server, browser, tmp_path, seat):
+    """The pretrained TicTacToe agent and an agent file from the served folder show their values on the board."""
+    start_game(browser, server, "tictactoe", ["human", seat], think=True)
     wait = WebDriverWait(browser, WAIT)
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board text.value")) == 9)
     best = browser.find_elements(By.CSS_SELECTOR, "#board text.value.best")
@@ -160,9 +163,46 @@ def test_value_overlay_of_an_agent_file(server, browser, tmp_path):
     assert "afterstate value" in browser.find_element(By.ID, "thoughts").text
     browser.find_elements(By.CSS_SELECTOR, "#board [data-action]")[4].click()  # the centre
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board text.value")) == 7)  # after the agent's reply
-    browser.save_screenshot(str(tmp_path / "overlay.png"))
-    README_IMAGE.parent.mkdir(parents=True, exist_ok=True)
-    browser.save_screenshot(str(README_IMAGE))
+    name = "pretrained" if seat == "pretrained" else "agent_file"
+    browser.save_screenshot(str(tmp_path / f"overlay_{name}.png"))
+    if seat == "pretrained":
+        README_IMAGE.parent.mkdir(parents=True, exist_ok=True)
+        browser.save_screenshot(str(README_IMAGE))
+
+
+@pytest.mark.parametrize("game, n_legal", [("hex", 36), ("othello", 4), ("sim", 0)])
+def test_boards_show_the_legal_moves(server, browser, tmp_path, game, n_legal):
+    """Hex and Othello: clickable cells for the legal moves; a generic game: one button per legal move."""
+    start_game(browser, server, game, ["human", "random"])
+    cells = browser.find_elements(By.CSS_SELECTOR, "#board [data-action]")
+    assert len(cells) == n_legal
+    if game == "sim":  # drawn by the generic renderer, moves as buttons: the 15 edges of the complete graph K6
+        buttons = browser.find_elements(By.CSS_SELECTOR, "#moves button")
+        assert len(buttons) == 15
+        target = buttons[0]
+    else:
+        target = cells[0]
+    target.click()
+    WebDriverWait(browser, WAIT).until(lambda d: n_moves(d) == 2 and _ready(d))
+    browser.save_screenshot(str(tmp_path / f"{game}.png"))
+
+
+def test_game2048_by_arrow_keys(server, browser, tmp_path):
+    from selenium.webdriver.common.keys import Keys
+
+    start_game(browser, server, "game2048", ["human"])
+    body = browser.find_element(By.TAG_NAME, "body")
+    arrows = {"up": Keys.ARROW_UP, "right": Keys.ARROW_RIGHT, "down": Keys.ARROW_DOWN, "left": Keys.ARROW_LEFT}
+    for i in range(6):
+        legal = browser.execute_script("return VIEW.legal.map((l) => l.name)")
+        assert legal and set(legal) <= set(arrows)
+        direction = legal[i % len(legal)]
+        body.send_keys(arrows[direction])
+        WebDriverWait(browser, WAIT).until(lambda d, n=i + 1: n_moves(d) == n and _ready(d))
+        last = browser.find_element(By.ID, "movelist").get_attribute("value").splitlines()[-1]
+        assert last.split()[1] == direction
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#board text")) >= 2  # numbered tiles
+    browser.save_screenshot(str(tmp_path / "game2048.png"))
 
 
 def test_runs_view(server, browser, tmp_path):

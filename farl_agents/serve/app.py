@@ -17,7 +17,8 @@ Endpoints (every answer is JSON; a refused request gets a 4xx status and
 A seat choice is ``"human"``, an opponent name of
 :func:`farl_agents.opponents.make_opponent` (``random``, ``maxn10``,
 ``mcts5000``, ``ab``, ``ab-dl``, ``bench``, ``bouton`` ...), ``"agent:REL"``
-(an agent file or run folder under the served folder) or ``"pretrained"``.
+(an agent file or run folder under the served folder) or ``"pretrained"`` (the agent
+:mod:`farl_agents.pretrained` ships for the game, when there is one).
 """
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 import farl_envs
+from farl_agents import pretrained
 from farl_agents.serve import files
 from farl_agents.serve.session import HUMAN, AgentWorker, RequestError, Seat, Sessions
 
@@ -99,11 +101,6 @@ class App:
             return Seat(choice)
         if choice.startswith("agent:"):
             return Seat(choice, files.load_agent(self.root, choice[len("agent:"):], game))
-        if choice == "pretrained":
-            # PRETRAINED: farl_agents.pretrained (load(game) -> NTupleAgent) is not in the tree yet; once it is,
-            # this becomes `return Seat(choice, pretrained.load(game.name))` after checking game.name is in
-            # pretrained.available().
-            raise RequestError("no pretrained agents in this farl yet")
         flat = re.sub(r"[-_ ]", "", choice.lower())
         m = re.fullmatch(r"(mcts|maxn)(\d+)", flat)
         if m:
@@ -180,8 +177,7 @@ def create_app(root, time_limit: float = 30.0) -> Starlette:
 
     async def agents(request):
         found = await run_in_threadpool(files.list_agents, state.root)
-        # PRETRAINED: list farl_agents.pretrained.available() here once that module exists.
-        return JSONResponse({"agents": found, "pretrained": []})
+        return JSONResponse({"agents": found, "pretrained": pretrained.available()})
 
     async def runs(request):
         return JSONResponse(await run_in_threadpool(files.list_runs, state.root))
