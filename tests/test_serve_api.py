@@ -175,6 +175,12 @@ def test_pretrained_agents(client):
     assert v["moves"][0]["seat"] == 0 and v["human_to_move"]
     t = client.get(f"/api/game/{v['id']}/thoughts").json()
     assert len(t["values"]) == 8 and t["kind"].startswith("afterstate value")
+    # the move the overlay marks best is the move the agent plays (up to ties), in a game against itself
+    v = new(client, "tictactoe", ["pretrained", "pretrained"], seed=3)
+    while not v["terminal"]:
+        values = client.get(f"/api/game/{v['id']}/thoughts").json()["values"]
+        v = client.post(f"/api/game/{v['id']}/agent").json()
+        assert values[str(v["moves"][-1]["action"])] == max(values.values())
     r = client.post("/api/new", json={"game": "othello", "seats": ["human", "pretrained"]})
     if "othello" not in pretrained.available():
         assert r.status_code == 400 and "othello" in r.json()["error"]
