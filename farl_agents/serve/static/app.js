@@ -223,7 +223,7 @@ function drawGeneric(v, info, legal, values, best) {
   const onBoard = new Set();
   if (!grid) return {w: 10, h: 10, body: "", onBoard};
   const rows = grid.length, cols = grid[0].length, cs = Math.max(18, Math.min(60, Math.floor(480 / Math.max(rows, cols))));
-  const shift = info.hex_grid && !v.paint ? cs / 2 : 0;
+  const shift = info.hex_grid ? cs / 2 : 0;  // hex boards drawn as rows shifted by half a cell (a rhombus)
   const out = [];
   for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) {
     const x = c * cs + r * shift, y = r * cs, k = r * cols + c;
