@@ -264,6 +264,12 @@ def legal_actions(p, s, mask):
 def _has_move(s, own):
     """True when the pieces ``own`` (1 or 2) have at least one legal move."""
     mine, theirs = _both_sides(s, own)
+    return _has_move_bits(s, mine, theirs)
+
+
+@njit(cache=True)
+def _has_move_bits(s, mine, theirs):
+    """True when the side whose pieces are ``mine`` (the other side's ``theirs``) has a legal move."""
     pieces = mine
     while pieces:
         f = _lowest_cell(pieces)
@@ -369,7 +375,7 @@ def afterstate(p, s, a, out, rewards):
     if not captured and _repeats(out, mover_bits, other_bits):
         out[TERMINAL] = 1  # draw
         return
-    if winner < 0 and not _has_move(out, 3 - own):
+    if winner < 0 and not _has_move_bits(out, other_bits, mover_bits):
         winner = mover  # the player to move cannot move and loses
     if winner >= 0:
         out[TERMINAL] = 1
