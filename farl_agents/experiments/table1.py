@@ -60,12 +60,12 @@ from farl_agents.experiments.table1_rows import (
     Row,
     agents_root,
     check_budget,
+    find_row,
     parse_rows,
     plan,
     prefix,
     run_folder,
 )
-from farl_agents.learners import paper_config, paper_game_params
 from farl_agents.runs import LostCheckpoint, Run, RunError, RunSpec, read_spec
 from farl_agents.runs.evaluation import evaluate_agent
 from farl_agents.runs.run import StopRequest, ensure_writable
@@ -82,8 +82,8 @@ POLL_SECONDS = 0.5
 def run_spec(row: Row, farl: bool, seed: int, budget: str) -> RunSpec:
     """The training run of one cell and seed (curve evaluations against the row's first opponent)."""
     p = plan(row, budget)
-    cfg = paper_config(row.game, farl=farl, seed=seed, episodes=p.episodes)
-    return RunSpec(row.game, paper_game_params(row.game), cfg, eval_vs=(row.curve_opponent.name,),
+    cfg = row.config(farl, seed=seed, episodes=p.episodes)
+    return RunSpec(row.game, row.game_params, cfg, eval_vs=(row.curve_opponent.name,),
                    eval_every=p.eval_every, eval_games=p.curve_games, eval_starts=row.starts, eval_seed=seed)
 
 
@@ -165,7 +165,7 @@ def _run_task(task: dict, folder: Path, publish: Path | None) -> dict:
     if (folder / "result.json").exists():
         _publish(folder, publish)  # e.g. interrupted while copying
         return {**json.loads((folder / "result.json").read_text()), "status": "cached"}
-    row = ROWS[task["row"]]
+    row = find_row(task["row"])
     spec = run_spec(row, task["farl"], task["seed"], task["budget"])
     run, restarted = _open_run(task, folder, publish, spec)
     status = run.train(progress=False, checkpoint_minutes=task.get("checkpoint_minutes", CHECKPOINT_MINUTES))

@@ -19,6 +19,7 @@ import numpy as np
 import farl_envs
 from farl_agents.atomic import atomic_write_text
 from farl_agents.experiments.table1_rows import (
+    NPLAYER_ROWS,
     PAPER_TABLE1,
     ROWS,
     Row,
@@ -113,7 +114,7 @@ def cell_lines(row: Row, res: list[dict]) -> list[dict]:
     percent, big = row.percent, row.big
     out = []
     for opp in row.opponents:
-        paper = PAPER_TABLE1[(row.key, opp.name)]
+        paper = PAPER_TABLE1.get((row.key, opp.name))
         cells, runs = [], 0
         for farl in (True, False):
             vals = [r["scores"][opp.name] for r in res if r["farl"] == farl and opp.name in r["scores"]]
@@ -122,8 +123,10 @@ def cell_lines(row: Row, res: list[dict]) -> list[dict]:
             cells.append("not run" if n == 0 else f"{_fmt(m, se, percent, big)} ({n} run{'s' if n > 1 else ''})")
         skipped = (any(opp.name in r.get("skipped", ()) for r in res)
                    and all(opp.name not in r["scores"] for r in res))
-        out.append({"label": opp.label, "opponent": opp.name, "paper_farl": _fmt_paper(paper[0], percent, big),
-                    "paper_nofarl": _fmt_paper(paper[1], percent, big), "farl": cells[0], "nofarl": cells[1],
+        out.append({"label": opp.label, "opponent": opp.name,
+                    "paper_farl": "--" if paper is None else _fmt_paper(paper[0], percent, big),
+                    "paper_nofarl": "--" if paper is None else _fmt_paper(paper[1], percent, big),
+                    "farl": cells[0], "nofarl": cells[1],
                     "runs": runs, "skipped_everywhere": skipped})
     return out
 
@@ -156,9 +159,13 @@ def update_readme(readme: Path, out: Path, budget: str, rows: list[Row] | None =
 
 
 # ------------------------------------------------------------- the markdown file
-def write_table(out: Path, budget: str, command: str | None, seconds: float | None = None) -> Path:
-    """Write ``OUT/<prefix>.md`` from every finished run on disk; returns its path."""
+def write_table(out: Path, budget: str, command: str | None, seconds: float | None = None,
+                group: str = "paper") -> Path:
+    """Write ``OUT/<prefix>.md`` (``group="nplayer"``: the N-player rows' file) from every finished run on
+    disk; returns its path."""
     out = Path(out)
+    if group == "nplayer":
+        return _write_nplayer_table(out, budget, command, seconds)
     lines = [f"# Table 1 reproduction ({budget} budget)", "",
              "TD-FARL (Alg. 2) against no-FARL, Konen & Bagheri 2020 Table 1 beside ours. Each of our",
              "cells is the mean ± standard error of the mean over the finished training runs (the number of",
@@ -184,7 +191,12 @@ def write_table(out: Path, budget: str, command: str | None, seconds: float | No
               f"ran in parallel. Learning curves: `{prefix(budget)}_<row>.png`; the runs: `{prefix(budget)}_runs/`.",
               ""]
     lines += _agents_note(out, budget)
-    made_by = _commands(out, budget)
+    return _finish(out, budget, "paper", lines, command, seconds)
+
+
+def _finish(out: Path, budget: str, group: str, lines: list, command: str | None, seconds: float | None) -> Path:
+    """Append the commands and the stamp to ``lines`` and write them to ``OUT/<prefix>.md``."""
+    made_by = _commands(out, budget, group)
     if made_by:
         lines += ["The runs were started by these commands; each continues its unfinished runs and, with",
                   "`--runs N`, adds seeds (finished runs are cached):", "", "```", *made_by, "```", ""]
@@ -193,9 +205,40 @@ def write_table(out: Path, budget: str, command: str | None, seconds: float | No
     stamp = datetime.datetime.now().isoformat(timespec="seconds")
     extra = f", this invocation took {_minutes(seconds)}" if seconds is not None else ""
     lines += [f"Written {stamp} by farl {farl_envs.__version__} on {os.cpu_count()} CPU(s){extra}.", ""]
-    path = out / f"{prefix(budget)}.md"
+    path = out / f"{prefix(budget, group)}.md"
     atomic_write_text(path, "\n".join(lines))
     return path
+
+
+def _write_nplayer_table(out: Path, budget: str, command: str | None, seconds: float | None) -> Path:
+    """``OUT/table1_nplayer[_<budget>].md``: the N-player rows, TD-FARL against no-FARL (no paper figures)."""
+    lines = [f"# Table 1 for N-player games ({budget} budget), beyond the paper", "",
+             "TD-FARL (Alg. 2 of Konen & Bagheri 2020) against no-FARL on 3-player games the paper did not play,",
+             "with the settings of `farl_agents.learners.presets.nplayer_config`. Each cell is the agent's mean",
+             "final reward over its games in every seat (the opponent fills the two other seats), then the mean",
+             "± standard error of the mean over the finished training runs (their number in brackets). Sim,",
+             "Yavalath and EWN score +1 for a win and -1 for a loss; Chinese Checkers +2 for the winner and -1 for",
+             "the others, 0 for all when the move limit ends the game.", "",
+             "| game | evaluated vs. | FARL | no-FARL | episodes per run | time per row |",
+             "|---|---|---|---|---|---|"]
+    notes = []
+    for row in NPLAYER_ROWS.values():
+        res = finished_results(out, budget, row)
+        notes += _unfinished_notes(out, budget, row, res)
+        t_row = sum(r.get("train_seconds", 0) + r.get("eval_seconds", 0) for r in res)
+        for i, line in enumerate(cell_lines(row, res)):
+            timing = f"{_minutes(t_row)} ({_minutes(t_row / len(res))} per run)" if i == 0 and res else ""
+            lines.append(f"| {row.title if i == 0 else ''} | {line['label']} | {line['farl']} | {line['nofarl']} | "
+                         f"{plan(row, budget).episodes:,} | {timing} |")
+    lines += ["", "Protocol per row (games are per seat and opponent in the final evaluation):", ""]
+    lines += [_protocol_line(row, budget) for row in NPLAYER_ROWS.values()]
+    if notes:
+        lines += [""] + [f"* {n}" for n in notes]
+    lines += ["", "Time per row is the wall time of its finished runs (training and evaluation) added up; runs ran",
+              f"in parallel. Learning curves: `{prefix(budget, 'nplayer')}_<row>.png`; the runs: "
+              f"`{prefix(budget, 'nplayer')}_runs/`.", ""]
+    lines += _agents_note(out, budget, "nplayer")
+    return _finish(out, budget, "nplayer", lines, command, seconds)
 
 
 def _row_lines(row: Row, res: list[dict], episodes: int, notes: list) -> list[str]:
@@ -243,22 +286,22 @@ def _protocol_line(row: Row, budget: str) -> str:
             f"game{'s' if p.curve_games > 1 else ''}{per}{vs}).")
 
 
-def _agents_note(out: Path, budget: str) -> list[str]:
+def _agents_note(out: Path, budget: str, group: str = "paper") -> list[str]:
     """Where the trained agents are when they are not in ``out`` (the published results folder)."""
     agents = agents_root(out)
     if agents == Path(out):
         return []
-    where = f"{agents.as_posix()}/{prefix(budget)}_runs/"
+    where = f"{agents.as_posix()}/{prefix(budget, group)}_runs/"
     return ["The trained agents are not kept here (nor in git): the runs train under",
             f"`{where}` and copy their settings, curve, checkpoint marker and results to",
-            f"`{prefix(budget)}_runs/`. A finished run counts from its `result.json` alone; an unfinished one",
+            f"`{prefix(budget, group)}_runs/`. A finished run counts from its `result.json` alone; an unfinished one",
             f"whose folder under `{where}` is missing (a fresh clone) starts again from episode 0.", ""]
 
 
-def _commands(out: Path, budget: str) -> list[str]:
+def _commands(out: Path, budget: str, group: str = "paper") -> list[str]:
     """The commands that started the runs under ``out`` (from their ``run.json``), sorted."""
     made_by = set()
-    for run_json in (Path(out) / f"{prefix(budget)}_runs").glob("*/*-seed*/run.json"):
+    for run_json in (Path(out) / f"{prefix(budget, group)}_runs").glob("*/*-seed*/run.json"):
         try:
             made_by.add(json.loads(run_json.read_text()).get("command"))
         except (OSError, json.JSONDecodeError):
@@ -301,14 +344,15 @@ def plot_row(out: Path, budget: str, row: Row) -> Path | None:
     opp = row.curve_opponent
     k = 100.0 if row.percent else 1.0
     fig, ax = plt.subplots(figsize=FIGSIZE)
-    paper = PAPER_TABLE1[(row.key, opp.name)]
+    paper = PAPER_TABLE1.get((row.key, opp.name))
     for farl, color in ((True, "tab:blue"), (False, "tab:orange")):
         name = "FARL" if farl else "no-FARL"
         if farl in series:
             x, m, se, n = series[farl]
             ax.plot(x, k * m, color=color, marker="o", ms=3, label=f"{name} ({n} run{'s' if n > 1 else ''})")
             ax.fill_between(x, k * (m - se), k * (m + se), color=color, alpha=BAND_ALPHA)
-        ax.axhline(k * paper[0 if farl else 1][0], color=color, ls="--", lw=1, label=f"paper {name} (final)")
+        if paper is not None:
+            ax.axhline(k * paper[0 if farl else 1][0], color=color, ls="--", lw=1, label=f"paper {name} (final)")
     ax.set_xlabel("training episodes")
     what = "win rate (%)" if row.percent else "mean score"
     ax.set_ylabel(f"{what} vs {opp.label}" if opp.name != "alone" else "average score (greedy)")
@@ -316,7 +360,7 @@ def plot_row(out: Path, budget: str, row: Row) -> Path | None:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    path = Path(out) / f"{prefix(budget)}_{row.key}.png"
+    path = Path(out) / f"{prefix(budget, row.group)}_{row.key}.png"
     tmp = path.with_name("." + path.name + ".tmp.png")
     fig.savefig(tmp, dpi=DPI)
     plt.close(fig)
@@ -328,10 +372,11 @@ def tabulate(out: Path, budget: str, rows: list[Row], command: str | None, secon
              log=print) -> Path:
     """Write ``OUT/<prefix>.md`` and the curves of ``rows`` from the runs on disk, and log the short
     table of ``rows``; returns the path of the markdown file."""
-    md = write_table(out, budget, command, seconds=seconds)
+    groups = [g for g in ("paper", "nplayer") if any(r.group == g for r in rows)] or ["paper"]
+    md = [write_table(out, budget, command, seconds=seconds, group=g) for g in groups][0]
     for row in rows:
         plot_row(out, budget, row)
     log("\n" + readme_table(out, budget, rows) + "\n")
-    log(f"wrote {md} (the full table) and the learning curves {out / prefix(budget)}_<row>.png")
+    log(f"wrote {md} (the full table) and the learning curves {out / prefix(budget, groups[0])}_<row>.png")
     return md
 

@@ -33,7 +33,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from farl_agents.learners import paper_config
+from farl_agents.learners import paper_config, paper_game_params
+from farl_agents.learners.presets import nplayer_config, nplayer_game
 
 #: Konen & Bagheri 2020, Table 1: (row, opponent) -> ((FARL mean, ± s.e.), (no-FARL mean, ± s.e.));
 #: win rates as fractions.
@@ -110,6 +111,29 @@ class Row:
     """Paper budget: games per seat at each curve point (first opponent only)."""
     quick: Plan
     """The quick budget (a run in minutes)."""
+    group: str = "paper"
+    """``paper`` (Table 1 of the paper) or ``nplayer`` (the N-player rows beyond the paper, issue 19): each
+    group has its own table file and run folders (:func:`prefix`)."""
+    smoke: Plan | None = None
+    """The smoke budget, when the row needs a smaller one than :data:`SMOKE`."""
+
+    @property
+    def game_params(self) -> dict:
+        """The game parameters of the row's runs."""
+        if self.group == "nplayer":
+            return nplayer_game(self.key)[1]
+        return paper_game_params(self.game)
+
+    def config(self, farl: bool, **overrides):
+        """The learner settings of the row's FARL (``farl=True``) or no-FARL column."""
+        if self.group == "nplayer":
+            return nplayer_config(self.key, farl=farl, **overrides)
+        return paper_config(self.game, farl=farl, **overrides)
+
+    @property
+    def paper_figures(self) -> bool:
+        """The paper has figures for this row (the N-player rows have none)."""
+        return self.group == "paper"
 
     @property
     def curve_opponent(self) -> Opponent:
@@ -122,8 +146,8 @@ class Row:
 
     @property
     def percent(self) -> bool:
-        """Reported as a win rate in percent (else a mean score: 2048's game score, Nim3P's 3-player score)."""
-        return self.game not in ("game2048", "nim3p")
+        """Reported as a win rate in percent (else a mean score: 2048's game score, the 3-player scores)."""
+        return self.game not in ("game2048", "nim3p") and self.group == "paper"
 
     @property
     def big(self) -> bool:
@@ -150,14 +174,52 @@ ROWS = {r.key: r for r in (
 )}
 
 
+#: The N-player rows (beyond the paper, GitHub issue 19): a 3-player variant of each new game, TD-FARL against
+#: no-FARL with :func:`~farl_agents.learners.presets.nplayer_config`; mean score over every seating. Their
+#: ``paper`` budget is a long run (the preset's episodes), not a figure of the paper.
+#:
+#: ==================  ===============================  ===================================================
+#: row                 opponents                        protocol
+#: ==================  ===============================  ===================================================
+#: sim3p               MCTS 500                         Sim K6: start + 1-ply starts, every seat
+#: yavalath3p          MCTS 300                         initial position, every seat
+#: chinese_checkers3p  random                           initial position, every seat (300-turn limit)
+#: ewn3p               MCTS 300                         initial position (the die is random), every seat
+#: ==================  ===============================  ===================================================
+#:
+#: Max-N is not used: searched to the end it takes minutes per move already on Sim K6 with three players on
+#: this machine, and cut off earlier it sees only the reward of the next few plies (no evaluation function).
+#: MCTS budgets are small so that one final evaluation takes about a minute on a loaded 2-core machine.
+NPLAYER_SMOKE = Plan(episodes=100, eval_every=50, curve_games=1, final_games=1)
+NPLAYER_ROWS = {r.key: r for r in (
+    Row("sim3p", "sim", "Sim K6, 3 players", (Opponent("mcts500", "MCTS500"),), "start+1ply",
+        10_000, 16, 16, quick=Plan(10_000, 2_500, 16, 16), group="nplayer", smoke=NPLAYER_SMOKE),
+    Row("yavalath3p", "yavalath", "Yavalath 5, 3 players", (Opponent("mcts300", "MCTS300"),), "initial",
+        10_000, 20, 4, quick=Plan(5_000, 1_250, 2, 10), group="nplayer", smoke=NPLAYER_SMOKE),
+    Row("chinese_checkers3p", "chinese_checkers", "Chinese Checkers, 3 players", (Opponent("random", "random"),),
+        "initial", 2_000, 10, 2, quick=Plan(500, 250, 1, 2), group="nplayer", smoke=Plan(4, 2, 1, 1)),
+    Row("ewn3p", "einstein_wurfelt_nicht", "EWN 6x6, 3 players (0+1 vs 2)", (Opponent("mcts300", "MCTS300"),),
+        "initial", 20_000, 50, 10, quick=Plan(20_000, 5_000, 6, 20), group="nplayer", smoke=NPLAYER_SMOKE),
+)}
+GROUPS = ("paper", "nplayer")
+
+
+def find_row(key: str) -> Row:
+    """The row named ``key`` in either group."""
+    row = ROWS.get(key) or NPLAYER_ROWS.get(key)
+    if row is None:
+        raise ValueError(f"unknown Table 1 row {key!r}; choose from {','.join(ROWS)},{','.join(NPLAYER_ROWS)}")
+    return row
+
+
 def check_budget(budget: str) -> None:
     if budget not in BUDGETS:
         raise ValueError(f"unknown budget {budget!r}; use one of {', '.join(BUDGETS)}")
 
 
 def paper_episodes(row: Row) -> int:
-    """Training episodes of one run in the paper (Appendix A.6)."""
-    return paper_config(row.game).episodes
+    """Training episodes of one run in the paper (Appendix A.6); N-player rows: their preset's long run."""
+    return row.config(True).episodes
 
 
 def plan(row: Row, budget: str) -> Plan:
@@ -167,30 +229,37 @@ def plan(row: Row, budget: str) -> Plan:
         return Plan(paper_episodes(row), row.num_eval, row.curve_games, row.final_games)
     if budget == "quick":
         return row.quick
+    if row.smoke is not None:
+        return row.smoke
     return SMOKE_2048 if row.key == "2048" else SMOKE
 
 
 def parse_rows(text: str) -> list[Row]:
-    """``"tictactoe,nim"`` -> rows, in the order given (``all``: every row)."""
+    """``"tictactoe,nim"`` -> rows, in the order given (``all``: every paper row; ``nplayer``: every N-player
+    row)."""
     keys = [k.strip() for k in text.split(",") if k.strip()]
     if keys == ["all"]:
         return list(ROWS.values())
-    unknown = [k for k in keys if k not in ROWS]
+    if keys == ["nplayer"]:
+        return list(NPLAYER_ROWS.values())
+    unknown = [k for k in keys if k not in ROWS and k not in NPLAYER_ROWS]
     if unknown or not keys:
         raise ValueError(f"unknown Table 1 row(s) {', '.join(unknown) or '(none given)'}; "
-                         f"choose from {','.join(ROWS)} or all")
-    return [ROWS[k] for k in dict.fromkeys(keys)]
+                         f"choose from {','.join(ROWS)},{','.join(NPLAYER_ROWS)}, all or nplayer")
+    return [find_row(k) for k in dict.fromkeys(keys)]
 
 
 # ------------------------------------------------------------- file names
-def prefix(budget: str) -> str:
-    """File-name stem of a budget's outputs: ``table1`` for the paper budget, else ``table1_<budget>``."""
-    return "table1" if budget == "paper" else f"table1_{budget}"
+def prefix(budget: str, group: str = "paper") -> str:
+    """File-name stem of a budget's outputs: ``table1`` for the paper budget, else ``table1_<budget>``;
+    the N-player group: ``table1_nplayer`` and ``table1_nplayer_<budget>``."""
+    stem = "table1" if group == "paper" else f"table1_{group}"
+    return stem if budget == "paper" else f"{stem}_{budget}"
 
 
 def runs_dir(root, budget: str, row: Row) -> Path:
     """The folder holding one run folder per cell and seed of ``row``."""
-    return Path(root) / f"{prefix(budget)}_runs" / row.key
+    return Path(root) / f"{prefix(budget, row.group)}_runs" / row.key
 
 
 def run_folder(root, budget: str, row: Row, farl: bool, seed: int) -> Path:

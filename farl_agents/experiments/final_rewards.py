@@ -1,0 +1,99 @@
+"""How often a player's last afterstate would never see the game's final reward without FARL.
+
+In TD learning on afterstates each player p adapts its last afterstate
+``s_last[p]`` only when p moves again (Konen & Bagheri 2020, Alg. 2). When
+the game ends on someone else's move, p does not move again: whatever reward
+p collected after ``s_last[p]`` reaches that afterstate only through final
+adaptation (FARL part 1). This module plays games and counts, per seat, how
+often that reward is non-zero: the games in which no-FARL loses a final
+reward signal for that seat. It also counts, per seat, how often the seat
+made the game's last move.
+
+A player who drops out (Sim, Yavalath with 3 players) gets -1 on his own move;
+that reward reaches his previous afterstate through his own TD update, so
+only rewards after his last move count as lost (none, for him).
+
+Run ``python -m farl_agents.experiments.final_rewards --games 2000`` to print
+the Markdown table quoted in ``docs/results/table1_nplayer.md``.
+"""
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+import farl_envs
+from farl_envs.core.rng import make_rng, rng_choice_mask
+from farl_envs.core.spec import TERMINAL, TO_MOVE
+
+#: (label, game, params): the four N-player rows, and the paper's Nim3P and two 2-player games for scale
+GAMES = (
+    ("Sim K6, 3 players", "sim", {"players": 3, "nodes": 6}),
+    ("Yavalath 5, 3 players", "yavalath", {"players": 3, "size": 5}),
+    ("Chinese Checkers, 3 players (300 turns)", "chinese_checkers", {"players": 3, "max_moves": 300}),
+    ("EWN 6x6, 3 players (teams 0+1 vs 2)", "einstein_wurfelt_nicht", {"players": 3, "size": 6}),
+    ("Nim3P 3x5 (paper)", "nim3p", {"heaps": 3, "heap_size": 5, "max_take": 5, "extra_rule": True}),
+    ("TicTacToe (paper)", "tictactoe", {}),
+    ("Sim K6, 2 players", "sim", {"players": 2, "nodes": 6}),
+)
+
+
+def play_random_game(game, rng) -> tuple[int, np.ndarray, np.ndarray]:
+    """One uniformly random game: ``(last mover, final reward of each seat, reward after each seat's last move)``."""
+    s = game.initial_state(game.p, rng)
+    mask = np.zeros(game.n_actions, dtype=np.int8)
+    step = np.zeros(game.n_players)
+    total = np.zeros(game.n_players)
+    at_last_move = np.zeros(game.n_players)  # each seat's total when it made its last afterstate
+    mover = -1
+    while s[TERMINAL] == 0:
+        mover = int(s[TO_MOVE])
+        game.legal_actions(game.p, s, mask)
+        game.afterstate(game.p, s, rng_choice_mask(rng, mask), s, step)
+        total += step
+        at_last_move[mover] = total[mover]
+        if s[TERMINAL] == 0:
+            game.chance(game.p, s, rng)
+    return mover, total.copy(), total - at_last_move
+
+
+def count(game, n_games: int, seed: int = 0) -> dict:
+    """Per seat: share of random games it ended (made the last move), share in which a non-zero final reward
+    arrived after its last move (lost without FARL), its mean final reward; and the mean length in plies."""
+    rng = make_rng(seed)
+    n = game.n_players
+    ended, lost, reward = np.zeros(n), np.zeros(n), np.zeros(n)
+    decided = 0
+    for _ in range(n_games):
+        mover, total, after = play_random_game(game, rng)
+        ended[mover] += 1
+        lost += after != 0
+        reward += total
+        decided += bool(np.any(total != 0))
+    return {"ended": ended / n_games, "lost": lost / n_games, "reward": reward / n_games,
+            "decided": decided / n_games, "games": n_games}
+
+
+def table(n_games: int, seed: int = 0) -> str:
+    """The Markdown table of :func:`count` for every game of :data:`GAMES`."""
+    lines = ["| game | games with a non-zero reward | seat: made the last move | "
+             "seat: final reward lost without FARL | any seat lost (mean over seats) |",
+             "|---|---|---|---|---|"]
+    for label, name, params in GAMES:
+        c = count(farl_envs.game_spec(name, **params), n_games, seed)
+        ended = " / ".join(f"{100 * x:.0f} %" for x in c["ended"])
+        lost = " / ".join(f"{100 * x:.0f} %" for x in c["lost"])
+        lines.append(f"| {label} | {100 * c['decided']:.0f} % | {ended} | {lost} | {100 * c['lost'].mean():.0f} % |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=2000, help="random games per game")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    print(table(args.games, args.seed))
+
+
+if __name__ == "__main__":
+    main()
