@@ -95,3 +95,63 @@ def paper_game_params(game: str) -> dict:
     if key in _THILL2014:
         return dict(PAPER_GAME_PARAMS["connect_four"])
     return dict(PAPER_GAME_PARAMS.get(key, {}))
+
+
+# ----------------------------------------------------------------------------------------------------
+# N-player presets: beyond the paper
+# ----------------------------------------------------------------------------------------------------
+#: Game parameters of the N-player Table 1 rows (GitHub issue 19): a 3-player variant of each game.
+#: Sim is played on K6 rather than GBG's K12 default: 15 edges instead of 66, so a run of minutes can learn
+#: it and Max-N can search it exactly; Chinese Checkers keeps OpenSpiel's rules but stops after 300 turns
+#: (OpenSpiel: 1000), which a racing player never reaches and which bounds the cost of random games.
+NPLAYER_GAME_PARAMS = {
+    "sim3p": ("sim", {"players": 3, "nodes": 6}),
+    "yavalath3p": ("yavalath", {"players": 3, "size": 5}),
+    "chinese_checkers3p": ("chinese_checkers", {"players": 3, "max_moves": 300}),
+    "ewn3p": ("einstein_wurfelt_nicht", {"players": 3, "size": 6, "cell_coding": 1}),
+}
+
+#: The common TD-FARL template of the N-player presets: the paper's settings for Nim3P, its one 3-player game
+#: (ε=0.15, λ=0.5, horizon cut 0.01, RESET traces, TC-id, choose-start-01 with one random ply), with the step
+#: size of its random-walk game Hex (α 1.0 -> 0.5), since these games, like Hex, use many random-walk tuples.
+_NPLAYER_BASE = dict(epsilon=0.15, alpha=1.0, alpha_final=0.5, lam=0.5, horizon_cut=0.01, trace_mode="res",
+                     tcl="id", ntuples="random-walk", random_start_prob=0.5, random_start_plies=1)
+
+_NPLAYER = {
+    # Sim K6, 3 players: 15 edge cells (4 values); 20 walks of 5 edges over edges that share a node;
+    # the 12 polygon symmetries
+    "sim3p": dict(ntuple_count=20, ntuple_length=5, episodes=100_000),
+    # Yavalath, 61 cells, 3 players: 30 walks of 6 hexagonal neighbours (4^6 weights each), 12 symmetries
+    "yavalath3p": dict(ntuple_count=30, ntuple_length=6, episodes=100_000),
+    # Chinese Checkers, 121 holes, 3 players: 40 walks of 6 holes; no symmetry keeps the three camps
+    "chinese_checkers3p": dict(ntuple_count=40, ntuple_length=6, use_symmetry=False, episodes=20_000),
+    # EWN 6x6, 3 players: cell coding 1 (colour and cube group, 10 values), so 30 walks of 4 squares (10^4
+    # weights each); no symmetry keeps the three corners
+    "ewn3p": dict(ntuple_count=30, ntuple_length=4, use_symmetry=False, episodes=200_000),
+}
+
+
+def nplayer_names() -> list[str]:
+    """The N-player presets (beyond the paper): one per N-player Table 1 row."""
+    return list(_NPLAYER)
+
+
+def nplayer_config(name: str, algo: str = "td", farl: bool = True, **overrides) -> LearnerConfig:
+    """TD-FARL settings for an N-player row such as ``"sim3p"`` (``farl=False``: the no-FARL column).
+
+    Not from Konen & Bagheri 2020 (its only 3-player game is Nim3P): the template ``_NPLAYER_BASE``
+    carries its Nim3P settings over, each preset adds a random-walk n-tuple set sized for its board.
+    """
+    if name not in _NPLAYER:
+        raise ValueError(f"no N-player preset {name!r}; known: {', '.join(_NPLAYER)}")
+    base = {**_NPLAYER_BASE, **_NPLAYER[name], "algo": algo, "farl": farl, "farl_terminal": farl}
+    base.update(overrides)
+    return LearnerConfig(**base)
+
+
+def nplayer_game(name: str) -> tuple[str, dict]:
+    """``(game name, game parameters)`` of the N-player preset ``name``."""
+    if name not in NPLAYER_GAME_PARAMS:
+        raise ValueError(f"no N-player preset {name!r}; known: {', '.join(NPLAYER_GAME_PARAMS)}")
+    game, params = NPLAYER_GAME_PARAMS[name]
+    return game, dict(params)
