@@ -22,7 +22,7 @@ def add_parser(sub) -> None:
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on; anything but 127.0.0.1 lets other machines play (and load the "
                         "agents under DIR)")
-    p.add_argument("--port", type=int, default=8000, help="port to listen on; 0 picks a free one")
+    p.add_argument("--port", type=int, default=0, help="port to listen on; 0 picks a free one (the address is printed)")
     p.add_argument("--time-limit", type=float, default=30.0,
                    help="seconds a request waits for an agent's move before answering 'still thinking'")
     p.set_defaults(func=run_command, command="serve")
