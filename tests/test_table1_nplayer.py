@@ -51,7 +51,7 @@ def test_row_names_and_files():
         table1.parse_rows("sim5p")
     with pytest.raises(ValueError, match="unknown Table 1 row 'go'"):
         find_row("go")
-    assert prefix("quick", "nplayer") == "table1_nplayer_quick" and prefix("paper", "nplayer") == "table1_nplayer"
+    assert prefix("quick", "nplayer") == "table1_nplayer_quick" and prefix("paper", "nplayer") == "table1_nplayer_long"
     assert prefix("quick") == "table1_quick"
     assert table1.run_folder("o", "quick", NPLAYER_ROWS["sim3p"], False, 3).as_posix() == \
         "o/table1_nplayer_quick_runs/sim3p/nofarl-seed3"

@@ -252,9 +252,11 @@ def parse_rows(text: str) -> list[Row]:
 # ------------------------------------------------------------- file names
 def prefix(budget: str, group: str = "paper") -> str:
     """File-name stem of a budget's outputs: ``table1`` for the paper budget, else ``table1_<budget>``;
-    the N-player group: ``table1_nplayer`` and ``table1_nplayer_<budget>``."""
-    stem = "table1" if group == "paper" else f"table1_{group}"
-    return stem if budget == "paper" else f"{stem}_{budget}"
+    the N-player group: ``table1_nplayer_long`` for its ``paper`` budget (a long run, no paper figures; the
+    name ``table1_nplayer.md`` is the discussion page), else ``table1_nplayer_<budget>``."""
+    if group == "paper":
+        return "table1" if budget == "paper" else f"table1_{budget}"
+    return f"table1_{group}_{'long' if budget == 'paper' else budget}"
 
 
 def runs_dir(root, budget: str, row: Row) -> Path:
