@@ -166,6 +166,22 @@ def rst_to_markdown(text: str, heading_level: int = 2) -> str:
                 out.extend(["", "```text", *[b[cut:] for b in block], "```", ""])
             i = j
             continue
+        # a definition-list item (a term, its definition indented below it): a bullet "term: definition"
+        prev_blank = not out or out[-1] == "" or in_list
+        if (stripped and prev_blank and not _BULLET.match(line) and i + 1 < len(lines)
+                and lines[i + 1].strip() and _indent(lines[i + 1]) > _indent(line)):
+            if out and out[-1] != "" and not in_list:
+                out.append("")
+            base = _indent(line)
+            definition = []
+            j = i + 1
+            while j < len(lines) and lines[j].strip() and _indent(lines[j]) > base:
+                definition.append(lines[j].strip())
+                j += 1
+            out.append(_inline(f"* {stripped}: " + " ".join(definition)))
+            in_list = True
+            i = j
+            continue
         # everything else: a paragraph or bullet line, indentation dropped (Markdown would read
         # four spaces as code); continuation lines join the bullet above (lazy continuation)
         if not stripped:

@@ -81,6 +81,13 @@ def test_indented_prose_is_not_turned_into_a_code_block_but_google_sections_keep
     assert "Args:\n    game: a `name`.\n        More on game.\n" in md
 
 
+def test_definition_list_items_become_bullets_with_the_definition_joined():
+    text = ("Kernels:\n\n``board(p, s, out)``\n    the cells\n    into ``out``.\n"
+            "``observe(p, s)``\n    planes.\n\nAfter.")
+    md = rst_markdown.rst_to_markdown(text)
+    assert md == "Kernels:\n\n* `board(p, s, out)`: the cells into `out`.\n* `observe(p, s)`: planes.\n\nAfter.\n"
+
+
 # ------------------------------------------------------------------------------------------ game pages
 def test_every_registered_game_has_an_up_to_date_page_and_a_picture():
     names = gen_game_pages.game_names()
