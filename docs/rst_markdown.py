@@ -123,7 +123,11 @@ def rst_to_markdown(text: str, heading_level: int = 2) -> str:
             if char not in underline_chars:
                 underline_chars.append(char)
             level = min(heading_level + underline_chars.index(char), 6)
-            out.extend(["", "#" * level + " " + _inline(stripped), ""])
+            # a title written over several lines: the lines of its paragraph above belong to it
+            title = [_inline(stripped)]
+            while out and out[-1] != "":
+                title.insert(0, out.pop())
+            out.extend(["", "#" * level + " " + " ".join(title), ""])
             i += 2
             in_list = False
             continue

@@ -74,6 +74,12 @@ def test_roles_literals_and_titles():
     assert md == "### Title\n\nSee `GameSpec`, `farl_envs.core.rng` and `x`.\n"
 
 
+def test_title_written_over_two_lines_is_one_heading():
+    text = "Intro.\n\nTwo players (checked against\npyspiel 2.0.2)\n---------------------\nBody."
+    md = rst_markdown.rst_to_markdown(text)
+    assert md == "Intro.\n\n## Two players (checked against pyspiel 2.0.2)\n\nBody.\n"
+
+
 def test_indented_prose_is_not_turned_into_a_code_block_but_google_sections_keep_their_indent():
     text = "Summary.\n\n    indented prose\n\nArgs:\n    game: a ``name``.\n        More on game.\n\nEnd."
     md = rst_markdown.rst_to_markdown(text)
