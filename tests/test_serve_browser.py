@@ -2,8 +2,8 @@
 
 A `farl serve` process is started on a free port; the tests click on the
 SVG boards as a person would. Facts checked: Max-N at full depth never loses
-TicTacToe, the perfect Connect Four player beats a player who always drops
-in the leftmost open column, a Nim3P game ends with every heap empty, the
+TicTacToe, the perfect Connect Four player (and the pretrained agent) beats a player who
+always drops in the leftmost open column, a Nim3P game ends with every heap empty, the
 agents' values (the pretrained agent's, an agent file's) appear on the board, and the runs view plots the curve. A
 screenshot per game goes to the test's temp folder, and one for the README
 to docs/images/serve.png.
@@ -148,6 +148,16 @@ def test_connect_four_against_ab(server, browser, tmp_path):
     result = play_by_clicking(browser, lambda columns: columns[0])  # always the leftmost open column
     assert result == "you lose"
     browser.save_screenshot(str(tmp_path / "connect_four.png"))
+
+
+def test_connect_four_against_the_pretrained_agent(server, browser, tmp_path):
+    """Its values above the columns; it beats a player who always drops in the leftmost open column."""
+    start_game(browser, server, "connect_four", ["human", "pretrained"], think=True)
+    WebDriverWait(browser, WAIT).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board text.value")) == 7)
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#board text.value.best")) == 1
+    result = play_by_clicking(browser, lambda columns: columns[0])
+    assert result == "you lose"
+    browser.save_screenshot(str(tmp_path / "connect_four_pretrained.png"))
 
 
 @pytest.mark.parametrize("seat", ["pretrained", "agent:ttt.npz"])
