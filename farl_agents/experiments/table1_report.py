@@ -212,7 +212,8 @@ def _finish(out: Path, budget: str, group: str, lines: list, command: str | None
 
 def _write_nplayer_table(out: Path, budget: str, command: str | None, seconds: float | None) -> Path:
     """``OUT/table1_nplayer[_<budget>].md``: the N-player rows, TD-FARL against no-FARL (no paper figures)."""
-    lines = [f"# Table 1 for N-player games ({budget} budget), beyond the paper", "",
+    shown = "long runs: the presets' episodes, `--budget paper`" if budget == "paper" else f"{budget} budget"
+    lines = [f"# Table 1 for N-player games ({shown}), beyond the paper", "",
              "TD-FARL (Alg. 2 of Konen & Bagheri 2020) against no-FARL on 3-player games the paper did not play,",
              "with the settings of `farl_agents.learners.presets.nplayer_config`. Each cell is the agent's mean",
              "final reward over its games in every seat (the opponent fills the two other seats), then the mean",
