@@ -49,6 +49,62 @@ FINDINGS = [
     ("committed: the same, the game's kernels called through the cached `Kernels` type", 0.62, 187_000),
 ]
 
+# The second profile (2026-11-25, `perf record` of the paper presets, share of the training's CPU samples) and the
+# changes it led to; docs/results/train_speed.md explains them.
+PROFILE_2 = [
+    ("libm `tanh` (the output sigmoid of every candidate's value)", "11 %", "21 %", "(below)"),
+    ("libm `exp` (TC-EXP's step factor, once per table entry of every adapted state)", "—", "—", "33 % (with tanh)"),
+    ("calls of the game's kernels: each array passed on the stack, one reference-count call per array on "
+     "entry and exit", "8 %", "29 %", "small"),
+    ("candidate indices from the position's (`board_indices_from`), incl. a slice copy", "20 %", "not split out",
+     "10 %"),
+    ("the position's own indices (`board_indices`, an AVX-512 gather per tuple)", "7 %", "not split out", "small"),
+    ("value sums (`raw_value`: loads from the tables, one dependent add each)", "small", "small", "16 %"),
+    ("TD update with TCL (`apply_change`)", "small", "small", "20 %"),
+]
+# (game, before median, before min, after median, after min): CPU µs per ply, /tmp scripts of 2026-11-25 that time
+# NTupleAgent.train on the paper preset (TicTacToe and Nim 200,000 games, Othello 1,000, Connect Four 20,000, after
+# a quarter of that as warm-up), the committed loop before (git archive of 751c5ce) and after, alternately.
+ROUND_2 = [
+    ("tictactoe", 0.694, 0.690, 0.556, 0.545),
+    ("nim", 0.672, 0.670, 0.687, 0.684),
+    ("othello", 49.73, 49.33, 40.25, 39.55),
+    ("connect_four", 8.40, 8.30, 6.50, 6.50),
+]
+ROUND_2_NOTES = [
+    "What changed:",
+    "* **The game's kernels inlined where every candidate calls them** (`legal_actions`, `afterstate`, `board` in",
+    "  `fill_candidates_known`; `board` and `chance` once per ply): `kernels.py` hands numba an `inline=\"always\"`",
+    "  copy of the game's own function, so no array crosses a call. The afterstate of the chosen move, the",
+    "  random opening and `initial_state` stay calls: every inlined copy adds to the loop's compile time.",
+    "* **The position's indices carried over**: after a move without a chance event the next position is the",
+    "  chosen candidate, whose indices `fill_candidates` has already derived; they are copied instead of",
+    "  recomputed from the board (`board_indices`: n_sym · m · n multiply-adds; 2048 still recomputes them).",
+    "* **V(s') not computed twice**: a greedy move's TD target reuses the value the choice computed",
+    "  (`mem.cand_value`; no weight changes between the two).",
+    "* **`board_indices_from` copies the base indices element by element** (a 2-D slice assignment checked",
+    "  overlap and broadcast, about 12 % of a TicTacToe ply).",
+    "* **TC-EXP's `exp` only where its result is used**: not for a duplicate visit (index inhibition leaves its",
+    "  weight alone), and not when |N|/A is exactly 1 (entries whose changes so far all had one sign, and new",
+    "  ones), where exp(β · 0) = 1 exactly.",
+    "",
+    "Tried in between and measured faster but not kept: inlining *every* kernel call of the loop, which gave",
+    "TicTacToe 0.52 µs and Nim 0.55 µs per ply (before: 0.69-0.79) but raised the cold compile of",
+    "`farl train tictactoe` by about 15 % of CPU (30.4 -> 35.1 CPU s, one pair). The kept version may still cost",
+    "more to compile: the first `train` call of TicTacToe with an empty numba cache took 28.0, 27.4, 29.5 CPU s",
+    "before, and 30.6, 30.9, 29.3 with the chosen move's afterstate inlined too (+8 % at the medians); the",
+    "kept version, measured later without a paired baseline and under more load, 32.1-34.1. All figures are",
+    "from a machine shared with up to a dozen other processes, so a single pair moves by ±15 %: Nim's pair",
+    "shows no gain (an earlier pair, with every call inlined, 0.79 -> 0.55).",
+    "",
+    "Where an Othello ply went before these changes (the profile above; 29 µs on a quiet machine): a third is",
+    "libm's `exp` for TC-EXP (50 tuples × 8 boards = 400 entries per adapted state, up to 7 states with",
+    "λ = 0.5 and the horizon), a fifth the TCL update loop around it, a sixth the value sums (400 table reads",
+    "per candidate, summed in order into one float64: each add waits for the one before), a tenth the",
+    "candidates' indices. Keeping every float as it was rules out the two large remedies: a cheaper `exp`",
+    "(a different last bit changes the learning) and summing in several accumulators (a different order of",
+    "the adds). The same holds for `tanh`, a fifth of a Nim ply.",
+]
 
 def _cpu() -> float:
     return time.process_time()
@@ -256,6 +312,18 @@ def main(argv=None) -> int:
               "second time (the table's TicTacToe figure of 6,581 games/s in the previous version of this page",
               "included ~2 s of compiling); and `NTupleAgent.schedules` computed α and ε per episode in Python",
               "(~2 µs an episode, a third of a TicTacToe chunk), now one compiled loop with the same floats."]
+    lines += ["", "## Second round: what every small-game ply still paid", "",
+              "A second `perf` profile of the loop as committed above (2026-11-25; the JIT code mapped by dumping it",
+              "from the process and disassembling it) split a ply's CPU time as follows, before the changes below:",
+              "", "| where | TicTacToe | Nim | Othello |", "|---|---:|---:|---:|"]
+    lines += [f"| {where} | {ttt} | {nim} | {oth} |" for where, ttt, nim, oth in PROFILE_2]
+    lines += ["", "The changes (each keeps every float and every random draw; tests/test_equivalence.py and",
+              "tests/test_learners.py pass), CPU µs per ply, the loop before and after them measured alternately",
+              "in fresh processes on core 0 of the shared machine (load average 10-13; median of 3 runs, the",
+              "minimum in brackets):", "",
+              "| game | before | after | speed-up |", "|---|---:|---:|---:|"]
+    lines += [f"| {g} | {b:.2f} ({bm:.2f}) | {a:.2f} ({am:.2f}) | {b / a:.2f}× |" for g, b, bm, a, am in ROUND_2]
+    lines += ["", *ROUND_2_NOTES]
     lines += ["", "## 2048's tables", "",
               "2048's paper setting has 4 fixed 6-tuples over 16 cell values: 4 × 16⁶ = 67 M entries of weight, N",
               "and A (float32, 768 MB). Measured 2026-11-24 after training the paper preset from scratch: 200",

@@ -33,7 +33,7 @@ import importlib
 import inspect
 from pathlib import Path
 
-from numba import types
+from numba import njit, types
 from numba.core import cgutils
 from numba.extending import NativeValue, intrinsic, models, overload, register_model, typeof_impl, unbox
 
@@ -116,10 +116,22 @@ def kernels_of(game) -> Kernels:
     return found
 
 
-def _kernel(kernels, kind: str):
-    """The ``kind`` kernel named by a :class:`KernelsType` (None for any other type: no match)."""
+_INLINED: dict = {}
+
+
+def _kernel(kernels, kind: str, inline: bool = False):
+    """The ``kind`` kernel named by a :class:`KernelsType` (None for any other type: no match).
+
+    ``inline``: an ``inline="always"`` copy of the game's function (the same source, so the same arithmetic),
+    which numba inlines into the calling loop; see :func:`afterstate_inline`."""
     if isinstance(kernels, KernelsType):
-        return _resolve(kernels.names[KERNEL_NAMES.index(kind)])
+        fn = _resolve(kernels.names[KERNEL_NAMES.index(kind)])
+        if not inline:
+            return fn
+        found = _INLINED.get(fn)
+        if found is None:
+            found = _INLINED[fn] = njit(inline="always")(fn.py_func)
+        return found
     return None
 
 
@@ -178,6 +190,55 @@ def _ol_chance(kernels, p, s, rng):
 @overload(board)
 def _ol_board(kernels, p, s, out):
     fn = _kernel(kernels, "board")
+    if fn is not None:
+        return lambda kernels, p, s, out: fn(p, s, out)
+
+
+# The kernels every candidate of every ply calls, inlined into the loop (numba IR, before type inference). A call
+# of a game kernel passes each array as a structure on the stack and pays a reference-count call per array on
+# entry and exit (null for the loops' borrowed arrays, but still calls): for Nim and TicTacToe that was a third of a
+# ply. Only the per-candidate sites use these: inlining a kernel copies its body into the loop, and numba's compile
+# time grows with every copy, so the once-per-episode and once-per-ply calls stay plain calls.
+def legal_actions_inline(kernels, p, s, mask):
+    return _resolve(kernels.names[1])(p, s, mask)
+
+
+def afterstate_inline(kernels, p, s, a, out, rewards):
+    return _resolve(kernels.names[2])(p, s, a, out, rewards)
+
+
+def chance_inline(kernels, p, s, rng):
+    return _resolve(kernels.names[3])(p, s, rng)
+
+
+def board_inline(kernels, p, s, out):
+    return _resolve(kernels.names[4])(p, s, out)
+
+
+@overload(legal_actions_inline)
+def _ol_legal_actions_inline(kernels, p, s, mask):
+    fn = _kernel(kernels, "legal_actions", inline=True)
+    if fn is not None:
+        return lambda kernels, p, s, mask: fn(p, s, mask)
+
+
+@overload(afterstate_inline)
+def _ol_afterstate_inline(kernels, p, s, a, out, rewards):
+    fn = _kernel(kernels, "afterstate", inline=True)
+    if fn is not None:
+        return lambda kernels, p, s, a, out, rewards: fn(p, s, a, out, rewards)
+
+
+@overload(chance_inline)
+def _ol_chance_inline(kernels, p, s, rng):
+    fn = _kernel(kernels, "chance", inline=True)
+    if fn is not None:
+        return lambda kernels, p, s, rng: fn(p, s, rng)
+
+
+@overload(board_inline)
+def _ol_board_inline(kernels, p, s, out):
+    fn = _kernel(kernels, "board", inline=True)
     if fn is not None:
         return lambda kernels, p, s, out: fn(p, s, out)
 

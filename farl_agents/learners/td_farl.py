@@ -67,6 +67,7 @@ class Memory(NamedTuple):
     cand_terminal: np.ndarray  # bool[n_actions]
     cand_action: np.ndarray   # int64[n_actions]
     scores: np.ndarray        # float64[n_actions]
+    cand_value: np.ndarray    # float64[n_actions]  V_p of each candidate, filled by a greedy choice
     state: np.ndarray         # int32[state_size]   the compiled loop's position
     after: np.ndarray         # int32[state_size]   scratch for a candidate afterstate
     board: np.ndarray         # int32[2 * n_cells]  scratch: the position's board, then a candidate's
@@ -79,7 +80,8 @@ def make_memory(n_players: int, n_actions: int, n_sym: int, m: int, n_cells: int
                   np.zeros(n_players), np.zeros(n_players), np.zeros((n_sym, m), np.int64),
                   np.zeros((n_actions, n_sym, m), np.int64),
                   np.zeros(n_actions), np.zeros(n_actions, np.bool_), np.zeros(n_actions, np.int64),
-                  np.zeros(n_actions), np.zeros(state_size, np.int32), np.zeros(state_size, np.int32),
+                  np.zeros(n_actions), np.zeros(n_actions), np.zeros(state_size, np.int32),
+                  np.zeros(state_size, np.int32),
                   np.zeros(2 * n_cells, np.int32), np.zeros(n_actions, np.int8), np.zeros(n_players))
 
 
@@ -102,12 +104,14 @@ def choose_move(net, prm, mem, player, n_cand, epsilon, rng):
 
     Greedy score of a candidate afterstate x: r + γ·V_p(x), with V = 0 when x
     ends the game. Ties are broken uniformly at random. Returns
-    ``(candidate, was_random)``.
+    ``(candidate, was_random)``. A greedy choice leaves each V_p(x) in
+    ``mem.cand_value`` (the TD target of this move reuses it).
     """
     if epsilon > 0.0 and rng_uniform(rng) < epsilon:
         return rng_below(rng, n_cand), True
     for k in range(n_cand):
         v = 0.0 if mem.cand_terminal[k] else value(net, player, 0, mem.cand_idx[k], prm.tanh_output)
+        mem.cand_value[k] = v
         mem.scores[k] = mem.cand_reward[k] + prm.gamma * v
     return rng_argmax(mem.scores, n_cand, rng), False
 
@@ -122,18 +126,26 @@ def adapt_towards(net, traces, prm, player, idx, target, alpha):
 
 
 @njit(cache=True, inline="always")
-def after_move(net, traces, prm, mem, player, after_idx, step_rewards, next_terminal, was_random, alpha, train):
+def after_move(net, traces, prm, mem, player, after_idx, step_rewards, next_terminal, was_random, alpha, train,
+               after_value):
     """Everything that follows ``player``'s move (Alg. 2, AdaptAgentV and FinalAdaptAgents).
 
     ``after_idx``: the move's afterstate s'; ``step_rewards``: the reward delta
     of every player for this step; ``next_terminal``: whether the next state
-    s'' (after any chance event) ends the game.
+    s'' (after any chance event) ends the game; ``after_value``: V_player(s')
+    when the caller knows it from the choice of the move (no weight has changed
+    since), NaN to compute it here.
     """
     for i in range(mem.cum.shape[0]):
         mem.cum[i] += step_rewards[i] * prm.reward_scale
     if train and mem.has_last[player]:
         r = mem.cum[player] - mem.last_cum[player]
-        v_next = 0.0 if next_terminal else value(net, player, 0, after_idx, prm.tanh_output)
+        if next_terminal:
+            v_next = 0.0
+        elif after_value == after_value:  # known (not NaN)
+            v_next = after_value
+        else:
+            v_next = value(net, player, 0, after_idx, prm.tanh_output)
         if was_random and not prm.learn_from_random:
             if prm.trace_mode == 1 or prm.trace_mode == 3:  # res / rr: a random move cuts the traces
                 clear_traces(traces)
@@ -180,23 +192,38 @@ def fill_candidates(kernels, p, s, net, prm, mem):
     tuples over changed cells are recomputed); ``mem``'s ``after``, ``board``,
     ``mask`` and ``rewards`` are the scratch.
     """
+    n_cells = mem.board.shape[0] // 2
+    K.board(kernels, p, s, mem.board[:n_cells])
+    board_indices(net, mem.board[:n_cells], mem.state_idx)
+    return fill_candidates_known(kernels, p, s, net, prm, mem)
+
+
+@njit(cache=True, inline="always")
+def fill_candidates_known(kernels, p, s, net, prm, mem):
+    """:func:`fill_candidates` when ``mem.board``'s first half and ``mem.state_idx`` already hold ``s``'s board and
+    indices (the self-play loop carries them over from the chosen candidate when no chance event followed)."""
     player = s[TO_MOVE]
-    K.legal_actions(kernels, p, s, mem.mask)
+    K.legal_actions_inline(kernels, p, s, mem.mask)
     n_cells = mem.board.shape[0] // 2
     here, there = mem.board[:n_cells], mem.board[n_cells:]
-    K.board(kernels, p, s, here)
-    board_indices(net, here, mem.state_idx)
     n = 0
     for a in range(mem.mask.shape[0]):
         if mem.mask[a]:
-            K.afterstate(kernels, p, s, a, mem.after, mem.rewards)
-            K.board(kernels, p, mem.after, there)
+            K.afterstate_inline(kernels, p, s, a, mem.after, mem.rewards)
+            K.board_inline(kernels, p, mem.after, there)
             board_indices_from(net, here, mem.state_idx, there, mem.cand_idx[n])
             mem.cand_reward[n] = mem.rewards[player] * prm.reward_scale
             mem.cand_terminal[n] = mem.after[TERMINAL] != 0
             mem.cand_action[n] = a
             n += 1
     return n
+
+
+@njit(cache=True, inline="always")
+def _copy_indices(src, dst):
+    for j in range(src.shape[0]):
+        for i in range(src.shape[1]):
+            dst[j, i] = src[j, i]
 
 
 @njit(cache=True)
@@ -220,15 +247,23 @@ def self_play(kernels, p, net, prm, mem, traces, alphas, epsilons, start_prob, s
             random_opening(kernels, p, s, start_plies, mem.mask, mem.rewards, agent_rng, env_rng)
         start_episode(mem, traces, carry_traces)
         plies = 0
+        known = False  # mem.board / mem.state_idx hold s (the chosen afterstate's, when no chance event followed)
         while s[TERMINAL] == 0:
-            n = fill_candidates(kernels, p, s, net, prm, mem)
+            if not known:
+                K.board_inline(kernels, p, s, mem.board[: mem.board.shape[0] // 2])
+                board_indices(net, mem.board[: mem.board.shape[0] // 2], mem.state_idx)
+            n = fill_candidates_known(kernels, p, s, net, prm, mem)
             player = s[TO_MOVE]
             k, was_random = choose_move(net, prm, mem, player, n, epsilons[e], agent_rng)
             K.afterstate(kernels, p, s, mem.cand_action[k], s, mem.rewards)
+            known = True
             if s[TERMINAL] == 0:
-                K.chance(kernels, p, s, env_rng)
+                known = K.chance_inline(kernels, p, s, env_rng) < 0  # -1: no chance event, s is the afterstate
             after_move(net, traces, prm, mem, player, mem.cand_idx[k], mem.rewards, s[TERMINAL] != 0, was_random,
-                       alphas[e], True)
+                       alphas[e], True, np.nan if was_random else mem.cand_value[k])
+            if known and s[TERMINAL] == 0:
+                K.board_inline(kernels, p, s, mem.board[: mem.board.shape[0] // 2])
+                _copy_indices(mem.cand_idx[k], mem.state_idx)
             plies += 1
         for i in range(n_players):
             results[e, i] = mem.cum[i] / prm.reward_scale
@@ -278,5 +313,5 @@ def play_episode_aec(env, net, prm, mem, traces, alpha: float, epsilon: float, a
             step_rewards[i] = raw.rewards.get(ag, 0.0)
             totals[ag] += step_rewards[i]
         after_move(net, traces, prm, mem, player, mem.cand_idx[k], step_rewards,
-                   bool(raw.terminations.get(agent, False)), was_random, alpha, train)
+                   bool(raw.terminations.get(agent, False)), was_random, alpha, train, np.nan)
     return totals

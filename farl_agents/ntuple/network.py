@@ -133,7 +133,9 @@ def board_indices_from(net, base_board, base_idx, board, out):
     costs a fraction of a full computation. Integer arithmetic: the result is
     exactly that of :func:`board_indices`.
     """
-    out[:, :] = base_idx
+    for j in range(out.shape[0]):  # element by element: a slice assignment checks overlap and broadcasting
+        for i in range(out.shape[1]):
+            out[j, i] = base_idx[j, i]
     for c in range(board.shape[0]):
         diff = board[c] - base_board[c]
         if diff != 0:
@@ -199,8 +201,13 @@ def apply_change(net, player, output, idx, step, change, tcl_exp, tcl_beta, skip
                     break
             factor = 1.0
             if tcl:
-                ratio = abs(net.tcl_n[o, player, k]) / net.tcl_a[o, player, k]
-                factor = np.exp(tcl_beta * (ratio - 1.0)) if tcl_exp else ratio
+                if not duplicate:  # a duplicate's factor would go unused: no exp for it
+                    ratio = abs(net.tcl_n[o, player, k]) / net.tcl_a[o, player, k]
+                    if tcl_exp:
+                        # exp(β · 0) is exactly 1: the entries whose changes all had one sign (and new ones) skip exp
+                        factor = 1.0 if ratio == 1.0 else np.exp(tcl_beta * (ratio - 1.0))
+                    else:
+                        factor = ratio
                 net.tcl_n[o, player, k] += change
                 net.tcl_a[o, player, k] += abs(change)
             if not duplicate:
