@@ -113,7 +113,7 @@ def main(argv=None) -> int:
     warnings.simplefilter("ignore")
     rows = []
     for name in [g[:-3] for g in farl_envs.list_games()]:
-        pz_module, os_string = REFERENCES[name]
+        pz_module, os_string = REFERENCES.get(name, (None, None))  # games without a reference implementation
         farl_aec = aec_steps_per_second(functools.partial(farl_envs.make, name), args.seconds)
         pz_aec = None
         if pz_module:
