@@ -28,6 +28,11 @@ episode 0. The ``quick`` budget (minutes) writes ``table1_quick.md``,
 numbers never mix with the paper-budget ones; ``smoke`` (seconds, for
 tests) likewise.
 
+The N-player rows beyond the paper (``--rows nplayer``, or ``sim3p,yavalath3p,chinese_checkers3p,ewn3p``;
+:data:`~farl_agents.experiments.table1_rows.NPLAYER_ROWS`) run the same way with their own presets
+(:func:`~farl_agents.learners.presets.nplayer_config`) and write ``table1_nplayer_<budget>.md``, curves and
+runs under that prefix instead (``table1_nplayer_long`` for ``--budget paper``).
+
 Runs go to local worker processes (``concurrent.futures``) or, with
 ``backend="ray"``, to Ray tasks. The table itself is written by
 :mod:`farl_agents.experiments.table1_report`; the names the command line
