@@ -23,6 +23,7 @@ _GAMES = {
     "einstein_wurfelt_nicht": ("farl_envs.einstein_wurfelt_nicht_v0", "farl/EinsteinWurfeltNicht-v0"),
     "game2048": ("farl_envs.game2048_v0", "farl/2048-v0"),
     "hex": ("farl_envs.hex_v0", "farl/Hex-v0"),
+    "lines_of_action": ("farl_envs.lines_of_action_v0", "farl/LinesOfAction-v0"),
     "nim": ("farl_envs.nim_v0", "farl/Nim-v0"),
     "nim3p": ("farl_envs.nim3p_v0", "farl/Nim3P-v0"),
     "othello": ("farl_envs.othello_v0", "farl/Othello-v0"),

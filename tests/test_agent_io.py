@@ -128,7 +128,7 @@ def test_tampered_shapes_are_refused(trained, tmp_path):
     arrays["weights_value"] = np.array([1.0], np.float32)
     bad = tmp_path / "bad.npz"
     np.savez(bad, **arrays)
-    with pytest.raises(AgentFileError, match="bad sparse"):
+    with pytest.raises(AgentFileError, match="positions must be integers"):
         NTupleAgent.load(bad)
     arrays["weights_index"] = np.array([0], np.int64)
     arrays["weights_value"] = dense.ravel()[:1]

@@ -27,8 +27,9 @@ def _quiet():
 
 def test_registry_lists_every_game():
     assert GAMES == ["amazons_v0", "breakthrough_v0", "chinese_checkers_v0", "clobber_v0", "connect_four_v0",
-                     "einstein_wurfelt_nicht_v0", "game2048_v0", "hex_v0", "nim_v0", "nim3p_v0", "othello_v0",
-                     "outer_open_gomoku_v0", "santorini_v0", "sim_v0", "surakarta_v0", "tictactoe_v0", "yavalath_v0"]
+                     "einstein_wurfelt_nicht_v0", "game2048_v0", "hex_v0", "lines_of_action_v0", "nim_v0", "nim3p_v0",
+                     "othello_v0", "outer_open_gomoku_v0", "santorini_v0", "sim_v0", "surakarta_v0", "tictactoe_v0",
+                     "yavalath_v0"]
 
 
 def test_make_accepts_names_with_and_without_version():

@@ -23,6 +23,7 @@ from pettingzoo.test import api_test, seed_test
 
 from farl_envs import santorini_v0
 from farl_envs.core.playout import playouts
+from farl_envs.core.render import CELL
 from farl_envs.core.rng import make_rng, rng_choice_mask
 from farl_envs.core.spec import HEADER, PLY, TERMINAL, TO_MOVE
 from farl_envs.games import santorini as st
@@ -527,7 +528,7 @@ def test_text_and_rgb_render():
     env = santorini_v0.env(render_mode="rgb_array")
     env.reset(seed=0)
     img = env.render()
-    assert img.dtype == np.uint8 and img.shape == (5 * 32 + 2, 5 * 32 + 2, 3)
+    assert img.dtype == np.uint8 and img.shape == (5 * CELL + 2, 5 * CELL + 2, 3)
     assert len(SPEC.cell_colors) == SPEC.n_cell_values and len(set(SPEC.cell_colors)) == 13
     env = santorini_v0.env(render_mode="ansi")
     env.reset(seed=0)

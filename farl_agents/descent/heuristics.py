@@ -35,7 +35,8 @@ from dataclasses import dataclass
 HEURISTICS = ("classic", "depth-add", "depth-mul", "score", "mobility", "presence")
 
 #: games whose n-tuple board holds pieces of both players as cells 1 and 2
-_PIECE_GAMES = ("tictactoe", "connect_four", "hex", "othello", "surakarta", "breakthrough", "clobber")
+_PIECE_GAMES = ("tictactoe", "connect_four", "hex", "othello", "surakarta", "breakthrough", "clobber",
+                "lines_of_action")
 #: games whose score is the piece difference on that board (Othello's discs, Surakarta's pieces)
 _SCORE_GAMES = ("othello", "surakarta")
 
