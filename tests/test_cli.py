@@ -1,4 +1,5 @@
 """The `farl` command line: train outputs, config flags and files, eval, play, info, errors."""
+import argparse
 import io
 import json
 import os
@@ -8,8 +9,9 @@ import sys
 import numpy as np
 import pytest
 
-from farl_agents import cli
+from farl_agents import cli, families
 from farl_agents.cli import play
+from farl_agents.cli.common import QUIET_FLAGS
 from farl_agents.config_flags import field_docs
 from farl_agents.learners import LearnerConfig, NTupleAgent, paper_config
 from farl_agents.learners import family as ntuple_family
@@ -324,3 +326,31 @@ def test_jobs_are_capped_at_the_cpus_and_absurd_values_refused(capsys, monkeypat
     capsys.readouterr()
     assert cli.main(["eval", "random", "--game", "tictactoe", "--vs", "random", "--jobs", "100000"]) == 2
     assert "jobs must be an integer in 1..1024" in capsys.readouterr().err
+
+
+def _progress_parsers(parser, path=()):
+    """``(command path, parser)`` of every (sub)command below ``parser`` that has a no-progress-bar option."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _progress_parsers(sub, path + (name,))
+        elif set(action.option_strings) & set(QUIET_FLAGS):
+            yield path, action
+
+
+@pytest.mark.parametrize("family", families.FAMILIES, ids=lambda f: f.name)
+def test_every_command_takes_both_spellings_of_the_no_progress_flag(family):
+    """One flag, two spellings: ``--quiet`` and ``--no-progress`` in every command with a progress bar."""
+    argv = ["train", "tictactoe", "--algo", family.algos[0]]
+    found = dict(_progress_parsers(cli.build_parser(argv)))
+    assert set(found) == {("train",), ("reproduce",), ("tournament",), ("pretrained", "build"), ("baseline",)}
+    for path, action in found.items():
+        assert set(action.option_strings) == set(QUIET_FLAGS) and action.dest == "quiet", path
+    positional = {"train": ["tictactoe", "--algo", family.algos[0]], "reproduce": ["table1"],
+                  "tournament": ["hex"], "pretrained": ["build", "tictactoe"],
+                  "baseline": ["tictactoe", "--algo", "dqn"]}
+    for command, rest in positional.items():
+        for flag in QUIET_FLAGS:
+            full = [command, *rest, flag]
+            assert cli.build_parser(full).parse_args(full).quiet is True, full
+        assert cli.build_parser([command, *rest]).parse_args([command, *rest]).quiet is False, command

@@ -19,6 +19,8 @@ import shlex
 import sys
 import time
 
+from farl_agents.cli.common import add_quiet_flag
+
 EXTRA_HINT = 'pip install torch==2.13.0 && pip install "farl[baselines]"'
 
 
@@ -102,7 +104,7 @@ def cmd_baseline(args) -> int:
     opps = None if not args.eval_vs else [o for item in args.eval_vs for o in item.split(",") if o]
     model, info = train_baseline(game, args.algo, timesteps=args.timesteps, minutes=args.minutes, seed=args.seed,
                                  opponent=args.opponent, out=out, eval_opponents=opps, eval_games=args.eval_games,
-                                 eval_points=args.eval_points, progress_bar=not args.no_progress, **params)
+                                 eval_points=args.eval_points, progress_bar=not args.quiet, **params)
     final, labels = info["final"], info["eval"]["opponents"]
     if labels == ["score"]:
         scores = f"mean score {final['score']:.1f}"
@@ -164,7 +166,7 @@ def register(subparsers) -> None:
                    help="evaluation opponents of the learning curve (default per game, e.g. maxn10,random)")
     p.add_argument("--eval-games", type=_positive_int, metavar="N", help="games per seat at each checkpoint")
     p.add_argument("--eval-points", type=_positive_int, default=10, metavar="K", help="checkpoints on the curve")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_quiet_flag(p)
     p.set_defaults(func=cmd_baseline, command="baseline", standalone=False)
 
     p = subparsers.add_parser(

@@ -29,6 +29,19 @@ class Parser(argparse.ArgumentParser):
         raise CliError(f"{message}; see `{self.prog} --help`")
 
 
+QUIET_FLAGS = ("--quiet", "--no-progress")
+"""The two spellings of the one "no progress bar" flag every ``farl`` command with a progress bar takes."""
+
+
+def add_quiet_flag(parser) -> None:
+    """Add ``--quiet`` (alias ``--no-progress``) to ``parser``: no progress bar, read as ``args.quiet``.
+
+    Every command with a progress bar adds it here, so both spellings work everywhere (``farl train``,
+    ``reproduce``, ``tournament``, ``pretrained build``, ``baseline``).
+    """
+    parser.add_argument(*QUIET_FLAGS, dest="quiet", action="store_true", help="no progress bar")
+
+
 def key_values(items, what: str) -> list[tuple[str, str]]:
     """``[(key, value)]`` of repeated ``KEY=VALUE`` options (``-`` in keys read as ``_``)."""
     pairs = []

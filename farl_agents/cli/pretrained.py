@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from farl_agents.cli.common import CliError, HelpFormatter
+from farl_agents.cli.common import CliError, HelpFormatter, add_quiet_flag
 from farl_agents.pretrained import zoo
 from farl_agents.pretrained.build import BUDGETS, GAMES, build, check_game
 
@@ -38,7 +38,7 @@ def add_parser(sub) -> None:
     b.add_argument("--runs", metavar="DIR", default="runs/pretrained", help="folder of the training runs")
     b.add_argument("--stop-after", type=float, metavar="N", help="stop after N episodes (continue later)")
     b.add_argument("--jobs", type=int, default=1, metavar="J", help="worker processes of the measurements")
-    b.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_quiet_flag(b)
     b.set_defaults(func=run_build, command="pretrained")
     ls = actions.add_parser("list", help="print the cards of the pretrained agents as a table",
                             formatter_class=HelpFormatter)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from farl_agents.cli.common import CliError, HelpFormatter, command_line
+from farl_agents.cli.common import CliError, HelpFormatter, add_quiet_flag, command_line
 
 
 def add_parser(sub) -> None:
@@ -26,7 +26,7 @@ def add_parser(sub) -> None:
     p.add_argument("--out", default="docs/results", help="output folder")
     p.add_argument("--backend", choices=["local", "ray"], default="local",
                    help="local worker processes or Ray tasks (pip install 'farl[ray]')")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_quiet_flag(p)
     p.add_argument("--table-only", action="store_true",
                    help="train nothing: write the table and the curves from the runs already in OUT")
     p.add_argument("--readme", metavar="PATH", default=None,

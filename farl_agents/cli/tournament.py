@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from farl_agents.cli.common import params_of
+from farl_agents.cli.common import add_quiet_flag, params_of
 from farl_agents.descent.trainer import DescentConfig
 
 
@@ -51,7 +51,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--eval-every-seconds", type=float, default=15.0, metavar="S",
                    help="learning curve of each variant's run: a point every S training seconds (0: none)")
     p.add_argument("--eval-vs", default="mcts100", metavar="OPP", help="the curves' reference opponent")
-    p.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true", help="no progress bar")
+    add_quiet_flag(p)
     p.set_defaults(func=cmd_tournament, command="tournament")
 
 

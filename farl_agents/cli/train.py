@@ -29,8 +29,10 @@ from pathlib import Path
 import farl_envs
 from farl_agents import families
 from farl_agents.cli.common import (
+    QUIET_FLAGS,
     CliError,
     HelpFormatter,
+    add_quiet_flag,
     command_line,
     game_name,
     game_with_params,
@@ -43,7 +45,7 @@ from farl_agents.config_flags import FlagError
 from farl_agents.runs import ALONE, Run, RunSpec, start_states, summary_line
 from farl_agents.runs.legacy import needs_upgrade
 
-RESUME_FLAGS = ("--resume", "--quiet", "--no-progress", "--stop-after", "--checkpoint-minutes", "--eval-jobs",
+RESUME_FLAGS = ("--resume", *QUIET_FLAGS, "--stop-after", "--checkpoint-minutes", "--eval-jobs",
                 "--algo", "--debug")
 """Flags that may go with ``--resume`` (they change how the run goes on, not what it is)."""
 
@@ -128,7 +130,7 @@ def add_parser(sub, family: families.Family) -> None:
                    help=f"stop (with a checkpoint) once N {unit} are done; continue later with --resume")
     r.add_argument("--checkpoint-minutes", type=float, default=5.0, metavar="M",
                    help="checkpoint at least this often (and at every evaluation)")
-    r.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true", help="no progress bar")
+    add_quiet_flag(r)
     hooks.FLAGS.add_to(p, f"{family.name} settings",
                        f"{hooks.Trainer.config_class.__name__}'s fields; unset ones come from --preset / "
                        f"--config (else the default shown)")
