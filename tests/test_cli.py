@@ -90,7 +90,7 @@ def test_every_config_field_has_a_flag_with_its_docstring():
     assert "--algo" in flags and "--no-use-symmetry" in flags
 
 
-def test_train_seed002_preset(tmp_path):
+def test_train_thill2014_tcl_rr_preset(tmp_path):
     out = tmp_path / "c4"
     assert farl("train", "connect_four", "--preset", "tcl-rr", "--episodes", 5, "--stop-after", 0, "--quiet",
                 "--out", out) == 0
