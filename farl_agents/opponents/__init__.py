@@ -17,30 +17,90 @@ name (``make_opponent``)  player                                        games
                         (:mod:`farl_agents.pretrained`)                 ``farl pretrained list``
 ======================  ==============================================  =================
 
-Hyphens, underscores and case are ignored in the numeric forms
-(``"Max-N10"``, ``"MCTS_10000"``, ``"edax-d1"``). ``connect_four_player``
-builds the Connect Four players with options (``random_plies``: the opening
-rule of Thill et al. 2014, see :mod:`farl_agents.evaluate`).
+Names are parsed strictly (:func:`parse_opponent`): case and surrounding
+blanks are ignored, nothing else. A number follows its name directly, as
+decimal digits within a range (:data:`NUMBER_RANGES`: Max-N depth 1..100,
+MCTS iterations 1..10,000,000, Edax depth 0..60), so ``"maxn-1"``,
+``"mcts_5"`` or ``"mcts0"`` are errors, not depth 1 or 5 iterations. An MCTS
+opponent's node arrays are also checked against the memory limit of
+:mod:`farl_agents.ntuple.budget` for the game before they are allocated.
+``connect_four_player`` builds the Connect Four players with options
+(``random_plies``: the opening rule of Thill et al. 2014, see
+:mod:`farl_agents.evaluate`).
 """
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 import farl_envs
 from farl_agents.opponents.bench import BenchPlayer
 from farl_agents.opponents.connect_four.harness import PerfectConnectFour
 from farl_agents.opponents.edax import EdaxPlayer
 from farl_agents.opponents.maxn import MaxN
-from farl_agents.opponents.mcts import MCTS
+from farl_agents.opponents.mcts import MAX_ITERATIONS, MCTS
 from farl_agents.opponents.nim import BoutonPlayer, nim3p_player
 from farl_agents.players import RandomPlayer
 from farl_envs.core.spec import GameSpec
 
 __all__ = ["MaxN", "MCTS", "BenchPlayer", "EdaxPlayer", "BoutonPlayer", "RandomPlayer", "PerfectConnectFour",
-           "nim3p_player", "make_opponent", "connect_four_player", "OPPONENT_NAMES"]
+           "nim3p_player", "make_opponent", "connect_four_player", "parse_opponent", "OpponentName",
+           "OPPONENT_NAMES", "NUMBER_RANGES"]
 
 OPPONENT_NAMES = ("random", "maxn<depth>", "mcts<iterations>", "bench", "bench-gbg", "heur", "edax<depth>",
                   "bouton", "ab", "ab-dl", "pretrained")
+
+NUMBER_RANGES = {"maxn": (1, 100), "mcts": (1, MAX_ITERATIONS), "edax": (0, 60)}
+"""Inclusive range of the number in ``maxn<depth>``, ``mcts<iterations>``, ``edax<depth>`` (Edax's own levels
+stop at 60; deeper Max-N searches never finish on the games it can play; MCTS: :data:`~.mcts.MAX_ITERATIONS`)."""
+_DEFAULTS = {"maxn": 15, "mcts": 1000, "edax": 1}
+_PLAIN = ("random", "bench", "heur", "bench-gbg", "bouton", "ab", "ab-dl", "pretrained")
+
+
+class OpponentName(NamedTuple):
+    """A parsed opponent name: ``kind`` (``"maxn"``, ``"mcts"``, ``"ab-dl"``, ...) and the number, if any."""
+
+    kind: str
+    number: int | None
+
+    @property
+    def value(self) -> int | None:
+        """The number, or the kind's default (Max-N depth 15, MCTS 1000 iterations, Edax depth 1)."""
+        return self.number if self.number is not None else _DEFAULTS.get(self.kind)
+
+
+def _forms() -> str:
+    lo_hi = {k: f"{lo}..{hi}" for k, (lo, hi) in NUMBER_RANGES.items()}
+    return (f"{', '.join(_PLAIN)}, maxn<depth> (depth {lo_hi['maxn']}), mcts<iterations> (iterations "
+            f"{lo_hi['mcts']}), edax<depth> (depth {lo_hi['edax']}); the number follows the name directly "
+            f"(maxn10, mcts5000)")
+
+
+def parse_opponent(spec, caps: dict | None = None) -> OpponentName:
+    """Parse an opponent name strictly; ``ValueError`` naming the allowed forms and ranges otherwise.
+
+    Accepted: the names of the module table, case-insensitive, with blanks
+    around them; ``maxn``/``mcts``/``edax`` optionally followed directly by a
+    decimal number in :data:`NUMBER_RANGES`. Nothing is deleted or guessed:
+    ``"maxn-1"``, ``"mcts 5"``, ``"MCTS_10000"`` and ``"mcts0"`` are refused.
+    ``caps`` lowers the upper ends for a caller (``{"mcts": 200000}``: a web
+    server's budget); it also applies to a kind's default number.
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"opponent name must be a non-empty string, got {spec!r}; known: {_forms()}")
+    key = spec.strip().lower()
+    if key in _PLAIN:
+        return OpponentName(key, None)
+    m = re.fullmatch(r"(maxn|mcts|edax)([0-9]*)", key)
+    if m is None:
+        raise ValueError(f"unknown opponent {spec!r}; known: {_forms()}")
+    kind, digits = m.group(1), m.group(2) or str(_DEFAULTS[m.group(1)])
+    lo, hi = NUMBER_RANGES[kind]
+    hi = min(hi, (caps or {}).get(kind, hi))
+    if len(digits) > len(str(hi)) or not lo <= int(digits) <= hi:
+        what = "iterations" if kind == "mcts" else "depth"
+        raise ValueError(f"opponent {spec!r}: {kind}<{what}> takes {what} {lo}..{hi}, got {digits}")
+    return OpponentName(kind, int(digits) if m.group(2) else None)
 
 
 def _game(game) -> GameSpec:
@@ -68,46 +128,43 @@ def _require(game, names, spec):
 def make_opponent(spec: str, game):
     """Build the opponent named ``spec`` (see the module table) for ``game`` (name or GameSpec).
 
-    Raises ``ValueError`` for unknown names and for opponents that cannot
+    Raises ``ValueError`` for names :func:`parse_opponent` refuses, for an MCTS
+    whose node arrays would exceed the memory limit on ``game``, and for opponents that cannot
     play ``game`` (``pretrained``: a game without a shipped agent, or with other parameters than the
     agent's); ``EdaxPlayer`` raises ``RuntimeError`` when Edax is missing.
     """
-    if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"opponent spec must be a non-empty string, got {spec!r}")
+    name = parse_opponent(spec)
     g = _game(game)
-    key = spec.strip().lower()
-    flat = re.sub(r"[-_ ]", "", key)
-    if flat == "random":
+    kind = name.kind
+    if kind == "random":
         return RandomPlayer()
-    m = re.fullmatch(r"maxn(\d+)?", flat)
-    if m:
+    if kind == "maxn":
         if g.has_chance:
             raise ValueError(f"opponent {spec!r}: Max-N cannot play {g.id} (chance events)")
-        return MaxN(int(m.group(1)) if m.group(1) else 15)
-    m = re.fullmatch(r"mcts(\d+)?", flat)
-    if m:
-        return MCTS(int(m.group(1)) if m.group(1) else 1000)
-    if flat in ("bench", "heur"):
+        return MaxN(name.value)
+    if kind == "mcts":
+        player = MCTS(name.value)
+        player.check_memory(g)
+        return player
+    if kind in ("bench", "heur"):
         _require(g, ("othello",), spec)
-        return BenchPlayer(flat)
-    if flat == "benchgbg":
+        return BenchPlayer(kind)
+    if kind == "bench-gbg":
         _require(g, ("othello",), spec)
         return BenchPlayer("bench", gbg=True)
-    m = re.fullmatch(r"edax(?:d)?(\d+)?", flat)
-    if m:
+    if kind == "edax":
         _require(g, ("othello",), spec)
-        return EdaxPlayer(int(m.group(1)) if m.group(1) else 1)
-    if flat == "bouton":
+        return EdaxPlayer(name.value)
+    if kind == "bouton":
         _require(g, ("nim",), spec)
         return BoutonPlayer()
-    if flat in ("ab", "abdl", "alphabeta"):
+    if kind in ("ab", "ab-dl"):
         _require(g, ("connect_four",), spec)
-        return PerfectConnectFour("ab-dl" if flat == "abdl" else "ab", g)
-    if flat == "pretrained":
-        from farl_agents.pretrained import load
+        return PerfectConnectFour(kind, g)
+    assert kind == "pretrained", kind
+    from farl_agents.pretrained import load
 
-        agent = load(g.name)
-        if not isinstance(game, str) and agent.game.params != g.params:  # a name means the agent's parameters
-            raise ValueError(f"the pretrained {g.name} agent plays {agent.game.params}, not {g.params}")
-        return agent
-    raise ValueError(f"unknown opponent {spec!r}; known: {', '.join(OPPONENT_NAMES)}")
+    agent = load(g.name)
+    if not isinstance(game, str) and agent.game.params != g.params:  # a name means the agent's parameters
+        raise ValueError(f"the pretrained {g.name} agent plays {agent.game.params}, not {g.params}")
+    return agent

@@ -36,7 +36,9 @@ positions recomputed (cheaper than storing them).
 
 All node arrays (``children[node, action]``, ``visits``, ``wsum[node,
 player]``) are preallocated with ``iterations + 1`` rows: each iteration adds
-at most one node. The search is one ``@njit(cache=True)`` function over the
+at most one node. Their size (:meth:`MCTS.node_bytes`) is checked against the
+memory limit of :mod:`farl_agents.ntuple.budget` before they are allocated,
+and ``iterations`` is at most :data:`MAX_ITERATIONS`. The search is one ``@njit(cache=True)`` function over the
 game's kernels, given as one :class:`~farl_envs.core.kernels.Kernels` value
 whose numba type names them (plus a stamp of their sources): one compiled
 specialisation per game, cached on disk, so a process that already compiled
@@ -49,10 +51,15 @@ import math
 import numpy as np
 from numba import njit
 
+from farl_agents.ntuple.budget import LIMIT_VARIABLE, human, memory_limit
 from farl_envs.core.kernels import afterstate, chance, kernels_of, legal_actions
 from farl_envs.core.playout import random_playout
 from farl_envs.core.rng import rng_below
 from farl_envs.core.spec import TERMINAL, TO_MOVE, GameSpec
+
+MAX_ITERATIONS = 10_000_000
+"""Most iterations per move: far above Table 1's 10,000 (a move takes minutes at this budget), and small
+enough that the node arrays of the small boards fit in memory; larger boards meet the memory check first."""
 
 
 @njit(cache=True)
@@ -197,8 +204,9 @@ class MCTS:
 
     def __init__(self, iterations: int = 1000, c: float = math.sqrt(2.0),
                  value_range: tuple | None = None, name: str | None = None):
-        if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 1:
-            raise ValueError(f"iterations must be an integer >= 1, got {iterations!r}")
+        if (isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer))
+                or not 1 <= iterations <= MAX_ITERATIONS):
+            raise ValueError(f"iterations must be an integer in 1..{MAX_ITERATIONS:,}, got {iterations!r}")
         if not isinstance(c, (int, float, np.floating)) or not math.isfinite(c) or c < 0:
             raise ValueError(f"c must be a finite number >= 0, got {c!r}")
         if value_range is not None:
@@ -220,10 +228,25 @@ class MCTS:
         d.pop("_bufs", None)
         return d
 
+    def node_bytes(self, game: GameSpec) -> int:
+        """Bytes of the node arrays on ``game``: ``iterations + 1`` rows of children (int32 per action),
+        visits and the per-player value sums (float64)."""
+        return (self.iterations + 1) * (4 * game.n_actions + 8 + 8 * game.n_players)
+
+    def check_memory(self, game: GameSpec) -> int:
+        """:meth:`node_bytes`; ``ValueError`` with the figure when it is over the memory limit."""
+        need, limit = self.node_bytes(game), memory_limit()
+        if need > limit:
+            raise ValueError(f"{self.name} on {game.id} needs {human(need)} of search nodes ({self.iterations:,} "
+                             f"iterations x {game.n_actions} actions); the limit is {human(limit)} (set "
+                             f"{LIMIT_VARIABLE} to raise it): use fewer iterations")
+        return need
+
     def _prepare(self, game: GameSpec) -> None:
         key = (game.id, tuple(int(x) for x in game.p))
         if self._key == key:
             return
+        self.check_memory(game)
         cap, n_act, n_pl, ss = self.iterations + 1, game.n_actions, game.n_players, game.state_size
         longest = int(game.max_plies) + 2
         self._bufs = (np.full((cap, n_act), -1, dtype=np.int32), np.zeros(cap), np.zeros((cap, n_pl)),

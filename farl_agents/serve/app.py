@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import threading
 from pathlib import Path
 
@@ -91,7 +90,7 @@ class App:
 
     # --------------------------------------------------------------- seats
     def seat(self, choice, game) -> Seat:
-        from farl_agents.opponents import make_opponent
+        from farl_agents.opponents import make_opponent, parse_opponent
 
         if not isinstance(choice, str) or not choice.strip():
             raise RequestError(f"a seat must be 'human', an opponent name, 'agent:PATH' or 'pretrained', "
@@ -101,13 +100,8 @@ class App:
             return Seat(choice)
         if choice.startswith("agent:"):
             return Seat(choice, files.load_agent(self.root, choice[len("agent:"):], game))
-        flat = re.sub(r"[-_ ]", "", choice.lower())
-        m = re.fullmatch(r"(mcts|maxn)(\d+)", flat)
-        if m:
-            cap = MAX_MCTS_ITERATIONS if m.group(1) == "mcts" else MAX_MAXN_DEPTH
-            if not 1 <= int(m.group(2)) <= cap:
-                raise RequestError(f"{m.group(1)} budget must be in 1..{cap}, got {m.group(2)}")
         try:
+            parse_opponent(choice, caps={"mcts": MAX_MCTS_ITERATIONS, "maxn": MAX_MAXN_DEPTH})  # forms, ranges
             return Seat(choice, make_opponent(choice, game))
         except (ValueError, RuntimeError) as exc:
             raise RequestError(str(exc)) from None
