@@ -1,11 +1,16 @@
 """One way to run many long tasks (training runs, evaluations) for every command: ``run_tasks``.
 
-``farl reproduce table1``, and the other long experiments as they move here,
-hand a picklable module-level function and a list of task dicts to
-:func:`run_tasks` and get the results back in completion order:
+``farl reproduce table1`` (its runs), ``farl compare`` (its learner x seed
+runs), ``farl tournament`` (its variants' training runs) and ``farl eval
+--jobs`` (chunks of games, :func:`farl_agents.evaluate.evaluate`) hand a
+picklable module-level function and a list of task dicts to :func:`run_tasks`
+and get the results back in completion order; their ``--backend``,
+``--ray-address`` and ``--jobs`` options mean the same everywhere
+(``--jobs`` is checked by :func:`~farl_agents.backend.jobs.check_jobs`):
 
-* ``backend="local"``: ``jobs`` worker processes of this machine; tasks
-  read and write their run folders in place (:mod:`~farl_agents.backend.local`);
+* ``backend="local"``: worker processes of this machine (``jobs``, at most
+  one per task and per CPU); tasks read and write their run folders in place
+  (:mod:`~farl_agents.backend.local`);
 * ``backend="ray"``: Ray tasks on a local Ray instance, or on an existing
   cluster (``ray_address``: ``auto`` or ``HOST:PORT``; else ``RAY_ADDRESS``).
   Tasks run in scratch folders of their nodes and their files come home to the
@@ -23,31 +28,41 @@ at all (callers count missing results as interrupted).
 """
 from __future__ import annotations
 
-from farl_agents.backend.local import run_local
-from farl_agents.backend.ray_cluster import run_ray
+from farl_agents.backend.jobs import MAX_JOBS, check_jobs, local_workers
+from farl_agents.backend.options import BACKENDS
 from farl_agents.backend.shipping import STREAM_SECONDS
 
-BACKENDS = ("local", "ray")
 FOLDER_KEYS = ("folder", "publish")
 
-__all__ = ["BACKENDS", "FOLDER_KEYS", "STREAM_SECONDS", "run_tasks"]
+__all__ = ["BACKENDS", "FOLDER_KEYS", "MAX_JOBS", "STREAM_SECONDS", "check_backend", "check_jobs", "local_workers",
+           "run_tasks"]
+
+
+def check_backend(backend: str, ray_address: str | None = None) -> None:
+    """ValueError for an unknown backend, or a Ray address without the Ray backend."""
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; use one of {', '.join(BACKENDS)}")
+    if ray_address is not None and backend != "ray":
+        raise ValueError("--ray-address needs --backend ray")
 
 
 def run_tasks(fn, tasks: list, *, backend: str = "local", jobs: int = 1, ray_address: str | None = None,
               progress: bool = True, log=print, desc: str = "runs", describe=None,
-              folder_keys=FOLDER_KEYS, stream_seconds: float = STREAM_SECONDS) -> list:
+              folder_keys=FOLDER_KEYS, stream_seconds: float = STREAM_SECONDS, start_method: str = "spawn") -> list:
     """Run ``fn(task)`` for every task on ``backend``; the results in completion order.
 
-    ``describe(result)`` is the progress bar's text for a finished task
-    (default: its status). ``stream_seconds``: how often a Ray task sends a
-    new checkpoint home.
+    ``jobs``: tasks at once on this machine (local worker processes, capped at
+    the tasks and the CPUs; the CPUs of a private Ray instance); a joined
+    cluster runs as many as it has CPUs. ``describe(result)`` is the progress
+    bar's text for a finished task (default: its status). ``stream_seconds``:
+    how often a Ray task sends a new checkpoint home. ``start_method``: how
+    local workers start (``spawn`` or ``fork``, see
+    :func:`~farl_agents.backend.local.run_local`).
     """
-    if backend not in BACKENDS:
-        raise ValueError(f"unknown backend {backend!r}; use one of {', '.join(BACKENDS)}")
-    if jobs < 1:
-        raise ValueError("--jobs must be >= 1")
-    if ray_address is not None and backend != "ray":
-        raise ValueError("--ray-address needs --backend ray")
+    check_backend(backend, ray_address)
+    jobs = check_jobs(jobs)
+    if not stream_seconds > 0:
+        raise ValueError(f"the checkpoint stream period must be > 0 seconds, got {stream_seconds!r}")
     bar = _bar(len(tasks), progress, desc)
     describe = describe or (lambda r: r["status"])
 
@@ -56,9 +71,13 @@ def run_tasks(fn, tasks: list, *, backend: str = "local", jobs: int = 1, ray_add
             bar.update(1)
             bar.set_postfix_str(describe(r))
 
+    # imported here: the runners need farl_agents.runs, which needs evaluate, which uses this package
+    from farl_agents.backend.local import run_local
+    from farl_agents.backend.ray_cluster import run_ray
+
     try:
         if backend == "local":
-            return run_local(fn, tasks, jobs, report, log)
+            return run_local(fn, tasks, jobs, report, log, start_method=start_method)
         return run_ray(fn, tasks, jobs, ray_address, folder_keys, report, log, stream_seconds=stream_seconds)
     finally:
         if bar is not None:

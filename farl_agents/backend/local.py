@@ -5,6 +5,7 @@ import concurrent.futures as cf
 import multiprocessing
 import signal
 
+from farl_agents.backend.jobs import local_workers
 from farl_agents.runs.safety import StopRequest
 
 POLL_SECONDS = 0.5
@@ -16,15 +17,20 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def run_local(fn, tasks: list, jobs: int, report, log) -> list:
-    """``fn(task)`` for each task in ``jobs`` spawned processes (in this process when ``jobs`` is 1).
+def run_local(fn, tasks: list, jobs: int, report, log, start_method: str = "spawn") -> list:
+    """``fn(task)`` for each task in worker processes (in this process when only one worker is useful).
+
+    Workers: ``jobs``, at most one per task and per CPU (:func:`~farl_agents.backend.jobs.local_workers`),
+    started with ``start_method`` (``spawn``: a clean interpreter, what training runs need; ``fork``: the
+    workers inherit what the caller compiled, what short evaluations want).
 
     Stops after the first ``interrupted`` result when sequential; in parallel,
     the first Ctrl-C cancels the tasks not started yet and lets the running
     ones checkpoint. ``report(result)`` is called as each result arrives.
     """
     results = []
-    if jobs == 1 or len(tasks) <= 1:
+    workers = local_workers(jobs, len(tasks))
+    if workers == 1:
         for t in tasks:
             try:
                 r = fn(t)
@@ -36,9 +42,9 @@ def run_local(fn, tasks: list, jobs: int, report, log) -> list:
             if r["status"] == "interrupted":
                 break
         return results
-    ctx = multiprocessing.get_context("spawn")
+    ctx = multiprocessing.get_context(start_method)
     with StopRequest(log) as stop:
-        with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_ignore_sigint) as pool:
+        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_ignore_sigint) as pool:
             futures = {pool.submit(fn, t): t for t in tasks}
             pending = set(futures)
             while pending:

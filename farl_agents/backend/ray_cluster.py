@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import time
 
+from farl_agents.backend.jobs import local_workers
 from farl_agents.backend.shipping import (
     STREAM_SECONDS,
     Home,
@@ -41,7 +42,8 @@ def import_ray():
 
 
 def connect(ray, jobs: int, ray_address: str | None, log) -> bool:
-    """Join the cluster at ``ray_address`` (else ``RAY_ADDRESS``), or start a local instance with ``jobs`` CPUs.
+    """Join the cluster at ``ray_address`` (else ``RAY_ADDRESS``), or start a local instance with ``jobs`` CPUs
+    (already capped by the caller at the tasks and this machine's CPUs).
 
     Returns whether this call started Ray (then the caller shuts it down).
     Resource arguments are passed only to a local instance: Ray refuses them
@@ -77,7 +79,7 @@ def run_ray(fn, tasks: list, jobs: int, ray_address: str | None, folder_keys, re
     ray = import_ray()
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-    started = connect(ray, jobs, ray_address, log)
+    started = connect(ray, local_workers(jobs, len(tasks)), ray_address, log)
     try:
         here = ray.get_runtime_context().get_node_id()
         home = ray.remote(num_cpus=0, scheduling_strategy=NodeAffinitySchedulingStrategy(here, soft=False))(

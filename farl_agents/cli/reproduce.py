@@ -1,9 +1,11 @@
-"""``farl reproduce table1``: the paper's Table 1, resumable and cached."""
+"""``farl reproduce table1``: the paper's Table 1, resumable and cached, on local workers or a Ray cluster."""
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
+from farl_agents.backend import STREAM_SECONDS
+from farl_agents.backend.options import add_backend_options, backend_args
 from farl_agents.cli.common import CliError, HelpFormatter, add_quiet_flag, command_line
 
 
@@ -20,12 +22,12 @@ def add_parser(sub) -> None:
     p.add_argument("what", choices=["table1"], help="what to reproduce")
     p.add_argument("--rows", default=",".join(ROWS), help="comma list of rows (or all)")
     p.add_argument("--runs", type=int, default=10, help="training runs (seeds) per cell")
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel runs")
     p.add_argument("--budget", choices=BUDGETS, default="paper",
                    help="paper: the paper's episodes and evaluation sizes; quick: minutes; smoke: seconds (tests)")
     p.add_argument("--out", default="docs/results", help="output folder")
-    p.add_argument("--backend", choices=["local", "ray"], default="local",
-                   help="local worker processes or Ray tasks (pip install 'farl[ray]')")
+    add_backend_options(p, "runs", jobs_default=os.cpu_count() or 1)
+    p.add_argument("--stream-seconds", type=float, default=STREAM_SECONDS, metavar="S",
+                   help="--backend ray: how often a running run sends its new checkpoint home")
     add_quiet_flag(p)
     p.add_argument("--table-only", action="store_true",
                    help="train nothing: write the table and the curves from the runs already in OUT")
@@ -42,8 +44,11 @@ def run_command(args) -> int:
         rows = table1.parse_rows(args.rows)
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    if args.runs < 1 or args.jobs < 1:
-        raise CliError("--runs and --jobs must be >= 1")
+    if args.runs < 1:
+        raise CliError("--runs must be >= 1")
+    backend = backend_args(args, CliError)
+    if not args.stream_seconds > 0:
+        raise CliError(f"--stream-seconds must be > 0, got {args.stream_seconds:g}")
     if args.readme is not None and not Path(args.readme).is_file():
         raise CliError(f"--readme {args.readme}: no such file")
     if args.table_only:
@@ -52,8 +57,8 @@ def run_command(args) -> int:
         table1.tabulate(Path(args.out), args.budget, rows, command_line(args.argv))
         code = 0
     else:
-        code = table1.reproduce(rows, runs=args.runs, jobs=args.jobs, budget=args.budget, out=args.out,
-                                backend=args.backend, command=command_line(args.argv), progress=not args.quiet)
+        code = table1.reproduce(rows, runs=args.runs, budget=args.budget, out=args.out, command=command_line(args.argv),
+                                progress=not args.quiet, stream_seconds=args.stream_seconds, **backend)
     if args.readme is not None:
         try:
             print(f"updated {table1.update_readme(Path(args.readme), Path(args.out), args.budget, rows)}")

@@ -33,27 +33,27 @@ The N-player rows beyond the paper (``--rows nplayer``, or ``sim3p,yavalath3p,ch
 (:func:`~farl_agents.learners.presets.nplayer_config`) and write ``table1_nplayer_<budget>.md``, curves and
 runs under that prefix instead (``table1_nplayer_long`` for ``--budget paper``).
 
-Runs go to local worker processes (``concurrent.futures``) or, with
-``backend="ray"``, to Ray tasks. The table itself is written by
+Runs go through :func:`farl_agents.backend.run_tasks`: local worker
+processes, or with ``backend="ray"`` Ray tasks on a private Ray instance or
+on a cluster joined with ``ray_address`` (their files come home to the
+run folders here; docs/cluster.md). The table itself is written by
 :mod:`farl_agents.experiments.table1_report`; the names the command line
 uses (``ROWS``, ``BUDGETS``, ``parse_rows``, ``tabulate``, ``update_readme``,
 ``reproduce``) are all importable from here.
 """
 from __future__ import annotations
 
-import concurrent.futures as cf
 import datetime
 import json
-import multiprocessing
 import os
 import shutil
-import signal
 import time
 import traceback
 from pathlib import Path
 
 import farl_envs
 from farl_agents.atomic import atomic_write_json
+from farl_agents.backend import STREAM_SECONDS, check_backend, check_jobs, local_workers, run_tasks
 from farl_agents.experiments.table1_report import tabulate, update_readme, write_table
 from farl_agents.experiments.table1_rows import (
     BUDGETS,
@@ -73,15 +73,13 @@ from farl_agents.experiments.table1_rows import (
 )
 from farl_agents.runs import LostCheckpoint, Run, RunError, RunSpec, read_spec
 from farl_agents.runs.evaluation import evaluate_agent
-from farl_agents.runs.run import StopRequest, ensure_writable
+from farl_agents.runs.run import ensure_writable
 
 __all__ = ["BUDGETS", "PAPER_TABLE1", "ROWS", "Opponent", "Row", "parse_rows", "plan", "prefix", "run_folder",
            "run_spec", "run_task", "reproduce", "tabulate", "update_readme", "write_table"]
 
 #: A run in progress writes a checkpoint at least this often.
 CHECKPOINT_MINUTES = 5.0
-#: How often the parent process looks for finished runs and a Ctrl-C (local worker processes).
-POLL_SECONDS = 0.5
 
 
 def run_spec(row: Row, farl: bool, seed: int, budget: str) -> RunSpec:
@@ -197,26 +195,23 @@ def _run_task(task: dict, folder: Path, publish: Path | None) -> dict:
     return {**result, "status": "done", "restarted": restarted}
 
 
-def _ignore_sigint() -> None:
-    """Worker initializer: idle workers ignore Ctrl-C (a run in progress installs its own handler)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 # ------------------------------------------------------------- the whole table
 def reproduce(rows: list[Row], runs: int = 10, jobs: int | None = None, budget: str = "paper",
               out=RESULTS_DIR, backend: str = "local", command: str | None = None,
-              progress: bool = True, log=print, agents=None) -> int:
+              progress: bool = True, log=print, agents=None, ray_address: str | None = None,
+              stream_seconds: float = STREAM_SECONDS) -> int:
     """Train, evaluate and tabulate; returns 0 (all done), 1 (some runs failed) or 130 (interrupted).
 
     The runs train under ``agents`` (default :func:`agents_root` of ``out``:
     ``runs/`` for ``docs/results``, else ``out``); the table goes to ``out``.
+    ``backend``, ``jobs``, ``ray_address`` and ``stream_seconds`` are those of
+    :func:`farl_agents.backend.run_tasks`.
     """
     check_budget(budget)
     if runs < 1:
         raise ValueError("--runs must be >= 1")
-    jobs = jobs or os.cpu_count() or 1
-    if jobs < 1:
-        raise ValueError("--jobs must be >= 1")
+    jobs = check_jobs(jobs or os.cpu_count() or 1)
+    check_backend(backend, ray_address)
     out = ensure_writable(Path(out))
     home = agents_root(out, agents)
     if home != out:
@@ -226,15 +221,12 @@ def reproduce(rows: list[Row], runs: int = 10, jobs: int | None = None, budget: 
               "publish": None if home == out else str(run_folder(out, budget, row, farl, seed))}
              for row in rows for seed in range(runs) for farl in (True, False)]
     todo = [t for t in tasks if not (Path(t["publish"] or t["folder"]) / "result.json").exists()]
+    where = f"{local_workers(jobs, len(todo))} local worker(s)" if backend == "local" else "Ray"
     log(f"Table 1 ({budget} budget): {len(tasks)} runs, {len(tasks) - len(todo)} already finished, "
-        f"{len(todo)} to train on {jobs if backend == 'local' else 'ray'} worker(s)")
+        f"{len(todo)} to train on {where}")
     t0 = time.perf_counter()
-    if backend == "ray":
-        results = _run_ray(todo, jobs, progress, log)
-    elif backend == "local":
-        results = _run_local(todo, jobs, progress, log)
-    else:
-        raise ValueError(f"unknown backend {backend!r}; use local or ray")
+    results = run_tasks(run_task, todo, backend=backend, jobs=jobs, ray_address=ray_address, progress=progress,
+                        log=log, desc="Table 1", describe=_describe, stream_seconds=stream_seconds)
     failed = [r for r in results if r["status"] == "failed"]
     interrupted = [r for r in results if r["status"] == "interrupted"] or len(results) < len(todo)
     for r in results:
@@ -256,85 +248,3 @@ def _run_name(r: dict) -> str:
 
 def _describe(r: dict) -> str:
     return f"{r['row']} {'farl' if r['farl'] else 'nofarl'} s{r['seed']}: {r['status']}"
-
-
-def _bar(total: int, progress: bool):
-    if not progress:
-        return None
-    from tqdm import tqdm
-    return tqdm(total=total, unit="run", desc="Table 1", dynamic_ncols=True)
-
-
-def _run_local(tasks: list, jobs: int, progress: bool, log) -> list:
-    results = []
-    bar = _bar(len(tasks), progress)
-    try:
-        if jobs == 1 or len(tasks) <= 1:
-            for t in tasks:
-                try:
-                    r = run_task(t)
-                except KeyboardInterrupt:  # a second Ctrl-C, or one during a final evaluation
-                    results.append({**_task_id(t), "status": "interrupted"})
-                    break
-                results.append(r)
-                if bar is not None:
-                    bar.update(1)
-                    bar.set_postfix_str(_describe(r))
-                if r["status"] == "interrupted":
-                    break
-            return results
-        ctx = multiprocessing.get_context("spawn")
-        with StopRequest(log) as stop:
-            with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_ignore_sigint) as pool:
-                futures = {pool.submit(run_task, t): t for t in tasks}
-                pending = set(futures)
-                while pending:
-                    done, pending = cf.wait(pending, timeout=POLL_SECONDS, return_when=cf.FIRST_COMPLETED)
-                    for f in done:
-                        if f.cancelled():
-                            continue
-                        try:
-                            r = f.result()
-                        except Exception as exc:  # a worker died (e.g. killed): report the run as failed
-                            r = {**_task_id(futures[f]), "status": "failed", "error": f"worker died: {exc}"}
-                        results.append(r)
-                        if bar is not None:
-                            bar.update(1)
-                            bar.set_postfix_str(_describe(r))
-                    if stop.requested:
-                        for f in pending:
-                            f.cancel()
-        return results
-    finally:
-        if bar is not None:
-            bar.close()
-
-
-def _run_ray(tasks: list, jobs: int, progress: bool, log) -> list:
-    try:
-        import ray
-    except ImportError:
-        raise ValueError("--backend ray needs Ray: pip install 'farl[ray]'") from None
-    if not ray.is_initialized():
-        ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False)
-    remote = ray.remote(num_cpus=1)(run_task)
-    refs = {remote.remote(t): t for t in tasks}
-    results = []
-    bar = _bar(len(tasks), progress)
-    try:
-        pending = list(refs)
-        while pending:
-            done, pending = ray.wait(pending, num_returns=1)
-            for ref in done:
-                try:
-                    r = ray.get(ref)
-                except Exception as exc:
-                    r = {**_task_id(refs[ref]), "status": "failed", "error": f"ray task failed: {exc}"}
-                results.append(r)
-                if bar is not None:
-                    bar.update(1)
-                    bar.set_postfix_str(_describe(r))
-    finally:
-        if bar is not None:
-            bar.close()
-    return results

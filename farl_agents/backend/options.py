@@ -1,0 +1,39 @@
+"""The command-line options of the backend, the same in every command: ``--backend``, ``--ray-address``, ``--jobs``.
+
+Only :mod:`argparse`: the ``farl`` commands (:mod:`farl_agents.cli`) and
+``python -m farl_agents.baselines`` both add them with
+:func:`add_backend_options` and read them back, checked, with
+:func:`backend_args` (keyword arguments of
+:func:`~farl_agents.backend.run_tasks`).
+"""
+from __future__ import annotations
+
+from farl_agents.backend.jobs import MAX_JOBS, check_jobs
+
+BACKENDS = ("local", "ray")
+
+
+def add_backend_options(parser, what: str, jobs_default: int = 1) -> None:
+    """Add ``--backend``, ``--ray-address`` and ``--jobs`` to ``parser``; ``what`` names the tasks (e.g. "runs")."""
+    parser.add_argument("--backend", choices=BACKENDS, default="local",
+                        help=f"where the {what} run: local worker processes, or Ray tasks on a private Ray instance "
+                             f"or a cluster (--ray-address; pip install 'farl[ray]'; docs/cluster.md)")
+    parser.add_argument("--ray-address", metavar="auto|HOST:PORT", default=None,
+                        help="--backend ray: join this running Ray cluster (default: RAY_ADDRESS when set, else a "
+                             "private Ray instance of this machine with --jobs CPUs)")
+    parser.add_argument("--jobs", type=int, default=jobs_default, metavar="J",
+                        help=f"{what} at a time on this machine, 1..{MAX_JOBS} (capped at the {what} and the CPUs; "
+                             f"a joined Ray cluster runs as many as it has CPUs)")
+
+
+def backend_args(args, error=ValueError) -> dict:
+    """``{"backend", "jobs", "ray_address"}`` from parsed options; ``error`` (one line) for impossible values."""
+    try:
+        jobs = check_jobs(args.jobs)
+    except ValueError as exc:
+        raise error(str(exc)) from None
+    if args.ray_address is not None and args.backend != "ray":
+        raise error("--ray-address needs --backend ray")
+    if args.ray_address is not None and not args.ray_address.strip():
+        raise error("--ray-address is empty; give auto or HOST:PORT")
+    return {"backend": args.backend, "jobs": jobs, "ray_address": args.ray_address}
