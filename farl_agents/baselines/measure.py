@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import time
 
+from farl_agents.runs.curve import Panel, Series, plot_panels
 from farl_envs.core.spec import GameSpec
 
 
@@ -176,29 +177,21 @@ def write_curve_csv(rows: list, path) -> None:
 
 
 def plot_curves(curves: dict, labels: list, path, title: str, metric: str) -> None:
-    """PNG of score vs environment steps and vs training seconds; ``curves``: {learner: rows}."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    """PNG of score vs environment steps and vs training seconds; ``curves``: {learner: rows}.
 
-    fig, axes = plt.subplots(len(labels), 2, figsize=(11, 3.2 * len(labels)), squeeze=False)
+    One row of panels per evaluation label, logarithmic x axes (the start point, at 0, is left out).
+    """
     styles = ["-", "--", ":", "-."]
+    panels = []
     for li, label in enumerate(labels):
         for xi, (xkey, xname) in enumerate((("steps", "environment steps"), ("seconds", "training seconds"))):
-            ax = axes[li][xi]
+            lines = []
             for ci, (learner, rows) in enumerate(curves.items()):
                 pts = sorted((r[xkey], r[label]) for r in rows if label in r and r[xkey] > 0)  # log axis
-                if not pts:
-                    continue
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], styles[ci % len(styles)], marker="o", ms=3,
-                        label=learner)
-            ax.set_xscale("log")
-            ax.set_xlabel(xname)
-            ax.set_ylabel(f"{metric} vs {label}" if label != "score" else metric)
-            ax.grid(True, alpha=0.3)
-            if li == 0 and xi == 0:
-                ax.legend(fontsize=8)
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+                if pts:
+                    lines.append(Series(learner, [p[0] for p in pts], [p[1] for p in pts],
+                                        linestyle=styles[ci % len(styles)]))
+            panels.append(Panel(lines, xlabel=xname, xscale="log",
+                                ylabel=f"{metric} vs {label}" if label != "score" else metric,
+                                legend="best" if li == 0 and xi == 0 else None))
+    plot_panels(path, panels, title=title, columns=2, panel_size=(5.5, 3.2), dpi=90)

@@ -30,13 +30,12 @@ from farl_agents.experiments.table1_rows import (
     runs_dir,
 )
 from farl_agents.runs import read_curve
+from farl_agents.runs.curve import Panel, Reference, Series, plot_panels
 
 README_START = "<!-- table1:{budget} start -->"
 README_END = "<!-- table1:{budget} end -->"
-#: Learning-curve figures: size in inches, resolution, opacity of the ± s.e. band.
+#: Size in inches of a learning-curve figure.
 FIGSIZE = (7, 4.2)
-DPI = 100
-BAND_ALPHA = 0.25
 
 
 # ------------------------------------------------------------- reading the runs
@@ -338,34 +337,24 @@ def plot_row(out: Path, budget: str, row: Row) -> Path | None:
     series = _curve_series(out, budget, row)
     if not series:
         return None
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     opp = row.curve_opponent
     k = 100.0 if row.percent else 1.0
-    fig, ax = plt.subplots(figsize=FIGSIZE)
     paper = PAPER_TABLE1.get((row.key, opp.name))
+    lines, references = [], []
     for farl, color in ((True, "tab:blue"), (False, "tab:orange")):
         name = "FARL" if farl else "no-FARL"
         if farl in series:
             x, m, se, n = series[farl]
-            ax.plot(x, k * m, color=color, marker="o", ms=3, label=f"{name} ({n} run{'s' if n > 1 else ''})")
-            ax.fill_between(x, k * (m - se), k * (m + se), color=color, alpha=BAND_ALPHA)
+            lines.append(Series(f"{name} ({n} run{'s' if n > 1 else ''})", x, k * m, k * (m - se), k * (m + se),
+                                color=color))
         if paper is not None:
-            ax.axhline(k * paper[0 if farl else 1][0], color=color, ls="--", lw=1, label=f"paper {name} (final)")
-    ax.set_xlabel("training episodes")
+            references.append(Reference(k * paper[0 if farl else 1][0], f"paper {name} (final)", color))
     what = "win rate (%)" if row.percent else "mean score"
-    ax.set_ylabel(f"{what} vs {opp.label}" if opp.name != "alone" else "average score (greedy)")
-    ax.set_title(f"{row.title}: TD-FARL vs no-FARL ({budget} budget, mean ± s.e. over runs)")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
+    panel = Panel(lines, references=references, xlabel="training episodes",
+                  ylabel=f"{what} vs {opp.label}" if opp.name != "alone" else "average score (greedy)",
+                  title=f"{row.title}: TD-FARL vs no-FARL ({budget} budget, mean ± s.e. over runs)")
     path = Path(out) / f"{prefix(budget, row.group)}_{row.key}.png"
-    tmp = path.with_name("." + path.name + ".tmp.png")
-    fig.savefig(tmp, dpi=DPI)
-    plt.close(fig)
-    os.replace(tmp, path)
+    plot_panels(path, [panel], panel_size=FIGSIZE)
     return path
 
 

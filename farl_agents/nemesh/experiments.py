@@ -51,6 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from farl_agents.atomic import atomic_write_json, atomic_write_text
+from farl_agents.runs.curve import Panel, Series, plot_panels
 
 BOARDS = {"7x6": (6, 7), "6x8": (6, 8)}
 STAGES = ("alpha", "train-7x6", "tdfarl-7x6", "eval-7x6", "train-6x8", "tdfarl-6x8", "eval-6x8",
@@ -298,29 +299,21 @@ def _plot(args, path: Path) -> bool:
     boards = [b for b in BOARDS if _have(args, f"eval-{b}")]
     if not boards:
         return False
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, len(boards), figsize=(5.5 * len(boards), 3.6), squeeze=False)
-    for ax, board in zip(axes[0], boards):
+    panels = []
+    for board in boards:
         rows = [r for r in _load(args, f"eval-{board}")["rows"] if not r["opponent"].startswith(("td", "nemesh"))]
         opps = list(dict.fromkeys(r["opponent"] for r in rows))
-        for k, who in enumerate(("nemesh", "td")):
-            vals = [next((r["win_rate"] for r in rows if r["opponent"] == o and r["player"].startswith(who)), 0)
-                    for o in opps]
-            errs = [next((r["se"] for r in rows if r["opponent"] == o and r["player"].startswith(who)), 0)
-                    for o in opps]
-            ax.bar(np.arange(len(opps)) + (k - 0.5) * 0.38, vals, 0.38, yerr=errs,
-                   label="Nemesh" if who == "nemesh" else "TD-FARL (same wall-clock)")
-        ax.set_xticks(np.arange(len(opps)), opps)
-        ax.set_ylim(0, 1.05)
-        ax.set_ylabel("win rate (draw = 1/2)")
-        ax.set_title(f"Connect Four {board}")
-        ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+        bars = []
+        for who in ("nemesh", "td"):
+            vals = np.array([next((r["win_rate"] for r in rows if r["opponent"] == o and r["player"].startswith(who)),
+                                  0) for o in opps], dtype=float)
+            errs = np.array([next((r["se"] for r in rows if r["opponent"] == o and r["player"].startswith(who)), 0)
+                             for o in opps], dtype=float)
+            bars.append(Series("Nemesh" if who == "nemesh" else "TD-FARL (same wall-clock)", np.arange(len(opps)),
+                               vals, vals - errs, vals + errs, kind="bar"))
+        panels.append(Panel(bars, title=f"Connect Four {board}", xticklabels=opps, ylim=(0, 1.05),
+                            ylabel="win rate (draw = 1/2)"))
+    plot_panels(path, panels, columns=len(panels), panel_size=(5.5, 3.6), dpi=110)
     return True
 
 

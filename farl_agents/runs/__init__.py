@@ -5,7 +5,7 @@
 * :mod:`~farl_agents.runs.spec` — :class:`RunSpec`, what a run is (``run.json``);
 * :mod:`~farl_agents.runs.trainer` — the :class:`Trainer` protocol a learner family implements;
 * :mod:`~farl_agents.runs.evaluation` — start sets and scores of the curve points' evaluations;
-* :mod:`~farl_agents.runs.curve` — ``curve.csv`` and ``curve.png``;
+* :mod:`~farl_agents.runs.curve` — ``curve.csv``, ``curve.png`` and farl's one plotter (panels of series);
 * :mod:`~farl_agents.runs.legacy` — farl 0.1's Nemesh and Descent folders, upgraded on resume.
 """
 from farl_agents.runs.curve import ALONE, read_curve
