@@ -294,3 +294,16 @@ class MCTS:
         mask = np.zeros(game.n_actions, dtype=np.int8)
         game.legal_actions(game.p, state, mask)
         return int(_most_visited(self._bufs[0], self._bufs[1], mask, rng))
+
+    SCORE_KIND = "share of the MCTS visits"
+    """What :meth:`move_scores` gives (``farl serve`` shows it beside the scores)."""
+
+    def move_scores(self, game: GameSpec, state: np.ndarray, rng: np.ndarray) -> np.ndarray:
+        """``float64[n_actions]``: each legal root action's share of the search's visits (they add up to 1;
+        NaN for illegal actions). The move :meth:`act` plays is the one with the largest share (ties
+        drawn), so this is the search's own ranking of the moves from one search with ``rng``."""
+        visits, _ = self.search(game, state, rng)
+        mask = np.zeros(game.n_actions, dtype=np.int8)
+        game.legal_actions(game.p, state, mask)
+        total = visits[mask != 0].sum()
+        return np.where(mask != 0, visits / max(total, 1.0), np.nan)
