@@ -36,6 +36,9 @@ from rst_markdown import rst_to_markdown  # noqa: E402  (docs/ is not a package)
 
 #: seed of the reset whose position is drawn (2048 and EinStein würfelt nicht! start at random)
 PICTURE_SEED = 0
+#: opening of a note for maintainers right under a game module's first line: why the module is over farl's
+#: usual 400 lines. It is about the code, not the game, so the page leaves that paragraph out.
+SIZE_NOTE = "(Longer than farl's usual 400 lines"
 
 
 def game_names() -> list[str]:
@@ -77,10 +80,18 @@ def _afterstate_section(spec) -> str:
     )
 
 
+def rules_text(module) -> str:
+    """The module docstring after its first line, without the maintainers' note on its length (:data:`SIZE_NOTE`)."""
+    body = inspect.cleandoc(module.__doc__ or "").partition("\n")[2].lstrip("\n")
+    if body.startswith(SIZE_NOTE):
+        body = body.partition("\n\n")[2]
+    return body
+
+
 def page(name: str) -> str:
     """The Markdown page of game ``name``, from its module docstring and its default spec."""
     module = rules_module(name)
-    body = inspect.cleandoc(module.__doc__ or "").partition("\n")[2]
+    body = rules_text(module)
     spec = farl_envs.game_spec(name)
     versioned = name + "_v0"
     params = ", ".join(f"{k}={v!r}" for k, v in spec.params.items()) or "none"

@@ -113,6 +113,19 @@ def test_game_page_shows_the_rules_docstring_and_the_chance_semantics():
     assert "| actions | 9 |" in page_ttt
 
 
+def test_long_game_modules_state_why_and_their_pages_leave_that_note_out():
+    """A game module over ~400 lines says why right under its first line; the note is about the code,
+    so the game's page starts with the rules instead."""
+    for name in gen_game_pages.game_names():
+        module = gen_game_pages.rules_module(name)
+        lines = len(Path(module.__file__).read_text(encoding="utf-8").splitlines())
+        note = (module.__doc__ or "").split("\n\n")[1].lstrip()
+        if lines > 400:
+            assert note.startswith(gen_game_pages.SIZE_NOTE), f"{module.__name__}: {lines} lines and no reason"
+        page = gen_game_pages.page(name)
+        assert "400 lines" not in page, name
+
+
 def test_nim3p_page_names_its_own_env_although_it_shares_nim_rules():
     page = gen_game_pages.page("nim3p")
     assert page.startswith("# nim3p_v0\n\nThree-player Nim")

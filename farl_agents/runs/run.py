@@ -1,5 +1,9 @@
 """A training run as a folder you can stop and continue, for every learner family.
 
+(Longer than farl's usual 400 lines: it is one class, whose creating, resuming, training, evaluating
+and checkpointing share the run's state and its crash-safety rules; this description of the folder
+and of those rules is fifty of them.)
+
 A run trains one learner (a family's :class:`~farl_agents.runs.trainer.Trainer`)
 for its budget and evaluates it at regular *curve points* (at 0, every
 ``eval_every`` units, and at the end). Everything lives in one folder::

@@ -1,5 +1,10 @@
 """:class:`AfterstateAdapter`: any copyable PettingZoo AEC env with farl's afterstate extension.
 
+(Just over farl's usual 400 lines: it is one AEC wrapper class, which besides
+forwarding the AEC API makes the copies of the env, predicts every candidate's
+afterstate on them and checks each step against its prediction, so that a bad
+adapter fails loudly.)
+
 farl's learners (``NTupleAgent.train_aec``) need more from an env than the
 AEC API gives: for every legal action, the position it leads to (as n-tuple
 cells), the reward it earns and whether it ends the game — *without* playing

@@ -1,5 +1,11 @@
 """The Game of the Amazons as numba kernels, identical to OpenSpiel's ``amazons``.
 
+(Longer than farl's usual 400 lines: a turn is three actions, so the kernels
+below (the one source of truth of the rules) carry the turn's stage, and
+``turn_moves`` / ``territory`` serve searches and the descent heuristic from
+the same rules; this docstring, with its action numbering, is the game's
+documentation page.)
+
 ==================  ===========================================
 parameters          ``board_size=10`` (6, 8 or 10, as in OpenSpiel)
 players             2; ``player_0`` (X, OpenSpiel's "Cross") moves

@@ -1,5 +1,10 @@
 """Chinese Checkers for 2, 3, 4 or 6 players, move for move the variant of OpenSpiel.
 
+(Longer than farl's usual 400 lines: the kernels below are the one source of
+truth of OpenSpiel's rules for 2, 3, 4 and 6 players, a turn split into single
+hops with its visited holes, move limit and returns; this docstring, with the
+board's numbering of holes and actions, is the game's documentation page.)
+
 The variant is OpenSpiel's ``chinese_checkers`` (open_spiel/games/chinese_checkers,
 added in 2026, shipped with ``open_spiel`` 2.0.2): its board, its numbering of
 holes and actions, its split of a turn into single hops, its move limit and its

@@ -1,5 +1,10 @@
 """EinStein würfelt nicht! (Ingo Althöfer's dice game) for 2, 3 and 4 players as numba kernels.
 
+(Longer than farl's usual 400 lines: the kernels below are the one source of
+truth of the rules for 2, 3 and 4 players, with OpenSpiel's and GBG's start
+positions, two die rules and three n-tuple cell codings, and this docstring,
+which describes all of them, is the game's documentation page.)
+
 ==================  ===========================================================
 players             2 (as OpenSpiel's ``einstein_wurfelt_nicht``), 3 or 4 (as
                     GBG's ``games/EWN``, Konen's General Board Game playing)

@@ -1,5 +1,10 @@
 """Lines of Action as numba kernels, with OpenSpiel's rules, move limit and action numbering.
 
+(Longer than farl's usual 400 lines: the kernels below are the one source of
+truth of OpenSpiel's rules, move limit and repetition rule included, and
+``validate`` checks a hand-made position down to the history of its moves; this
+docstring is the game's documentation page.)
+
 Lines of Action (Claude Soucie, 1960s; popularised by Sid Sackson's *A
 Gamut of Games*, 1969) is played on an 8x8 board by two players with twelve
 pieces each. farl follows OpenSpiel's ``lines_of_action`` (pyspiel 2.0)

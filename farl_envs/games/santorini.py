@@ -1,5 +1,10 @@
 """Santorini (the base game for two players, without god powers) as numba kernels.
 
+(Longer than farl's usual 400 lines: this docstring, with the numbering of the
+1,900 whole-turn actions and the checks of ``validate``, is the game's
+documentation page, and the kernels below are the one source of truth of its
+rules.)
+
 ==================  ===========================================================
 players             2 (``player_0`` is the Start Player: places first, moves first)
 actions             1900: a whole turn is one action (see "Actions")

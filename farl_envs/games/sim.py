@@ -1,5 +1,10 @@
 """Sim (2 or 3 players) as numba kernels: colour the edges of a complete graph, avoid a triangle of your own.
 
+(Longer than farl's usual 400 lines: the kernels below are the one source of
+truth of the rules for 2 and 3 players (with 3, a player who makes a triangle
+drops out), and ``validate`` replays the turn order to check a board; this
+docstring is the game's documentation page.)
+
 ==================  ===========================================================
 players             2 (default) or 3 (``players=``); ``player_0`` moves first,
                     then ``player_1`` (then ``player_2``), skipping players who

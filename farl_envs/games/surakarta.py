@@ -1,5 +1,10 @@
 """Surakarta rules as numba kernels (6x6, 12 pieces each, captures along the circuits).
 
+(Longer than farl's usual 400 lines: the kernels below are the one source of
+truth of the rules, and captures along the circuits need their own tables and
+search; this docstring, with the circuits and the end-of-game rule, is the
+game's documentation page.)
+
 Surakarta (called "Roundabouts" in Sid Sackson's books) is one of the nine
 games of Cohen-Solal 2020, "Learning to Play Two-Player Perfect-Information
 Games without Knowledge", which scores it by piece difference. farl plays it

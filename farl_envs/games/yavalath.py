@@ -1,5 +1,11 @@
 """Yavalath (Cameron Browne's Ludi, 2007) for 2 or 3 players, as numba kernels.
 
+(Longer than farl's usual 400 lines: the kernels below are the one source of
+truth of the rules for 2 and 3 players (eliminations, the pie rule), and
+``validate`` must decide from a board alone whether a finished game can have
+been reached by a legal last move; this docstring is the game's documentation
+page.)
+
 ==================  ===========================================================
 parameters          ``size=5`` (cells per edge of the hexagon, 3..10),
                     ``players=2`` (2 or 3), ``swap=False`` (the pie rule,
