@@ -170,3 +170,28 @@ class BenchPlayer:
         return int(greedy_positional(kernels_of(game), game.p,
                                      np.ascontiguousarray(state, dtype=np.int32), self.weights,
                                      mask, out, rew, rng, self.gbg, mask2))
+
+    score_kind = "positional score after the move"
+    """What :meth:`move_scores` gives (``farl serve`` shows it beside the scores)."""
+
+    def move_scores(self, game: GameSpec, state: np.ndarray, rng: np.ndarray) -> np.ndarray:
+        """``float64[65]``: the score :meth:`act` maximises for each legal move (the weighted piece count
+        of the board after the move, from the mover's side; with ``gbg`` negated after a move that ends
+        the game or leaves the opponent only the pass), NaN for illegal moves. ``rng`` is not used."""
+        if game.name != "othello":
+            raise ValueError(f"BenchPlayer plays Othello only, got {game.id}")
+        mask, mask2 = np.zeros(game.n_actions, dtype=np.int8), np.zeros(game.n_actions, dtype=np.int8)
+        after, rew = np.zeros(game.state_size, dtype=np.int32), np.zeros(game.n_players)
+        game.legal_actions(game.p, state, mask)
+        mover = int(state[TO_MOVE])
+        scores = np.full(game.n_actions, np.nan)
+        for a in np.flatnonzero(mask):
+            game.afterstate(game.p, state, int(a), after, rew)
+            v = weighted_count(after, self.weights, mover)
+            if self.gbg:
+                if not after[TERMINAL]:
+                    game.legal_actions(game.p, after, mask2)
+                if after[TERMINAL] or mask2[game.n_actions - 1]:
+                    v = -v
+            scores[a] = v
+        return scores

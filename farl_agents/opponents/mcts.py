@@ -295,7 +295,7 @@ class MCTS:
         game.legal_actions(game.p, state, mask)
         return int(_most_visited(self._bufs[0], self._bufs[1], mask, rng))
 
-    SCORE_KIND = "share of the MCTS visits"
+    score_kind = "share of the MCTS visits"
     """What :meth:`move_scores` gives (``farl serve`` shows it beside the scores)."""
 
     def move_scores(self, game: GameSpec, state: np.ndarray, rng: np.ndarray) -> np.ndarray:

@@ -40,5 +40,23 @@ class PerfectConnectFour:
         seed = int(rng_next(rng))
         return int(self._player.choose_position(cur, mask, n, np.random.default_rng(seed)))
 
+    score_kind = "exact solver score"
+    """What the last :meth:`move_scores` gave (``farl serve`` shows it beside the scores)."""
+    SCORE_NODES = 8_000_000
+    """Node budget of :meth:`move_scores` (about half a second of search on an idle core): positions that
+    need more get depth-limited scores."""
+
+    def move_scores(self, game: GameSpec, state: np.ndarray, rng: np.ndarray) -> np.ndarray:
+        """``float64[7]``: the solver's score of each column for the player to move (NaN for a full column):
+        ``> 0`` wins (larger: sooner), ``0`` draws, ``< 0`` loses (more negative: sooner). Exact within
+        :data:`SCORE_NODES` search nodes, else depth-limited (0 then also means "not resolved");
+        ``score_kind`` says which. AB plays a column with the largest score, AB-DL too (a lost
+        position: the longest delay). ``rng`` is not used (the scores are deterministic)."""
+        cur, mask, n = position_from_state(state)
+        vals = self._player.move_scores(cur, mask, n, max_nodes=self.SCORE_NODES)
+        self.score_kind = ("exact solver score" if self._player.last_mode == "exact"
+                           else "solver score within a search horizon (0: draw or not resolved)")
+        return np.array([np.nan if v is None else float(v) for v in vals])
+
     def __repr__(self) -> str:
         return self.name

@@ -230,6 +230,30 @@ class ABPlayer:
         return _horizon_choice(vals, kind, cur, mask, n, rng)
 
 
+    def move_scores(self, cur: int, mask: int, n: int, max_nodes: Optional[int] = None) -> list[Optional[int]]:
+        """The solver's score of each column for the mover (None for a full column): positive wins, the
+        larger the sooner; 0 draws; negative loses, the more negative the sooner.
+
+        Exact (``last_mode`` "exact") unless ``max_nodes`` is given and the exact scores need more than
+        a quarter of it; then the depth-limited scores of ``Solver.horizon_scores`` within the rest, as
+        in a bounded move (``last_mode`` "horizon": 0 there means "draw or not resolved"). Exact scores
+        of a position a perfect player meets come from the book at once; others can take seconds to
+        minutes before ply 10 (module docstring), hence the budget for callers that must answer soon.
+        """
+        main = self.solver
+        main.set_budget(None if max_nodes is None else max(1, max_nodes // 4))
+        try:
+            vals = main.move_scores(cur, mask, n)
+            self.last_mode = "exact"
+            return vals
+        except SearchAborted:
+            pass
+        finally:
+            main.set_budget(None)
+        self.last_mode = "horizon"
+        return self._private_solver().horizon_scores(cur, mask, n, max_nodes - max_nodes // 4)
+
+
 class ABDLPlayer(ABPlayer):
     """Perfect player "AB-DL": like ``ABPlayer`` but, when every move loses,
     plays (uniformly at random among) the moves that delay the loss longest."""
