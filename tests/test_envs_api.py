@@ -82,6 +82,30 @@ def test_sb3_check_env(name):
     sb3.check_env(gymnasium.make(farl_envs.gymnasium_id(name), seat="random").unwrapped)
 
 
+NPLAYER_VARIANTS = [("chinese_checkers_v0", {"players": 3, "max_moves": 60}),
+                    ("chinese_checkers_v0", {"players": 4, "max_moves": 60}),
+                    ("chinese_checkers_v0", {"players": 6, "max_moves": 60}),
+                    ("einstein_wurfelt_nicht_v0", {"players": 3}),
+                    ("einstein_wurfelt_nicht_v0", {"players": 4}),
+                    ("einstein_wurfelt_nicht_v0", {"players": 4, "size": 4}),
+                    ("sim_v0", {"players": 3}), ("yavalath_v0", {"players": 3})]
+"""The player counts beyond each game's default, which the parametrised checks above do not reach (Sim's and
+Yavalath's rules tests run Gymnasium's checker with 3 players, not SB3's). Chinese Checkers gets a short move
+limit so that the checkers' random episodes stay short."""
+
+
+@pytest.mark.parametrize("name,params", NPLAYER_VARIANTS)
+@pytest.mark.parametrize("seat", ["alternate", "random"])
+def test_gymnasium_and_sb3_check_env_in_every_player_count(name, params, seat):
+    from gymnasium.utils.env_checker import check_env
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    env = gymnasium.make(farl_envs.gymnasium_id(name), seat=seat, **params).unwrapped
+    assert env.aec.game.n_players == params["players"]
+    check_env(env, skip_render_check=True)
+    sb3_check_env(gymnasium.make(farl_envs.gymnasium_id(name), seat=seat, **params).unwrapped)
+
+
 def _random_walk(env, rng, max_steps=10_000):
     """Yield the raw env at every decision point of one random game."""
     raw = env.unwrapped
