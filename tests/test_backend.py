@@ -2,9 +2,11 @@
 
 The fast tests use a fake in-process backend: the task runs on copies in
 another temporary folder (as on another node without a shared disk) and talks
-to an in-process :class:`Home`. The slow test builds a real two-node Ray
-cluster on this machine, kills one node's raylet during Table 1 and checks the
-table and the agents against a local run.
+to an in-process :class:`Home`. The cluster test builds a real two-node Ray
+cluster on this machine, runs ``farl reproduce table1 --backend ray
+--ray-address ...`` on it, kills one node's raylet during the run and checks
+the table and the agents against a local run (it skips where Ray is not
+installed).
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -243,30 +246,44 @@ def _raylet_pids(node_manager_port: int) -> list[int]:
     return pids
 
 
-def _table1_tasks(out: Path, runs: int) -> list[dict]:
+def _run_folders(out: Path, runs: int) -> list[Path]:
     from farl_agents.experiments.table1_rows import find_row, run_folder
 
     row = find_row("tictactoe")
-    return [{"row": "tictactoe", "farl": farl, "seed": seed, "budget": "quick",
-             "folder": str(run_folder(out, "quick", row, farl, seed)), "publish": None}
-            for seed in range(runs) for farl in (True, False)]
+    return [run_folder(out, "quick", row, farl, seed) for seed in range(runs) for farl in (True, False)]
+
+
+def _running_there_with_a_checkpoint_home(folders: list[Path], node_tmp: Path) -> bool:
+    """Whether a run trains on the second node now (its scratch folder, under that node's TMPDIR, has no result
+    yet) while a checkpoint of it has come home (same run.json, a checkpoint marker and no result at home)."""
+    for scratch in node_tmp.glob("farl-task-*/folder"):
+        try:
+            spec = (scratch / "run.json").read_bytes()
+        except OSError:
+            continue
+        if (scratch / "result.json").exists():
+            continue
+        for home in folders:
+            if (home / "checkpoint.json").exists() and not (home / "result.json").exists() and \
+                    (home / "run.json").read_bytes() == spec:
+                return True
+    return False
 
 
 def _kill_node_when_checkpoints_came_home(folders: list[Path], port: int, node_tmp: Path, killed: list,
-                                         timeout: float = 600):
-    """Kill the second node's raylet once two unfinished runs have a checkpoint at home (one of them runs there),
-    then its workers too (a worker outliving its raylet can still hand its result over: not a dead node)."""
+                                         done: threading.Event, timeout: float = 600):
+    """Kill the second node's raylet while one of its runs has a checkpoint at home, then its workers too (a
+    worker outliving its raylet can still hand its result over: not a dead node)."""
     t0 = time.monotonic()
-    while time.monotonic() - t0 < timeout:
-        unfinished = [f for f in folders if (f / "checkpoint.json").exists() and not (f / "result.json").exists()]
-        if len(unfinished) >= 2:
+    while time.monotonic() - t0 < timeout and not done.is_set():
+        if _running_there_with_a_checkpoint_home(folders, node_tmp):
             for pid in _raylet_pids(port):
                 os.kill(pid, signal.SIGKILL)
                 killed.append(pid)
             for pid in _pids_started_with([node_tmp]):
                 os.kill(pid, signal.SIGKILL)
             return
-        time.sleep(0.2)
+        time.sleep(0.05)
 
 
 def _curve_without_times(folder: Path) -> list[dict]:
@@ -276,18 +293,14 @@ def _curve_without_times(folder: Path) -> list[dict]:
             for row in read_curve(folder / "curve.csv")]
 
 
-@pytest.mark.slow
 def test_table1_on_a_two_node_ray_cluster_survives_a_dead_node(tmp_path, monkeypatch):
-    """Issue 24 item 5: head + second node (own temporary folders), the second node's raylet killed once
-    during Table 1 (tictactoe, quick, 2 runs); the table is complete and the agents are bit-identical to a
-    local run with the same seeds."""
+    """Issue 24 item 5, the command as a user types it: a head and a second node (each with its own temporary
+    folder), ``farl reproduce table1 --rows tictactoe --budget quick --runs 2 --backend ray --ray-address
+    127.0.0.1:P``, the second node's raylet killed once during the run; the table is complete, the runs resumed
+    from checkpoints that had come home, the run folders hold the files and agents of a local run with the same
+    seeds, and only the Ray processes the test started are stopped."""
     pytest.importorskip("ray")
-    import threading
-
-    from farl_agents.experiments import table1
-    from farl_agents.experiments.table1_rows import find_row
-
-    ray_cli = str(Path(sys.executable).parent / "ray")
+    ray_cli, farl_cli = (str(Path(sys.executable).parent / name) for name in ("ray", "farl"))
     port, node_port = _free_port(), _free_port()
     # short folders: Ray's socket paths must stay under 108 characters
     head_tmp, node_tmp = (Path(tempfile.mkdtemp(prefix=f"farl-ray-{name}-", dir="/tmp")) for name in ("head", "node"))
@@ -305,29 +318,34 @@ def test_table1_on_a_two_node_ray_cluster_survives_a_dead_node(tmp_path, monkeyp
                        env={**env, "TMPDIR": str(node_tmp)}, check=True, capture_output=True, cwd=node_tmp)
         started.append(node_tmp)
         out = tmp_path / "cluster"
-        tasks = _table1_tasks(out, runs=2)
-        killed, logs = [], []
+        folders = _run_folders(out, runs=2)
+        killed, done = [], threading.Event()
         killer = threading.Thread(target=_kill_node_when_checkpoints_came_home,
-                                  args=([Path(t["folder"]) for t in tasks], node_port, node_tmp, killed), daemon=True)
+                                  args=(folders, node_port, node_tmp, killed, done), daemon=True)
         killer.start()
         t0 = time.perf_counter()
-        results = run_tasks(table1.run_task, tasks, backend="ray", jobs=2, ray_address=f"127.0.0.1:{port}",
-                            progress=False, log=logs.append, stream_seconds=1.0)
+        proc = subprocess.run([farl_cli, "reproduce", "table1", "--rows", "tictactoe", "--budget", "quick",  # noqa: S603
+                               "--runs", "2", "--backend", "ray", "--ray-address", f"127.0.0.1:{port}",
+                               "--out", str(out), "--quiet", "--stream-seconds", "0.5"],
+                              env=env, capture_output=True, text=True, cwd=tmp_path, timeout=900)
         cluster_seconds = time.perf_counter() - t0
+        done.set()
         killer.join()
-        print(f"cluster: {cluster_seconds:.1f} s; killed raylet {killed}; log: {logs}")
+        print(f"cluster: {cluster_seconds:.1f} s; killed raylet {killed}\n{proc.stdout}\n{proc.stderr}")
+        assert proc.returncode == 0, proc.stderr
         assert killed, "the second node's raylet was never found or killed"
-        assert [r["status"] for r in results] == ["done"] * 4, results
-        assert any("resumed from the checkpoint" in line for line in logs), logs  # resumed, not restarted
-        md = table1.tabulate(out, "quick", [find_row("tictactoe")], "test", log=lambda text: None)
-        assert md.is_file() and "TicTacToe" in md.read_text()
+        assert "joined the Ray cluster at 127.0.0.1" in proc.stdout
+        assert "resumed from the checkpoint" in proc.stdout  # resumed, not restarted
+        table = (out / "table1_quick.md").read_text()
+        ttt = next(line for line in table.splitlines() if line.startswith("| TicTacToe"))
+        assert ttt.count("(2 runs)") == 2, ttt  # both cells complete
 
         local = tmp_path / "local"
-        local_results = run_tasks(table1.run_task, _table1_tasks(local, runs=2), backend="local", jobs=1,
-                                  progress=False)
-        assert [r["status"] for r in local_results] == ["done"] * 4
-        for t in tasks:
-            here = Path(t["folder"])
+        from farl_agents import cli
+
+        assert cli.main(["reproduce", "table1", "--rows", "tictactoe", "--budget", "quick", "--runs", "2",
+                         "--jobs", "1", "--out", str(local), "--quiet"]) == 0
+        for here in folders:
             there = local / here.relative_to(out)
             assert sorted(p.relative_to(here).as_posix() for p in here.rglob("*")) == \
                 sorted(p.relative_to(there).as_posix() for p in there.rglob("*"))
@@ -342,6 +360,7 @@ def test_table1_on_a_two_node_ray_cluster_survives_a_dead_node(tmp_path, monkeyp
         _stop_processes_started_with(started)
         for folder in (head_tmp, node_tmp):
             shutil.rmtree(folder, ignore_errors=True)
+    assert not _pids_started_with(started)  # every process the test started is gone
 
 
 def _pids_started_with(tmpdirs: list[Path]) -> list[int]:
