@@ -716,8 +716,11 @@ def test_playouts_mcts_and_evaluate(cfg):
     assert playouts(spec, 50, make_rng(2)) > 50
     result = evaluate(spec, make_opponent("mcts30", spec), "random", n_games=2, seed=1)
     assert result.n_players == cfg[0] and len(result.seats) == cfg[0]
-    with pytest.raises(ValueError, match="chance"):
-        make_opponent("maxn2", spec)
+    maxn = make_opponent("maxn2", spec)  # expectimax-N (hand-computed values: tests/test_search_nplayer.py)
+    s = spec.initial_state(spec.p, make_rng(5))
+    mask = np.zeros(spec.n_actions, dtype=np.int8)
+    spec.legal_actions(spec.p, s, mask)
+    assert mask[maxn.act(spec, s, make_rng(6))] == 1
 
 
 def test_mcts_beats_random_in_two_player_games():

@@ -187,9 +187,8 @@ def test_maxn_validates_input():
         MaxN(0)
     with pytest.raises(ValueError):
         MaxN(5, cache_size=1000)
-    g2048 = farl_envs.game_spec("game2048")
-    with pytest.raises(ValueError, match="chance"):
-        MaxN(2).act(g2048, g2048.initial_state(g2048.p, make_rng(0)), make_rng(0))
+    with pytest.raises(ValueError, match="heuristic"):
+        MaxN(2, heuristic=1)
     assert MaxN(10).name == "Max-N10" and nim3p_player().depth == 15
 
 
@@ -405,7 +404,9 @@ def test_make_opponent_parses_names():
     assert isinstance(make_opponent("bench", oth), BenchPlayer)
     assert make_opponent("heur", oth).name == "Heur"
     assert isinstance(make_opponent("bouton", nim), BoutonPlayer)
-    for bad, game in (("bench", ttt), ("bouton", ttt), ("maxn", "game2048"), ("alpha", ttt), ("", ttt),
+    assert make_opponent("maxn2", "game2048").depth == 2  # expectimax-N over the random tiles
+    assert make_opponent("paranoid", ttt).depth == 6 and make_opponent("Paranoid4", ttt).name == "Paranoid4"
+    for bad, game in (("bench", ttt), ("bouton", ttt), ("paranoid0", ttt), ("alpha", ttt), ("", ttt),
                       ("ab", ttt)):
         with pytest.raises(ValueError):
             make_opponent(bad, game)

@@ -10,7 +10,10 @@ from farl_agents.pretrained import zoo
 
 OPPONENT_HELP = {
     "random": "uniformly random legal moves (all games)",
-    "maxn<depth>": "Max-N search, perfect within the depth (games without chance: TicTacToe, Nim, Nim3P, ...)",
+    "maxn<depth>": "Max-N search (expectimax-N over chance events), perfect within the depth; leaf heuristics for "
+                   "Sim, Yavalath, Chinese Checkers, EWN (all games)",
+    "paranoid<depth>": "Paranoid alpha-beta (Sturtevant & Korf 2000): the mover against the coalition of the "
+                       "others (all games)",
     "mcts<iterations>": "UCT Monte-Carlo tree search (all games)",
     "bench": "van der Ree & Wiering's positional Othello benchmark player (Othello)",
     "heur": "Othello heuristic player (Othello)",

@@ -4,7 +4,11 @@
 name (``make_opponent``)  player                                        games
 ======================  ==============================================  =================
 ``random``              :class:`~farl_agents.players.RandomPlayer`      all
-``maxn`` / ``maxn15``   :class:`MaxN` (depth 15 unless given)           no chance (TTT, Nim, Nim3P)
+``maxn`` / ``maxn15``   :class:`MaxN` (depth 15 unless given;           all (expectimax-N
+                        leaf heuristics of :mod:`.heuristics`)          over chance events)
+``paranoid`` /          :class:`Paranoid` (Sturtevant & Korf 2000:      all
+``paranoid6``           alpha-beta against the coalition of the
+                        others; depth 6 unless given)
 ``mcts`` / ``mcts5000`` :class:`MCTS` (1000 iterations unless given)    all
 ``bench`` / ``heur``    :class:`BenchPlayer`                            Othello
 ``bench-gbg``           :class:`BenchPlayer` as GBG plays it (``gbg``)  Othello
@@ -40,6 +44,7 @@ from farl_agents.opponents.edax import EdaxPlayer
 from farl_agents.opponents.maxn import MaxN
 from farl_agents.opponents.mcts import MAX_ITERATIONS, MCTS
 from farl_agents.opponents.nim import BoutonPlayer, nim3p_player
+from farl_agents.opponents.paranoid import Paranoid
 from farl_agents.players import RandomPlayer
 from farl_envs.core.spec import GameSpec
 
@@ -47,13 +52,13 @@ __all__ = ["MaxN", "MCTS", "BenchPlayer", "EdaxPlayer", "BoutonPlayer", "RandomP
            "nim3p_player", "make_opponent", "connect_four_player", "parse_opponent", "OpponentName",
            "OPPONENT_NAMES", "NUMBER_RANGES"]
 
-OPPONENT_NAMES = ("random", "maxn<depth>", "mcts<iterations>", "bench", "bench-gbg", "heur", "edax<depth>",
-                  "bouton", "ab", "ab-dl", "pretrained")
+OPPONENT_NAMES = ("random", "maxn<depth>", "paranoid<depth>", "mcts<iterations>", "bench", "bench-gbg", "heur",
+                  "edax<depth>", "bouton", "ab", "ab-dl", "pretrained")
 
-NUMBER_RANGES = {"maxn": (1, 100), "mcts": (1, MAX_ITERATIONS), "edax": (0, 60)}
+NUMBER_RANGES = {"maxn": (1, 100), "paranoid": (1, 100), "mcts": (1, MAX_ITERATIONS), "edax": (0, 60)}
 """Inclusive range of the number in ``maxn<depth>``, ``mcts<iterations>``, ``edax<depth>`` (Edax's own levels
 stop at 60; deeper Max-N searches never finish on the games it can play; MCTS: :data:`~.mcts.MAX_ITERATIONS`)."""
-_DEFAULTS = {"maxn": 15, "mcts": 1000, "edax": 1}
+_DEFAULTS = {"maxn": 15, "paranoid": 6, "mcts": 1000, "edax": 1}
 _PLAIN = ("random", "bench", "heur", "bench-gbg", "bouton", "ab", "ab-dl", "pretrained")
 
 
@@ -71,7 +76,8 @@ class OpponentName(NamedTuple):
 
 def _forms() -> str:
     lo_hi = {k: f"{lo}..{hi}" for k, (lo, hi) in NUMBER_RANGES.items()}
-    return (f"{', '.join(_PLAIN)}, maxn<depth> (depth {lo_hi['maxn']}), mcts<iterations> (iterations "
+    return (f"{', '.join(_PLAIN)}, maxn<depth> (depth {lo_hi['maxn']}), paranoid<depth> (depth "
+            f"{lo_hi['paranoid']}), mcts<iterations> (iterations "
             f"{lo_hi['mcts']}), edax<depth> (depth {lo_hi['edax']}); the number follows the name directly "
             f"(maxn10, mcts5000)")
 
@@ -91,7 +97,7 @@ def parse_opponent(spec, caps: dict | None = None) -> OpponentName:
     key = spec.strip().lower()
     if key in _PLAIN:
         return OpponentName(key, None)
-    m = re.fullmatch(r"(maxn|mcts|edax)([0-9]*)", key)
+    m = re.fullmatch(r"(maxn|paranoid|mcts|edax)([0-9]*)", key)
     if m is None:
         raise ValueError(f"unknown opponent {spec!r}; known: {_forms()}")
     kind, digits = m.group(1), m.group(2) or str(_DEFAULTS[m.group(1)])
@@ -138,10 +144,8 @@ def make_opponent(spec: str, game):
     kind = name.kind
     if kind == "random":
         return RandomPlayer()
-    if kind == "maxn":
-        if g.has_chance:
-            raise ValueError(f"opponent {spec!r}: Max-N cannot play {g.id} (chance events)")
-        return MaxN(name.value)
+    if kind in ("maxn", "paranoid"):
+        return MaxN(name.value) if kind == "maxn" else Paranoid(name.value)
     if kind == "mcts":
         player = MCTS(name.value)
         player.check_memory(g)

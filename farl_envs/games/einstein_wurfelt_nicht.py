@@ -125,7 +125,9 @@ Chance
 (``rng_below(rng, K) + 1``), writes it into the state and returns the outcome
 code ``roll - 1`` (OpenSpiel's chance action); ``chance_info(code)`` is
 ``{"roll": code + 1}``. :func:`apply_roll` sets a given roll (for searches
-over the outcomes and for tests), :func:`chance_outcomes` lists them.
+over the outcomes and for tests), :func:`chance_outcomes` lists them, and
+:func:`chance_outcome_count` / :func:`apply_chance_outcome` enumerate them
+in compiled code.
 
 Observation (``int8[size, size, n_players + 1]``, as seen from ``seat``)
 ------------------------------------------------------------------------
@@ -453,6 +455,22 @@ def apply_roll(p, s, roll):
 def chance(p, s, rng):
     """Roll the die for the player to move (uniform 1..K); outcome code ``roll - 1``."""
     return apply_roll(p, s, rng_below(rng, p[P_CUBES]) + 1)
+
+
+@njit(cache=True)
+def chance_outcome_count(p, s):
+    """The number of outcomes of the roll that follows the non-terminal afterstate ``s``: the ``K`` faces."""
+    return p[P_CUBES]
+
+
+@njit(cache=True)
+def apply_chance_outcome(p, s, i):
+    """Apply outcome ``i`` (``0 <= i < K``) in place: the roll ``i + 1``; return its probability ``1 / K``.
+
+    With :func:`chance_outcome_count` the compiled form of :func:`chance_outcomes`, for searches that take the
+    expectation over the die (:mod:`farl_agents.opponents.maxn`)."""
+    apply_roll(p, s, i + 1)
+    return 1.0 / p[P_CUBES]
 
 
 @njit(cache=True)

@@ -46,6 +46,8 @@ the tile (``rng_uniform(rng) < 0.9`` gives a 2), so the same seed gives the
 same game in the AEC env and in compiled loops. Search algorithms can use
 ``chance_outcomes(p, s)`` (every ``(cell, tile, probability)``) and
 ``place_tile(p, s, cell, tile)`` to apply a chosen outcome.
+Compiled searches enumerate the same outcomes with
+``chance_outcome_count(p, s)`` and ``apply_chance_outcome(p, s, i)``.
 
 Cell numbering (``cell = 4 * row + col``, row 0 at the top; "up" moves
 tiles towards row 0)::
@@ -167,6 +169,34 @@ def chance(p, s, rng):
                 return place_tile(p, s, c, tile)
             k -= 1
     return -1
+
+
+@njit(cache=True)
+def chance_outcome_count(p, s):
+    """The number of random tiles that may follow the afterstate ``s``: a 2 or a 4 on each empty cell."""
+    n_empty = 0
+    for c in range(N_CELLS):
+        if s[HEADER + c] == 0:
+            n_empty += 1
+    return 2 * n_empty
+
+
+@njit(cache=True)
+def apply_chance_outcome(p, s, i):
+    """Apply outcome ``i`` in place (the ``i // 2``-th empty cell in cell order gets a 2 for even ``i``, a 4
+    for odd ``i``; :func:`place_tile`) and return its probability, as :func:`chance_outcomes` lists it."""
+    n_empty = chance_outcome_count(p, s) // 2
+    k = i // 2
+    for c in range(N_CELLS):
+        if s[HEADER + c] == 0:
+            if k == 0:
+                if i % 2 == 0:
+                    place_tile(p, s, c, 2)
+                    return P_TWO / n_empty
+                place_tile(p, s, c, 4)
+                return (1.0 - P_TWO) / n_empty
+            k -= 1
+    return 0.0
 
 
 @njit(cache=True)
