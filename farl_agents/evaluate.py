@@ -35,12 +35,13 @@ Reproducibility. Game ``g`` of seat ``seat`` against opponent ``j`` gets two
 generators seeded from ``(seed, j, seat, g)``: one for the environment
 (chance events, random starts) and one handed to the players' ``act``. The
 games are therefore independent of the order in which they run, and
-``jobs > 1`` (games spread over local worker processes) gives exactly the
-results of ``jobs = 1`` as long as the players draw their randomness from
-that generator. All evaluated players meet the same random numbers (common
+``jobs > 1`` (games cut into chunks run by
+:func:`farl_agents.backend.run_tasks`: local worker processes, or Ray tasks
+with ``backend="ray"``) gives exactly the results of ``jobs = 1`` as long as
+the players draw their randomness from that generator. All evaluated players meet the same random numbers (common
 random numbers make their comparison sharper), and a random opening depends
-only on ``(seed, g)``, so it is played from every seat. Workers are forked
-from the calling process: search code compiled there is inherited, code
+only on ``(seed, g)``, so it is played from every seat. Local workers are
+forked from the calling process: search code compiled there is inherited, code
 compiled first in a worker is compiled once per worker.
 
 ``protocol="c4-seed002"`` is the Connect Four test of Thill, Bagheri, Koch
@@ -52,12 +53,11 @@ good moves in its first 12 plies
 from __future__ import annotations
 
 import multiprocessing
-import os
 import time
-from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
+from farl_agents.backend import check_backend, check_jobs
 from farl_agents.eval_results import EvalResult, Matchup, SeatStats, summarise
 from farl_agents.openings import (
     random_opening,
@@ -66,9 +66,6 @@ from farl_agents.openings import (
 )
 from farl_agents.players import check_player, reset_player
 from farl_envs.core.spec import TERMINAL, TO_MOVE, GameSpec
-
-MAX_JOBS = 1024
-"""More worker processes than this is a typing mistake, not a machine."""
 
 PROTOCOLS = ("c4-seed002",)
 _ENV_STREAM, _PLAYER_STREAM, _OPENING_STREAM = 0, 1, 2
@@ -139,14 +136,43 @@ def _run_tasks(game: GameSpec, matchups: list, starts, seed: int, tasks: list) -
     return out
 
 
-def _worker(game_ref, matchups, starts, seed, tasks):
-    game = _rebuild_game(game_ref)
-    return _run_tasks(game, matchups, starts, seed, tasks)
+def _chunk(task: dict) -> dict:
+    """One chunk of games in a worker (a task of :func:`farl_agents.backend.run_tasks`).
+
+    A failing game comes back as the exception itself, raised again by the caller as a one-process
+    evaluation would raise it.
+    """
+    try:
+        game = _rebuild_game(task["game"])
+        records = _run_tasks(game, task["matchups"], task["starts"], task["seed"], task["games"])
+    except Exception as exc:  # noqa: BLE001 - handed back whole, see the docstring
+        return {"index": task["index"], "status": "failed", "error": f"{type(exc).__name__}: {exc}", "exception": exc}
+    return {"index": task["index"], "status": "done", "records": records}
 
 
 def _game_ref(game: GameSpec):
     """What a worker process needs to rebuild ``game`` (registry name and params)."""
     return (game.name, dict(game.params), game.p.tolist())
+
+
+def _run_chunks(game, matchups, starts, seed: int, tasks: list, jobs: int, backend: str, ray_address) -> list:
+    """The records of ``tasks`` (in their order), played in ``4 * jobs`` chunks on the backend."""
+    from farl_agents.backend import run_tasks  # the runners import farl_agents.runs, which imports this module
+
+    n_chunks = min(len(tasks), 4 * jobs)
+    bounds = np.linspace(0, len(tasks), n_chunks + 1).astype(int)
+    ref = _game_ref(game)
+    chunks = [{"index": i, "game": ref, "matchups": matchups, "starts": starts, "seed": seed,
+               "games": tasks[bounds[i]:bounds[i + 1]]} for i in range(n_chunks)]
+    fork = "fork" in multiprocessing.get_all_start_methods()
+    results = run_tasks(_chunk, chunks, backend=backend, jobs=jobs, ray_address=ray_address, progress=False,
+                        folder_keys=(), start_method="fork" if fork else "spawn", stoppable=False)
+    for r in results:
+        if r["status"] != "done":
+            raise r.get("exception") or RuntimeError(f"evaluation chunk {r['index']} failed: {r.get('error')}")
+    if len(results) < n_chunks:
+        raise KeyboardInterrupt
+    return [rec for r in sorted(results, key=lambda r: r["index"]) for rec in r["records"]]
 
 
 def _rebuild_game(ref) -> GameSpec:
@@ -177,7 +203,7 @@ def _as_list(x):
 
 def evaluate(game, players, opponents=None, n_games: int | None = None, start_states="initial",
              seed: int = 0, jobs: int = 1, seats=None, protocol: str | None = None,
-             keep_games: bool = True) -> EvalResult:
+             keep_games: bool = True, backend: str = "local", ray_address: str | None = None) -> EvalResult:
     """Play every evaluated player against every opponent in every seat.
 
     Args:
@@ -196,8 +222,10 @@ def evaluate(game, players, opponents=None, n_games: int | None = None, start_st
         start_states: ``"initial"``, ``"all-1ply"``, ``"othello-4ply"``,
             ``("random", k)`` or a list of states (see the module docstring).
         seed: makes the whole evaluation reproducible.
-        jobs: worker processes (games are independent; same results as 1); at most one per CPU and per
-            chunk of games is started, however many are asked for.
+        jobs: parallel chunks of games (games are independent; same results as 1): ``4 * jobs`` chunks on
+            at most ``jobs`` local worker processes (never more than the CPUs or the chunks), or Ray tasks.
+        backend / ray_address: where the chunks run, as in :func:`farl_agents.backend.run_tasks`
+            (``"ray"``: a private Ray instance, or the cluster at ``ray_address``; players must pickle).
         seats: the seats the evaluated player takes (default all).
         protocol: None or ``"c4-seed002"``.
         keep_games: store the per-game records in the result.
@@ -217,8 +245,8 @@ def evaluate(game, players, opponents=None, n_games: int | None = None, start_st
                              f"not for {game.id} {game.params}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
-    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or not 1 <= jobs <= MAX_JOBS:
-        raise ValueError(f"jobs must be an integer in 1..{MAX_JOBS}, got {jobs!r}")
+    jobs = check_jobs(jobs, "jobs")
+    check_backend(backend, ray_address)
     if protocol is not None:
         if protocol not in PROTOCOLS:
             raise ValueError(f"unknown protocol {protocol!r}; known: {PROTOCOLS}")
@@ -280,19 +308,10 @@ def evaluate(game, players, opponents=None, n_games: int | None = None, start_st
                     tasks.append((mi, oj, seat, g))
 
     t0 = time.perf_counter()
-    if jobs == 1 or len(tasks) < 2:
+    if backend == "local" and (jobs == 1 or len(tasks) < 2):
         records = _run_tasks(game, matchups, starts, int(seed), tasks)
     else:
-        n_chunks = min(len(tasks), 4 * int(jobs))
-        bounds = np.linspace(0, len(tasks), n_chunks + 1).astype(int)
-        chunks = [tasks[bounds[i]:bounds[i + 1]] for i in range(n_chunks)]
-        ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-        ref = _game_ref(game)
-        workers = min(int(jobs), n_chunks, os.cpu_count() or 1)  # more processes than cores or chunks only cost
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-            parts = list(pool.map(_worker, [ref] * n_chunks, [matchups] * n_chunks,
-                                  [starts] * n_chunks, [int(seed)] * n_chunks, chunks))
-        records = [r for part in parts for r in part]
+        records = _run_chunks(game, matchups, starts, int(seed), tasks, jobs, backend, ray_address)
     seconds = time.perf_counter() - t0
 
     two = n == 2

@@ -213,11 +213,24 @@ def test_run_tasks_local_runs_every_task_in_place(tmp_path):
     assert {r["status"] for r in again} == {"cached"}
 
 
+def test_jobs_are_checked_once_and_local_workers_capped(monkeypatch):
+    from farl_agents.backend import jobs
+
+    for bad in (0, -1, 1025, 100_000, 2.0, "4", True, None):
+        with pytest.raises(ValueError, match=r"--jobs must be an integer in 1\.\.1024"):
+            jobs.check_jobs(bad)
+    assert jobs.check_jobs(np.int64(3)) == 3 and jobs.check_jobs(1024) == 1024
+    monkeypatch.setattr(jobs, "cpus", lambda: 4)
+    assert [jobs.local_workers(j, t) for j, t in ((1, 10), (8, 10), (8, 3), (1024, 100), (3, 0))] == [1, 4, 3, 4, 1]
+
+
 def test_run_tasks_rejects_bad_settings():
     with pytest.raises(ValueError, match="local, ray"):
         run_tasks(toy_run, [], backend="spark")
     with pytest.raises(ValueError, match="--jobs"):
         run_tasks(toy_run, [], jobs=0)
+    with pytest.raises(ValueError, match="--jobs"):
+        run_tasks(toy_run, [], jobs=5000)
     with pytest.raises(ValueError, match="--backend ray"):
         run_tasks(toy_run, [], backend="local", ray_address="auto")
 

@@ -2,7 +2,6 @@
 import argparse
 import io
 import json
-import os
 import subprocess
 import sys
 
@@ -299,6 +298,14 @@ def test_python_m_entry_point():
     (["train", "tictactoe", "--seed", "-1"], "argument --seed: a seed is an integer >= 0"),
     (["train", "tictactoe", "--algo", "descent", "--seed", "-3"], "argument --seed"),
     (["train", "tictactoe", "--episodes", "99999999999999999999999"], "too large"),
+    (["train", "tictactoe", "--stop-after", "-3"], "--stop-after must be a finite number >= 0, got -3.0"),
+    (["train", "tictactoe", "--stop-after", "nan"], "--stop-after must be a finite number >= 0, got nan"),
+    (["train", "tictactoe", "--checkpoint-minutes", "-1"], "--checkpoint-minutes must be a finite number > 0"),
+    (["train", "tictactoe", "--checkpoint-minutes", "nan"], "--checkpoint-minutes must be a finite number > 0"),
+    (["train", "tictactoe", "--checkpoint-minutes", "inf"], "--checkpoint-minutes must be a finite number > 0"),
+    (["train", "tictactoe", "--eval-seed", "-1"], "--eval-seed must be an integer >= 0"),
+    (["pretrained", "build", "tictactoe", "--stop-after", "-3"], "--stop-after must be a finite number of episodes"),
+    (["pretrained", "build", "tictactoe", "--stop-after", "nan"], "--stop-after must be a finite number of episodes"),
 ])
 def test_meaningless_values_are_refused_with_the_flag_named(argv, needle, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -311,7 +318,7 @@ def test_meaningless_values_are_refused_with_the_flag_named(argv, needle, capsys
 def test_jobs_are_capped_at_the_cpus_and_absurd_values_refused(capsys, monkeypatch):
     import concurrent.futures
 
-    from farl_agents import evaluate as evaluate_module
+    from farl_agents.backend import jobs, local
 
     started = []
     real = concurrent.futures.ProcessPoolExecutor
@@ -320,12 +327,18 @@ def test_jobs_are_capped_at_the_cpus_and_absurd_values_refused(capsys, monkeypat
         started.append(max_workers)
         return real(max_workers=max_workers, **kw)
 
-    monkeypatch.setattr(evaluate_module, "ProcessPoolExecutor", counting)
+    monkeypatch.setattr(local.cf, "ProcessPoolExecutor", counting)
+    monkeypatch.setattr(jobs, "cpus", lambda: 2)  # as on a machine with 2 CPUs
     assert cli.main(["eval", "random", "--game", "tictactoe", "--vs", "random", "--games", "2", "--jobs", "300"]) == 0
-    assert started and started[0] <= min(300, os.cpu_count() or 1)
+    assert started == [2]
     capsys.readouterr()
-    assert cli.main(["eval", "random", "--game", "tictactoe", "--vs", "random", "--jobs", "100000"]) == 2
-    assert "jobs must be an integer in 1..1024" in capsys.readouterr().err
+    for argv in (["eval", "random", "--game", "tictactoe", "--vs", "random"],
+                 ["reproduce", "table1", "--rows", "tictactoe", "--budget", "smoke"],
+                 ["pretrained", "build", "tictactoe"]):
+        for bad in ("100000", "0"):
+            assert cli.main(argv + ["--jobs", bad]) == 2
+            err = capsys.readouterr().err
+            assert f"--jobs must be an integer in 1..1024, got {bad}" in err and len(err.strip().splitlines()) == 1
 
 
 def _progress_parsers(parser, path=()):

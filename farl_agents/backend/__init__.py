@@ -48,7 +48,8 @@ def check_backend(backend: str, ray_address: str | None = None) -> None:
 
 def run_tasks(fn, tasks: list, *, backend: str = "local", jobs: int = 1, ray_address: str | None = None,
               progress: bool = True, log=print, desc: str = "runs", describe=None,
-              folder_keys=FOLDER_KEYS, stream_seconds: float = STREAM_SECONDS, start_method: str = "spawn") -> list:
+              folder_keys=FOLDER_KEYS, stream_seconds: float = STREAM_SECONDS, start_method: str = "spawn",
+              stoppable: bool = True) -> list:
     """Run ``fn(task)`` for every task on ``backend``; the results in completion order.
 
     ``jobs``: tasks at once on this machine (local worker processes, capped at
@@ -57,7 +58,9 @@ def run_tasks(fn, tasks: list, *, backend: str = "local", jobs: int = 1, ray_add
     bar's text for a finished task (default: its status). ``stream_seconds``:
     how often a Ray task sends a new checkpoint home. ``start_method``: how
     local workers start (``spawn`` or ``fork``, see
-    :func:`~farl_agents.backend.local.run_local`).
+    :func:`~farl_agents.backend.local.run_local`). ``stoppable``: the first
+    Ctrl-C asks the tasks to stop (running ones checkpoint, queued ones do not
+    start); False leaves Ctrl-C to the caller's own handler.
     """
     check_backend(backend, ray_address)
     jobs = check_jobs(jobs)
@@ -77,8 +80,9 @@ def run_tasks(fn, tasks: list, *, backend: str = "local", jobs: int = 1, ray_add
 
     try:
         if backend == "local":
-            return run_local(fn, tasks, jobs, report, log, start_method=start_method)
-        return run_ray(fn, tasks, jobs, ray_address, folder_keys, report, log, stream_seconds=stream_seconds)
+            return run_local(fn, tasks, jobs, report, log, start_method=start_method, stoppable=stoppable)
+        return run_ray(fn, tasks, jobs, ray_address, folder_keys, report, log, stream_seconds=stream_seconds,
+                       stoppable=stoppable)
     finally:
         if bar is not None:
             bar.close()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import multiprocessing
 import signal
 
@@ -17,7 +18,7 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def run_local(fn, tasks: list, jobs: int, report, log, start_method: str = "spawn") -> list:
+def run_local(fn, tasks: list, jobs: int, report, log, start_method: str = "spawn", stoppable: bool = True) -> list:
     """``fn(task)`` for each task in worker processes (in this process when only one worker is useful).
 
     Workers: ``jobs``, at most one per task and per CPU (:func:`~farl_agents.backend.jobs.local_workers`),
@@ -26,7 +27,9 @@ def run_local(fn, tasks: list, jobs: int, report, log, start_method: str = "spaw
 
     Stops after the first ``interrupted`` result when sequential; in parallel,
     the first Ctrl-C cancels the tasks not started yet and lets the running
-    ones checkpoint. ``report(result)`` is called as each result arrives.
+    ones checkpoint (with ``stoppable`` False, Ctrl-C is left to the caller's
+    handler: an evaluation inside a training run finishes its games and the
+    run stops after it). ``report(result)`` is called as each result arrives.
     """
     results = []
     workers = local_workers(jobs, len(tasks))
@@ -43,7 +46,7 @@ def run_local(fn, tasks: list, jobs: int, report, log, start_method: str = "spaw
                 break
         return results
     ctx = multiprocessing.get_context(start_method)
-    with StopRequest(log) as stop:
+    with StopRequest(log) if stoppable else contextlib.nullcontext() as stop:
         with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_ignore_sigint) as pool:
             futures = {pool.submit(fn, t): t for t in tasks}
             pending = set(futures)
@@ -58,7 +61,7 @@ def run_local(fn, tasks: list, jobs: int, report, log, start_method: str = "spaw
                         r = {**futures[f], "status": "failed", "error": f"worker died: {exc}"}
                     results.append(r)
                     report(r)
-                if stop.requested:
+                if stop is not None and stop.requested:
                     for f in pending:
                         f.cancel()
     return results

@@ -11,6 +11,7 @@ retried (``max_retries``) and fetches the last checkpoint that came home.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 
@@ -74,8 +75,12 @@ def _ray_entry(fn, task: dict, folder_keys, home, stream_seconds: float) -> dict
 
 
 def run_ray(fn, tasks: list, jobs: int, ray_address: str | None, folder_keys, report, log,
-            stream_seconds: float = STREAM_SECONDS, max_retries: int = MAX_RETRIES) -> list:
-    """``fn(task)`` for each task as Ray tasks; every file they make lands in the driver's folders."""
+            stream_seconds: float = STREAM_SECONDS, max_retries: int = MAX_RETRIES, stoppable: bool = True) -> list:
+    """``fn(task)`` for each task as Ray tasks; every file they make lands in the driver's folders.
+
+    ``stoppable``: the first Ctrl-C asks the tasks to stop (see
+    :func:`~farl_agents.backend.local.run_local`); else it is left to the caller.
+    """
     ray = import_ray()
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
@@ -92,7 +97,7 @@ def run_ray(fn, tasks: list, jobs: int, ray_address: str | None, folder_keys, re
         results = []
         pending = list(refs)
         deadline = None
-        with StopRequest(log) as stop:
+        with StopRequest(log) if stoppable else contextlib.nullcontext() as stop:
             while pending:
                 done, pending = ray.wait(pending, num_returns=1, timeout=POLL_SECONDS)
                 for ref in done:
@@ -107,7 +112,7 @@ def run_ray(fn, tasks: list, jobs: int, ray_address: str | None, folder_keys, re
                         r = bring_home(envelope)
                     results.append(r)
                     report(r)
-                if stop.requested and deadline is None:
+                if stop is not None and stop.requested and deadline is None:
                     home.request_stop.remote()  # running tasks checkpoint and come home; queued ones do not start
                     deadline = time.monotonic() + STOP_GRACE_SECONDS
                 if deadline is not None and time.monotonic() > deadline:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+from farl_agents.backend.options import add_backend_options, backend_args
 from farl_agents.cli.common import CliError, HelpFormatter, split
 from farl_agents.cli.players import load_player, main_player
 
@@ -26,7 +27,7 @@ def add_parser(sub) -> None:
     p.add_argument("--seats", metavar="LIST", help="seats the evaluated player takes, e.g. 0 or 0,1 (default all)")
     p.add_argument("--protocol", choices=["c4-seed002"],
                    help="a fixed evaluation protocol (Thill et al. 2014's Connect Four test)")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes (same results as 1)")
+    add_backend_options(p, "chunks of games (4 per job; the same results as --jobs 1)")
     p.add_argument("--seed", type=int, default=0, help="seed of the evaluation")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=run_command, command="eval")
@@ -36,6 +37,7 @@ def run_command(args) -> int:
     from farl_agents.evaluate import evaluate
     from farl_agents.runs import start_states
 
+    backend = backend_args(args, CliError)
     player, game = main_player(args.player, args.game, args.param)
     opponents = [load_player(v, game)[0] for v in split(args.vs)]
     if game.n_players > 1 and not opponents and args.protocol is None:
@@ -51,8 +53,8 @@ def run_command(args) -> int:
             raise CliError(f"--seats takes seat numbers like 0,1, got {args.seats!r}") from None
     try:
         res = evaluate(game, player, opponents or None, n_games=args.games,
-                       start_states=start_states(game, args.start_states), seed=args.seed, jobs=args.jobs,
-                       seats=seats, protocol=args.protocol, keep_games=False)
+                       start_states=start_states(game, args.start_states), seed=args.seed, seats=seats,
+                       protocol=args.protocol, keep_games=False, **backend)
     except ValueError as exc:
         raise CliError(str(exc)) from None
     if args.json:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from farl_agents.backend import check_jobs
 from farl_agents.cli.common import CliError, HelpFormatter, add_quiet_flag
 from farl_agents.pretrained import zoo
 from farl_agents.pretrained.build import BUDGETS, GAMES, build, check_game
@@ -37,7 +38,8 @@ def add_parser(sub) -> None:
                                                 "farl_agents/pretrained folder)")
     b.add_argument("--runs", metavar="DIR", default="runs/pretrained", help="folder of the training runs")
     b.add_argument("--stop-after", type=float, metavar="N", help="stop after N episodes (continue later)")
-    b.add_argument("--jobs", type=int, default=1, metavar="J", help="worker processes of the measurements")
+    b.add_argument("--jobs", type=int, default=1, metavar="J",
+                   help="worker processes of the measurements, 1..1024 (capped at the CPUs)")
     add_quiet_flag(b)
     b.set_defaults(func=run_build, command="pretrained")
     ls = actions.add_parser("list", help="print the cards of the pretrained agents as a table",
@@ -56,10 +58,12 @@ def run_build(args) -> int:
         game = check_game(args.game)
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    if args.jobs < 1:
-        raise CliError("--jobs must be >= 1")
+    try:
+        jobs = check_jobs(args.jobs)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     card = build(game, args.budget, out_dir=args.out, runs_root=args.runs, progress=not args.quiet,
-                 stop_after=args.stop_after, jobs=args.jobs)
+                 stop_after=args.stop_after, jobs=jobs)
     if card is None:
         return 0
     print(f"wrote {card['file']} ({card['size_bytes']:,} bytes, {card['storage']}) and {game}.json")
