@@ -13,6 +13,12 @@ with a budget of ``iterations`` or ``seconds`` per move (``depth`` for
 ``ab``). The tree search keeps its table for the whole game (UBFMs counts
 selections "since the beginning of the game"); ``reset()`` clears it.
 
+In a game whose turn is several decisions (Amazons, see
+:mod:`farl_agents.descent.expand`) the search chooses a whole turn once, at
+its first decision, and ``act`` then plays the turn's remaining actions at the
+next calls (each kept under the state it expects, so any other state, e.g. a
+new game or a turn begun by someone else, searches afresh).
+
 File (format ``farl-descent-agent``, version 1): ``.npz`` with ``meta`` (JSON:
 format, version, game, heuristic, evaluation settings, training settings) and
 the evaluation's arrays: for the n-tuple f_θ ``weights`` (``float32[1, 1, lut]``)
@@ -60,6 +66,7 @@ class DescentAgent:
         budget = f"d{depth}" if search == "ab" else (f"{iterations}it" if iterations else f"{seconds}s")
         self.name = name or f"descent-agent[{search} {budget}]"
         self._engine = None
+        self._plan = {}  # expected state bytes -> the next action of the turn being played
 
     def _make_engine(self):
         if self.search in ("id", "ab"):
@@ -69,12 +76,14 @@ class DescentAgent:
         return TreeSearch(self.game, self.evaluation, self.heuristic, algorithm, True, decision)
 
     def reset(self) -> None:
+        self._plan = {}
         if self._engine is not None:
             self._engine.clear()
 
     def __getstate__(self):
         d = dict(self.__dict__)
         d["_engine"] = None
+        d["_plan"] = {}
         return d
 
     def with_search(self, search: str, **budget) -> "DescentAgent":
@@ -86,11 +95,26 @@ class DescentAgent:
         if self._engine is None:
             self._engine = self._make_engine()
         eng = self._engine
+        state = np.ascontiguousarray(state, dtype=np.int32)
+        planned = self._plan.pop(state.tobytes(), None)
+        if planned is not None:
+            return planned
         if self.search == "ab":
-            return eng.search(state, depth=self.depth)[0]
-        if self.search == "id":
-            return eng.search(state, seconds=self.seconds if self.seconds else 0.1)[0]
-        return eng.act(np.ascontiguousarray(state, dtype=np.int32), self.iterations, self.seconds)
+            move = eng.search(state, depth=self.depth)[0]
+        elif self.search == "id":
+            move = eng.search(state, seconds=self.seconds if self.seconds else 0.1)[0]
+        else:
+            move = eng.act(state, self.iterations, self.seconds)
+        actions = eng.expander.decode(move)
+        self._plan = {}
+        if len(actions) > 1:  # a whole turn: remember its later actions under the states they follow
+            g = self.game
+            s = state.copy()
+            rewards = np.zeros(g.n_players)
+            for a, nxt in zip(actions[:-1], actions[1:]):
+                g.afterstate(g.p, s.copy(), a, s, rewards)
+                self._plan[s.tobytes()] = nxt
+        return actions[0]
 
     def __repr__(self) -> str:
         return f"DescentAgent({self.name!r})"

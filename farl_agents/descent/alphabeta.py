@@ -35,6 +35,9 @@ class _Timeout(Exception):
 class AlphaBeta:
     """Alpha-beta over f_θ (``evaluation``) and f_t (``heuristic``); see the module docstring."""
 
+    clock = staticmethod(time.perf_counter)
+    """The clock of the time budget (the trainer sets ``time.process_time`` for CPU-second budgets)."""
+
     def __init__(self, game, evaluation, heuristic):
         self.game = game
         self.evaluation = evaluation
@@ -61,14 +64,14 @@ class AlphaBeta:
             h = self.heuristic
             for k in np.flatnonzero(term):
                 static[k] = res[k] * self.big + h.value(int(res[k]), int(states[k][2]), int(pieces[k, 0]),
-                                                        int(pieces[k, 1]))
+                                                        int(pieces[k, 1]), state=states[k])
             got = (acts, states, boards, term, static)
             self._cache[key] = got
         return got
 
     def _ab(self, key, state, board, depth, alpha, beta):
         self.nodes += 1
-        if self._deadline is not None and (self.nodes & 63) == 0 and time.perf_counter() > self._deadline:
+        if self._deadline is not None and (self.nodes & 63) == 0 and self.clock() > self._deadline:
             raise _Timeout
         acts, states, boards, term, static = self._children(key, state)
         first = state[0] == 0
@@ -120,7 +123,7 @@ class AlphaBeta:
             v = self._ab(key, state, board, int(depth), -np.inf, np.inf)
             self.depth_reached = int(depth)
             return int(self._cache[key][0][self._best[key]]), v
-        self._deadline = time.perf_counter() + seconds
+        self._deadline = self.clock() + seconds
         result = None
         for d in range(1, max_depth + 1):
             exact_before = self._exact

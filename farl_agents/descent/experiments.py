@@ -26,6 +26,19 @@ Stages (each cached in ``OUT``; rerunning skips what is done):
 
 Writes ``OUT/results.json`` and ``docs/results/descent_tables.md`` (the
 generated tables; the reading is in descent.md).
+
+The paper's Tables 2-4 on its nine games (or any registered two-player game
+without chance), as resumable cells (:mod:`farl_agents.descent.games_runner`,
+the games' table in :mod:`farl_agents.descent.paper_games`):
+
+``cells``         train every (game, variant, repetition) and play every
+                  (game, experiment, repetition) all-play-all, ``--jobs`` games
+                  at a time, into ``--out`` (default ``runs/descent-games``);
+                  then writes the report as ``games-report`` does.
+``games-report``  merge the finished cells into ``--summary`` (JSON) and
+                  ``--report`` (docs/results/descent_games.md).
+
+    python -m farl_agents.descent.experiments --stage cells --reps 5 --jobs 2
 """
 from __future__ import annotations
 
@@ -39,6 +52,7 @@ import numpy as np
 
 import farl_envs
 from farl_agents.atomic import atomic_write_json, atomic_write_text
+from farl_agents.descent import games_report, games_runner, paper_games
 from farl_agents.descent.agent import load_agent
 from farl_agents.descent.family import curve_points, train_run
 from farl_agents.descent.tournament import all_play_all, markdown
@@ -48,6 +62,16 @@ from farl_agents.runs import Run, read_curve
 from farl_agents.runs.curve import plot_series
 
 GAMES = {"hex6": ("hex", {"size": 6}), "c4": ("connect_four", {"rows": 6, "cols": 7})}
+"""The original stages' games; any key of :data:`~farl_agents.descent.paper_games.GAMES` or registered
+two-player game (``NAME`` or ``NAME:k=v,...``) works too (:func:`game_of`)."""
+
+
+def game_of(key: str) -> tuple[str, dict]:
+    """``(registry name, params)`` of a game key of the original stages or of the nine games' table."""
+    if key in GAMES:
+        return GAMES[key]
+    gs = paper_games.setup(key)
+    return gs.game, dict(gs.params)
 
 VARIANTS = {
     "id-tree": dict(search="id", learning="tree"),
@@ -89,7 +113,7 @@ def train_stage(out: Path, minutes: float, move_seconds: float, games, seed: int
     results = _load(out)
     wanted = set(VARIANTS) if not experiments else {v for e in experiments for v in EXPERIMENTS[e]}
     for key in games:
-        name, params = GAMES[key]
+        name, params = game_of(key)
         for var, over in VARIANTS.items():
             if var not in wanted:
                 continue
@@ -113,18 +137,35 @@ def train_stage(out: Path, minutes: float, move_seconds: float, games, seed: int
             print(f"[train] {key} td-farl: {info}", flush=True)
 
 
-def train_td(name: str, params: dict, seconds: float, seed: int, path: Path) -> dict:
-    """TD-FARL (Konen & Bagheri 2020 preset) trained for ``seconds`` of wall-clock (episodes scaled to fit)."""
-    from farl_agents.learners.agent import NTupleAgent
-    from farl_agents.learners.presets import paper_config
+def td_config(name: str, seed: int, **overrides):
+    """TD-FARL's settings for ``name``: the Konen & Bagheri 2020 preset where the paper has one, else the
+    generic one of this comparison (random-walk 6-tuples as the descent f_θ, ε 0.1, α 0.2 → 0.02, λ 0).
 
-    probe = NTupleAgent(name, paper_config(name, seed=seed), **params)
-    probe.train(20)  # compile
+    Amazons (a turn of three decisions): TD-FARL's compiled self-play treats each decision as a move of
+    its own, so it also learns values of the half-made turns (their boards mark the lifted queen's square
+    with 4); the descent family searches whole turns instead (:mod:`farl_agents.descent.expand`)."""
+    from farl_agents.learners.config import LearnerConfig
+    from farl_agents.learners.presets import paper_config, preset_names
+
+    if name in preset_names():
+        return paper_config(name, seed=seed, **overrides)
+    base = dict(epsilon=0.1, alpha=0.2, alpha_final=0.02, ntuples="random-walk", ntuple_count=20,
+                ntuple_length=6, seed=seed)
+    base.update(overrides)
+    return LearnerConfig(**base)
+
+
+def train_td(name: str, params: dict, seconds: float, seed: int, path: Path, probe_episodes: int = 200) -> dict:
+    """TD-FARL (:func:`td_config`) trained for ``seconds`` of wall-clock (episodes scaled to fit)."""
+    from farl_agents.learners.agent import NTupleAgent
+
+    probe = NTupleAgent(name, td_config(name, seed), **params)
+    probe.train(max(1, probe_episodes // 10))  # compile
     t0 = time.perf_counter()
-    probe.train(200)
-    rate = 200 / max(time.perf_counter() - t0, 1e-6)
-    episodes = max(100, int(rate * seconds))
-    agent = NTupleAgent(name, paper_config(name, seed=seed, episodes=episodes), **params)
+    probe.train(probe_episodes)
+    rate = probe_episodes / max(time.perf_counter() - t0, 1e-6)
+    episodes = max(probe_episodes // 2, int(rate * seconds))
+    agent = NTupleAgent(name, td_config(name, seed, episodes=episodes), **params)
     t0 = time.perf_counter()
     while agent.episodes_done < episodes and time.perf_counter() - t0 < seconds:
         agent.train(min(500, episodes - agent.episodes_done))
@@ -141,7 +182,7 @@ def tournament_stage(out: Path, games, depth: int, openings: int, seed: int, exp
     folders = [out] + [Path(p) for p in pool]
     label = "tournaments" if not pool else "pooled_tournaments"
     for key in games:
-        name, params = GAMES[key]
+        name, params = game_of(key)
         game = farl_envs.game_spec(name, **params)
         for exp, names in EXPERIMENTS.items():
             if experiments and exp not in experiments:
@@ -180,7 +221,7 @@ def _pair(game, a, b, n_games, seed):
 def play_stage(out: Path, games, move_seconds: float, n_games: int, ref_games: int, seed: int) -> None:
     results = _load(out)
     for key in games:
-        name, params = GAMES[key]
+        name, params = game_of(key)
         game = farl_envs.game_spec(name, **params)
         done = results.setdefault("play", {}).setdefault(key, {})
         # (1) UBFMs vs UBFM vs ID with the same f_θ and the same time per move
@@ -212,7 +253,7 @@ def play_stage(out: Path, games, move_seconds: float, n_games: int, ref_games: i
             td = NTupleAgent.load(out / key / "td-farl.npz")
             entry = {"variant": best, "vs td-farl": _pair(game, agent, td, n_games, seed)}
             print(f"[play] {key} best={best} vs td-farl: {entry['vs td-farl']}", flush=True)
-            for ref in REFERENCES[key]:
+            for ref in REFERENCES.get(key, paper_games.setup(key).references if key not in GAMES else ()):
                 opp = make_opponent(ref, game)
                 entry[f"vs {ref}"] = _pair(game, agent, opp, ref_games, seed)
                 entry[f"td-farl vs {ref}"] = _pair(game, td, opp, ref_games, seed)
@@ -291,7 +332,7 @@ def curves_stage(out: Path, key: str, minutes: float, move_seconds: float, seeds
     and ``png``."""
     import multiprocessing
 
-    name, params = GAMES[key]
+    name, params = game_of(key)
     curve = {"eval_every": every, "eval_vs": (vs,), "eval_games": games, "eval_depth": 2, "eval_seed": 0,
              "eval_starts": "random:2"}
     tasks = [(str(out / "curves" / key / f"{var}-s{seed}"),
@@ -417,12 +458,21 @@ def tables(results: dict, meta: dict) -> str:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m farl_agents.descent.experiments", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", default="runs/descent-exp")
+    p.add_argument("--out", default=None, help="results folder (default runs/descent-exp; cells: "
+                                               "runs/descent-games)")
     p.add_argument("--minutes", type=float, default=1.0, help="training minutes per variant")
-    p.add_argument("--move-seconds", type=float, default=0.05, help="search seconds per move (training)")
-    p.add_argument("--games", default="hex6,c4")
+    p.add_argument("--move-seconds", type=float, default=None,
+                   help="search seconds per move (training; default 0.05, cells: the game's table)")
+    p.add_argument("--games", default=None, help="comma-separated game keys (default hex6,c4; cells: the nine "
+                                                 "games of farl_agents/descent/paper_games.py)")
     p.add_argument("--stage", default="all",
-                   choices=["train", "tournaments", "play", "speed", "curves", "tables", "all"])
+                   choices=["train", "tournaments", "play", "speed", "curves", "tables", "all", "cells",
+                            "games-report"])
+    p.add_argument("--reps", type=int, default=5, help="cells: repetitions (seeds 0..reps-1)")
+    p.add_argument("--train-seconds", type=float, default=None,
+                   help="cells: training CPU seconds per run (default: the game's table)")
+    p.add_argument("--report", default="docs/results/descent_games.md", help="cells: the report")
+    p.add_argument("--summary", default="docs/results/descent_games.json", help="cells: the merged results")
     p.add_argument("--depth", type=int, default=2, help="alpha-beta depth of the tournaments")
     p.add_argument("--openings", type=int, default=10, help="random 2-ply openings per pair (x 2 seats)")
     p.add_argument("--play-seconds", type=float, default=0.03, help="seconds per move in the play stage")
@@ -441,12 +491,18 @@ def main(argv=None) -> int:
     p.add_argument("--curves-png", default="docs/results/descent_curves.png", help="curves stage: the figure")
     p.add_argument("--pool", default="", help="further run folders (repetitions) for pooled tournaments")
     args = p.parse_args(argv)
-    out = Path(args.out)
+    if args.stage in ("cells", "games-report"):
+        return cells_main(args, argv)
+    if args.move_seconds is None:
+        args.move_seconds = 0.05
+    out = Path(args.out or "runs/descent-exp")
     out.mkdir(parents=True, exist_ok=True)
-    games = [g for g in args.games.split(",") if g]
+    games = [g for g in (args.games or "hex6,c4").split(",") if g]
     for g in games:
-        if g not in GAMES:
-            raise SystemExit(f"unknown game key {g!r}; use {', '.join(GAMES)}")
+        try:
+            game_of(g)
+        except ValueError as exc:
+            raise SystemExit(str(exc)) from None
     t0 = time.time()
     exps = [e for e in args.experiments.split(",") if e]
     for e in exps:
@@ -476,6 +532,42 @@ def main(argv=None) -> int:
     atomic_write_text(args.tables, tables(results, meta))
     print(f"done in {time.time() - t0:.0f} s; tables in {args.tables}")
     return 0
+
+
+def cells_main(args, argv) -> int:
+    """The ``cells`` and ``games-report`` stages (see the module docstring)."""
+    out = Path(args.out or "runs/descent-games")
+    keys = [g for g in (args.games or ",".join(paper_games.GAMES)).split(",") if g]
+    exps = [e for e in args.experiments.split(",") if e]
+    for e in exps:
+        if e not in paper_games.EXPERIMENTS:
+            raise SystemExit(f"unknown experiment {e!r}; use {', '.join(paper_games.EXPERIMENTS)}")
+    if args.reps < 1:
+        raise SystemExit("--reps must be >= 1")
+    try:
+        for k in keys:
+            paper_games.setup(k)
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
+    reps = list(range(args.reps))
+    command = "python -m farl_agents.descent.experiments " + " ".join(argv or [])
+    if args.stage == "cells":
+        out.mkdir(parents=True, exist_ok=True)
+        overrides = {"train_seconds": args.train_seconds, "move_seconds": args.move_seconds}
+        games_runner.run(out, keys, reps, exps or None, overrides, args.jobs)
+    write_games_report(out, keys, reps, args.summary, args.report,
+                       command.replace("--stage games-report", "--stage cells"))
+    return 0
+
+
+def write_games_report(out, keys, reps, summary_path, report_path, command: str) -> dict:
+    """Merge the finished cells under ``out`` and write the JSON summary and the markdown report."""
+    summary = games_runner.collect(out, keys, reps)
+    summary["command"] = command
+    atomic_write_json(summary_path, summary)
+    atomic_write_text(report_path, games_report.markdown(summary, command, "nice -n 10 " + command))
+    print(f"report: {report_path}, summary: {summary_path}", flush=True)
+    return summary
 
 
 if __name__ == "__main__":

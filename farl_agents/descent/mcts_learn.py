@@ -40,6 +40,9 @@ class _MNode:
 class EvalMCTS:
     """UCT over f_θ / f_t with a transposition table (see the module docstring)."""
 
+    clock = staticmethod(time.perf_counter)
+    """The clock of the per-move budget (the trainer sets ``time.process_time`` for CPU-second budgets)."""
+
     def __init__(self, game, evaluation, heuristic, c: float = 1.0):
         self.game, self.evaluation, self.heuristic, self.c = game, evaluation, heuristic, float(c)
         self.expander = Expander(game)
@@ -77,7 +80,8 @@ class EvalMCTS:
         for k in range(len(acts)):
             if children[k] is None:
                 w = int(res[k])
-                fv = self.heuristic.value(w, int(rows[k][2]), int(pieces[k, 0]), int(pieces[k, 1]), c1, c2)
+                fv = self.heuristic.value(w, int(rows[k][2]), int(pieces[k, 0]), int(pieces[k, 1]), c1, c2,
+                                          state=rows[k])
                 children[k] = self.table[keys[k]] = _MNode(rows[k], brows[k], fv, w, terminal=True)
         nd.children = children
 
@@ -113,14 +117,14 @@ class EvalMCTS:
 
     def search(self, state, iterations=None, seconds=None) -> _MNode:
         root = self.node(state)
-        deadline = None if seconds is None else time.perf_counter() + seconds
+        deadline = None if seconds is None else self.clock() + seconds
         done = 0
         while True:
             self._iterate(root)
             done += 1
             if iterations is not None and done >= iterations:
                 break
-            if deadline is not None and time.perf_counter() >= deadline:
+            if deadline is not None and self.clock() >= deadline:
                 break
         self.iterations_done = done
         return root

@@ -80,6 +80,9 @@ class TreeSearch:
         decision: ``"best"`` or ``"safest"`` (UBFMs).
     """
 
+    clock = staticmethod(time.perf_counter)
+    """The clock of the per-move budget (the trainer sets ``time.process_time`` for CPU-second budgets)."""
+
     def __init__(self, game, evaluation, heuristic, algorithm: str = "descent", completion: bool = True,
                  decision: str = "best"):
         if algorithm not in ALGORITHMS:
@@ -137,7 +140,7 @@ class TreeSearch:
             for k in range(n):
                 if term_l[k] and children[k] is None:
                     w = int(res[k])
-                    fv = h.value(w, int(rows[k][2]), int(pieces[k, 0]), int(pieces[k, 1]), c1, c2)
+                    fv = h.value(w, int(rows[k][2]), int(pieces[k, 0]), int(pieces[k, 1]), c1, c2, state=rows[k])
                     children[k] = table[keys[k]] = Node(rows[k], brows[k], fv, w, terminal=True)
         nd.actions = acts
         nd.children = children
@@ -198,7 +201,7 @@ class TreeSearch:
         if iterations is None and seconds is None:
             raise ValueError("give a budget: iterations or seconds")
         root = self.node(state)
-        deadline = None if seconds is None else time.perf_counter() + seconds
+        deadline = None if seconds is None else self.clock() + seconds
         c1, c2 = self.root_mobility
         done = 0
         while True:
@@ -208,7 +211,7 @@ class TreeSearch:
             done += 1
             if iterations is not None and done >= iterations:
                 break
-            if deadline is not None and time.perf_counter() >= deadline:
+            if deadline is not None and self.clock() >= deadline:
                 break
         self.iterations_done = done
         return root

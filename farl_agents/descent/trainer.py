@@ -15,7 +15,9 @@ terminal children only (no completion inside UCT). Budget per move:
 ``move_iterations`` iterations or ``move_seconds`` seconds (ID: seconds).
 
 Time t counts only training (not checkpoints), across resumes, so a run cut
-into pieces anneals exactly like one run of T = ``minutes``.
+into pieces anneals exactly like one run of T = ``minutes``. It is wall-clock
+time, or CPU time of the process with ``cpu_clock`` (then the per-move search
+budget is CPU time too), which keeps runs comparable on a shared machine.
 """
 from __future__ import annotations
 
@@ -75,6 +77,9 @@ class DescentConfig:
     min_sample: int = 20_000
     """Below this many pairs the whole memory is learnt after each game."""
     seed: int = 0
+    cpu_clock: bool = False
+    """Count every budget (T and the search time per move) in CPU seconds of this process instead of
+    wall-clock seconds: runs that share a busy machine then get the same computation."""
 
     def check(self) -> "DescentConfig":
         def need(ok, msg):
@@ -116,6 +121,7 @@ class DescentTrainer:
         self.plies = 0
         self.results = [0, 0, 0]  # first-player wins, draws, second-player wins
         self.last_error = float("nan")
+        self.clock = time.process_time if config.cpu_clock else time.perf_counter
         self.rebuild_engine()
 
     def rebuild_engine(self) -> None:
@@ -128,6 +134,7 @@ class DescentTrainer:
         else:
             self.engine = TreeSearch(self.game, self.evaluation, self.heuristic, config.search,
                                      config.completion, "best")
+        self.engine.clock = self.clock
 
     @property
     def total_seconds(self) -> float:
@@ -139,7 +146,7 @@ class DescentTrainer:
     def _move(self, state, t0):
         """Search from ``state``; returns (chosen child, root value v(s), child states, chosen child's r)."""
         cfg = self.config
-        progress = min((self.elapsed + time.perf_counter() - t0) / self.total_seconds, 1.0)
+        progress = min((self.elapsed + self.clock() - t0) / self.total_seconds, 1.0)
         first = int(state[0]) == 0
         if cfg.search == "id":
             eng = self.engine
@@ -169,10 +176,9 @@ class DescentTrainer:
     def play_game(self):
         """One self-play game + learning phase; returns the game's result w."""
         cfg, g = self.config, self.game
-        t0 = time.perf_counter()
+        t0 = self.clock()
         state = np.ascontiguousarray(g.initial_state(g.p, make_rng(0)), dtype=np.int32)
         self.engine.clear()
-        mask = np.zeros(g.n_actions, dtype=np.int8)
         mob = [0, 0]
         path_boards, path_values = [], []
         id_boards, id_values = [], []
@@ -188,14 +194,14 @@ class DescentTrainer:
                 b, v = self.engine.tree_data()
                 id_boards.append(b)
                 id_values.append(v)
-            n = g.legal_actions(g.p, state, mask)
-            mob[int(state[0])] += n
+            mob[int(state[0])] += len(child_states)  # legal moves (whole turns: see expand.py)
             state = np.ascontiguousarray(child_states[i], dtype=np.int32).copy()
         # the final state: its result w (the resolved value of a terminal child) and f_t
         rewards_w = child_r
         g.board(g.p, state, board)
         pieces = (int((board == 1).sum()), int((board == 2).sum()))
-        final = self.heuristic.value(rewards_w, int(state[2]), pieces[0], pieces[1], mob[0], mob[1])
+        final = self.heuristic.value(rewards_w, int(state[2]), pieces[0], pieces[1], mob[0], mob[1],
+                                     state=state)
         path_boards.append(board.copy())
         path_values.append(final)
         pb, pv = np.stack(path_boards), np.array(path_values, dtype=np.float64)
@@ -213,7 +219,7 @@ class DescentTrainer:
         self.games += 1
         self.plies += int(state[2])
         self.results[1 - rewards_w] += 1
-        self.elapsed += time.perf_counter() - t0
+        self.elapsed += self.clock() - t0
         return rewards_w
 
     def run(self, seconds: float, on_game=None) -> None:
