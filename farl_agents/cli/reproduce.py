@@ -1,4 +1,5 @@
-"""``farl reproduce table1``: the paper's Table 1, resumable and cached, on local workers or a Ray cluster."""
+"""``farl reproduce table1``: the paper's Table 1, resumable and cached, on local workers or a Ray cluster;
+``farl reproduce traces``: Thill et al. 2014's eligibility-trace study the same way (experiments/traces.py)."""
 from __future__ import annotations
 
 import os
@@ -19,10 +20,18 @@ def add_parser(sub) -> None:
                     "table1_quick.md) plus one learning-curve PNG per row. Finished runs are cached, unfinished "
                     "ones resume: rerun the same command after an interruption.",
         formatter_class=HelpFormatter)
-    p.add_argument("what", choices=["table1"], help="what to reproduce")
+    p.add_argument("what", choices=["table1", "traces"],
+                   help="table1: Konen & Bagheri 2020's Table 1; traces: Thill, Bagheri, Koch & Konen 2014's "
+                        "Table I and Fig. 6 (eligibility traces, Connect Four; --variants, --budget paper|long|"
+                        "quick|smoke)")
+    p.add_argument("--variants", default="default",
+                   help="traces: comma list of variants (tdl-std, tcl-std, tcl-et, tcl-rr, tcl-m-rr, ...), "
+                        "default or all")
+    p.add_argument("--edax", metavar="PATH", default=None,
+                   help="the Edax binary for the Othello row's Edax d1 column (sets FARL_EDAX; README)")
     p.add_argument("--rows", default=",".join(ROWS), help="comma list of rows (or all)")
     p.add_argument("--runs", type=int, default=10, help="training runs (seeds) per cell")
-    p.add_argument("--budget", choices=BUDGETS, default="paper",
+    p.add_argument("--budget", choices=sorted(set(BUDGETS) | {"long"}), default="paper",
                    help="paper: the paper's episodes and evaluation sizes; quick: minutes; smoke: seconds (tests)")
     p.add_argument("--out", default="docs/results", help="output folder")
     add_backend_options(p, "runs", jobs_default=os.cpu_count() or 1)
@@ -39,6 +48,15 @@ def add_parser(sub) -> None:
 
 def run_command(args) -> int:
     from farl_agents.experiments import table1
+
+    if args.edax is not None:
+        if not Path(args.edax).is_file():
+            raise CliError(f"--edax {args.edax}: no such file")
+        os.environ["FARL_EDAX"] = str(Path(args.edax).resolve())  # the runs' workers inherit it
+    if args.what == "traces":
+        return _traces(args)
+    if args.budget == "long":
+        raise CliError("--budget long is for traces only")
 
     try:
         rows = table1.parse_rows(args.rows)
@@ -65,3 +83,21 @@ def run_command(args) -> int:
         except ValueError as exc:
             raise CliError(str(exc)) from None
     return code
+
+
+def _traces(args) -> int:
+    from farl_agents.experiments import traces
+
+    try:
+        variants = traces.parse_variants(args.variants)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    if args.runs < 1:
+        raise CliError("--runs must be >= 1")
+    if args.table_only:
+        from farl_agents.experiments.traces_report import write_report
+        print(f"wrote {write_report(Path(args.out), args.budget, variants, command_line(args.argv))}")
+        return 0
+    return traces.reproduce(variants, runs=args.runs, budget=args.budget, out=args.out,
+                            command=command_line(args.argv), progress=not args.quiet,
+                            stream_seconds=args.stream_seconds, **backend_args(args, CliError))

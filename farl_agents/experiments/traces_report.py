@@ -1,0 +1,196 @@
+"""The page of the eligibility-trace study (Thill, Bagheri, Koch & Konen 2014, Table I and Fig. 6).
+
+From each run's ``success.csv`` (:mod:`farl_agents.experiments.traces`): the success curve smoothed by a
+centred moving mean over :data:`SMOOTH_POINTS` measurements (the paper smooths "to dampen fluctuations"
+without saying how; this is our choice), the *time to learn* = the training games at which the smoothed
+curve crosses 80 % for the last time (linear interpolation between measurements; none if it ends below),
+the training minutes at that point (interpolated the same way), and the *asymptotic success* = the mean raw
+success over the last half of the run, at most its last 500,000 games (the paper: the last 500,000 of
+2,000,000). Medians per variant go beside the paper's; the box plot is its Fig. 6.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from statistics import median
+
+import numpy as np
+
+from farl_agents.atomic import atomic_write_text
+
+SMOOTH_POINTS = 5
+ASYMPTOTIC_GAMES = 500_000
+
+
+def smooth(y, points: int = SMOOTH_POINTS) -> np.ndarray:
+    """Centred moving mean over ``points`` measurements (fewer at the ends)."""
+    y = np.asarray(y, dtype=float)
+    h = points // 2
+    return np.array([y[max(0, i - h):i + h + 1].mean() for i in range(len(y))])
+
+
+def last_crossing(x, y, level: float):
+    """The x at which ``y`` rises through ``level`` for the last time (interpolated); None if it ends below.
+
+    A curve that never goes below ``level`` crossed it at its first point.
+    """
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if len(y) == 0 or y[-1] < level:
+        return None
+    below = np.nonzero(y < level)[0]
+    if len(below) == 0:
+        return float(x[0])
+    i = below[-1]
+    return float(x[i] + (level - y[i]) / (y[i + 1] - y[i]) * (x[i + 1] - x[i]))
+
+
+def run_summary(rows: list[dict], episodes: int, level: float = 0.8) -> dict:
+    """Time to learn (games, training minutes), asymptotic success and final success of one run."""
+    ep = np.array([r["episode"] for r in rows], dtype=float)
+    sec = np.array([r["train_seconds"] for r in rows], dtype=float)
+    s = smooth([r["success"] for r in rows])
+    games = last_crossing(ep, s, level)
+    minutes = None
+    if games is not None:
+        minutes = float(np.interp(games, ep, sec)) / 60
+    window = min(ASYMPTOTIC_GAMES, episodes / 2)
+    tail = [r["success"] for r in rows if r["episode"] > episodes - window]
+    return {"time_to_learn": games, "minutes_to_learn": minutes,
+            "asymptotic": float(np.mean(tail)) if tail else None,
+            "final_success": rows[-1]["success"] if rows else None, "measurements": len(rows)}
+
+
+def collect(out, budget: str, variants: list[str]) -> dict:
+    """``{variant: [per-run dict]}``: finished runs from result.json, unfinished ones from success.csv."""
+    import json
+
+    from farl_agents.experiments.traces import BUDGETS, prefix, read_success
+
+    plan = BUDGETS[budget]
+    found = {}
+    for v in variants:
+        runs = []
+        for folder in sorted((Path(out) / f"{prefix(budget)}_runs" / v).glob("seed*")):
+            if (folder / "result.json").is_file():
+                runs.append({**json.loads((folder / "result.json").read_text()), "finished": True})
+            else:
+                rows = read_success(folder / "success.csv")
+                if rows:
+                    runs.append({**run_summary(rows, plan.episodes), "finished": False,
+                                 "episodes_done": rows[-1]["episode"], "seed": folder.name})
+        found[v] = runs
+    return found
+
+
+def _fmt(x, unit: str = "") -> str:
+    if x is None:
+        return "–"
+    return f"{x:,.0f}{unit}" if unit != " min" else f"{x:.1f}{unit}"
+
+
+def _med(values):
+    values = [v for v in values if v is not None]
+    return median(values) if values else None
+
+
+def claims(meds: dict) -> list[str]:
+    """The paper's two main claims, judged on the medians (finished runs that reached 80 % only)."""
+    out = []
+    std, et, rr = meds.get("tcl-std"), meds.get("tcl-et"), meds.get("tcl-rr")
+    if std and (et or rr):
+        parts = [f"TCL-STD / TCL[et] = {std / et:.2f}" if et else None,
+                 f"TCL-STD / TCL[rr] = {std / rr:.2f}" if rr else None]
+        ratio = std / et if et else std / rr
+        verdict = "holds" if ratio >= 1.8 else "holds in part (faster, not twice)" if ratio > 1.1 else "does not hold"
+        out.append(f"* Traces halve the time to learn: {verdict} ({'; '.join(p for p in parts if p)}; paper "
+                   f"430,000 / 230,000 = 1.87).")
+    else:
+        out.append("* Traces halve the time to learn: not decided yet (TCL-STD and a traced TCL variant need "
+                   "finished runs that reached 80 %).")
+    traced = {k: v for k, v in meds.items() if k in ("tcl-et", "tcl-res", "tcl-rep", "tcl-rr") and v}
+    if rr and len(traced) > 1:
+        best = min(traced, key=traced.get)
+        out.append(f"* [rr] is fastest among the 70×8 traced TCL variants: "
+                   f"{'holds' if best == 'tcl-rr' else 'does not hold (fastest: ' + best + ')'}.")
+    else:
+        out.append("* [rr] is fastest: not decided yet (needs TCL[rr] and another traced variant).")
+    return out
+
+
+def box_plot(found: dict, labels: dict, paper: dict, budget_games: int, path: Path) -> bool:
+    """Fig. 6: time to learn per variant (runs that never reached 80 % drawn at the budget, as x)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    keys = [k for k, runs in found.items() if runs]
+    if not keys:
+        return False
+    fig, ax = plt.subplots(figsize=(1.4 * len(keys) + 2, 4))
+    data = [[r["time_to_learn"] for r in found[k] if r.get("finished") and r["time_to_learn"] is not None]
+            or [np.nan] for k in keys]
+    ax.boxplot(data, showfliers=True)
+    for i, k in enumerate(keys, start=1):
+        missed = [r for r in found[k] if r.get("finished") and r["time_to_learn"] is None]
+        if missed:
+            ax.plot([i] * len(missed), [budget_games] * len(missed), "kx")
+        ax.plot([i], [paper[k][0]], "rD", label="paper (median of 20)" if i == 1 else None)
+    ax.set_xticks(range(1, len(keys) + 1), [labels[k] for k in keys])
+    ax.set_ylabel("time to learn [80 %], training games")
+    ax.legend(loc="upper right")
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+
+
+def write_report(out, budget: str, variants: list[str], command: str | None = None) -> Path:
+    """Write OUT/<prefix>.md and its box plot from the runs on disk; returns the page's path."""
+    from farl_agents.experiments.traces import BUDGETS, PAPER_TABLE, VARIANTS, prefix
+
+    out = Path(out)
+    plan = BUDGETS[budget]
+    found = collect(out, budget, variants)
+    labels = {k: VARIANTS[k][0] for k in VARIANTS}
+    lines = [f"# Eligibility traces on Connect Four ({budget} budget)", "",
+             "Thill, Bagheri, Koch & Konen 2014, Table I and Fig. 6, beside ours. Each run self-plays "
+             f"{plan.episodes:,} games; every {plan.every:,} games the greedy agent plays {plan.games} games "
+             "against the perfect player (the agent moves first; the perfect player picks at random among the "
+             "moves that keep its result during its first 12 plies): its success rate (win 1, draw 0.5). "
+             "Time to learn: the games at which the success curve, smoothed by a centred moving mean over "
+             f"{SMOOTH_POINTS} measurements, crosses 80 % for the last time; minutes: our training time (wall "
+             "seconds of the training chunks, evaluations excluded) at that point. Asymptotic success: the mean "
+             f"success over the last {min(ASYMPTOTIC_GAMES, plan.episodes // 2):,} games. Medians over the "
+             "finished runs that reached 80 %; the paper's are over 20 runs.", ""]
+    if command:
+        lines += ["Made by", "", f"    {command}", ""]
+    lines += ["| variant | runs finished (running) | time to learn [80 %], games: ours | paper | "
+              "minutes: ours | paper | asymptotic success | runs that never reached 80 % |",
+              "|---|---|---:|---:|---:|---:|---:|---:|"]
+    meds = {}
+    for v in variants:
+        runs = found[v]
+        done = [r for r in runs if r.get("finished")]
+        reached = [r for r in done if r["time_to_learn"] is not None]
+        meds[v] = _med([r["time_to_learn"] for r in reached])
+        asym = _med([r["asymptotic"] for r in done])
+        lines.append(f"| {labels[v]} | {len(done)} ({len(runs) - len(done)}) | {_fmt(meds[v])} | "
+                     f"{PAPER_TABLE[v][0]:,} | {_fmt(_med([r['minutes_to_learn'] for r in reached]), ' min')} | "
+                     f"{PAPER_TABLE[v][1]:.1f} min | {'–' if asym is None else f'{100 * asym:.1f} %'} | "
+                     f"{len(done) - len(reached)} |")
+    lines += ["", "Per run (unfinished runs: progress so far):", ""]
+    for v in variants:
+        for r in found[v]:
+            state = "finished" if r.get("finished") else f"at {r['episodes_done']:,} games"
+            lines.append(f"* {labels[v]} seed {r['seed']}: {state}, time to learn {_fmt(r['time_to_learn'])}, "
+                         f"last success {100 * r['final_success']:.1f} %")
+    lines += ["", "## The paper's claims", ""] + claims(meds)
+    png = out / f"{prefix(budget)}_box.png"
+    if box_plot({v: found[v] for v in variants}, labels, PAPER_TABLE, plan.episodes, png):
+        lines += ["", f"![time to learn per variant]({png.name})", "",
+                  "Boxes: our finished runs; red diamonds: the paper's medians; x: a run that never reached 80 % "
+                  "(drawn at the budget)."]
+    path = out / f"{prefix(budget)}.md"
+    atomic_write_text(path, "\n".join(lines) + "\n")
+    return path

@@ -1,0 +1,71 @@
+"""The eligibility-trace study (Thill et al. 2014): its measures, and a smoke-budget run end to end."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from farl_agents.experiments import traces
+from farl_agents.experiments.traces_report import last_crossing, run_summary, smooth
+
+
+def test_smooth_is_a_centred_mean():
+    y = [0, 0, 1, 1, 1, 1]
+    s = smooth(y, 3)
+    assert s[0] == 0 and s[1] == pytest.approx(1 / 3) and s[2] == pytest.approx(2 / 3) and s[-1] == 1
+
+
+def test_time_to_learn_is_the_last_crossing():
+    x = [0, 10, 20, 30, 40, 50]
+    y = [0.0, 0.9, 0.7, 0.85, 0.95, 0.9]  # crosses at 5, falls back, crosses again between 20 and 30
+    assert last_crossing(x, y, 0.8) == pytest.approx(20 + 10 * (0.1 / 0.15))
+    assert last_crossing(x, [0.9] * 6, 0.8) == 0
+    assert last_crossing(x, [0.9, 0.9, 0.9, 0.9, 0.9, 0.7], 0.8) is None
+
+
+def test_run_summary_minutes_and_asymptotic():
+    rows = [{"episode": e, "success": s, "train_seconds": 6.0 * e} for e, s in
+            zip(range(0, 110, 10), [0, 0, .2, .5, .9, .9, .9, .9, .9, .9, .9])]
+    r = run_summary(rows, 100)
+    # the raw curve crosses 0.8 at 37.5; the 5-point mean (0.68 at 40, 0.82 at 50) crosses later
+    assert r["time_to_learn"] == pytest.approx(40 + 10 * (0.8 - 0.68) / (0.82 - 0.68))
+    assert r["minutes_to_learn"] == pytest.approx(r["time_to_learn"] * 6.0 / 60)
+    assert r["asymptotic"] == pytest.approx(0.9)  # the last half: episodes 60..100
+
+
+def test_variants_and_specs():
+    assert traces.parse_variants("default") == list(traces.DEFAULT_VARIANTS)
+    with pytest.raises(ValueError, match="unknown variant"):
+        traces.parse_variants("tcl-xx")
+    std = traces.run_spec("tdl-std", 0, "paper").config
+    assert std.lam == 0.0 and std.tcl == "none"
+    m = traces.run_spec("tcl-m-rr", 1, "paper").config
+    assert m.ntuple_count == 150 and m.trace_mode == "rr" and m.episodes == 1_000_000
+
+
+def test_smoke_study_runs_resumes_and_reports(tmp_path):
+    code = traces.reproduce(["tcl-rr"], runs=1, budget="smoke", out=tmp_path, jobs=1, progress=False,
+                            log=lambda *a: None)
+    assert code == 0
+    folder = tmp_path / "eligibility_traces_smoke_runs" / "tcl-rr" / "seed0"
+    rows = traces.read_success(folder / "success.csv")
+    assert [r["episode"] for r in rows] == [0, 100, 200, 300]
+    assert all(0 <= r["success"] <= 1 for r in rows)
+    assert np.all(np.diff([r["train_seconds"] for r in rows]) > 0)
+    result = json.loads((folder / "result.json").read_text())
+    assert result["measurements"] == 4
+    page = (tmp_path / "eligibility_traces_smoke.md").read_text()
+    assert "| TCL[rr] | 1 (0) |" in page and "175,000" in page
+    # a second call trains nothing: the finished run is cached
+    seen = []
+    assert traces.reproduce(["tcl-rr"], runs=1, budget="smoke", out=tmp_path, jobs=1, progress=False,
+                            log=seen.append) == 0
+    assert "1 already finished, 0 to train" in seen[0]
+    # the command line rewrites the page from the runs on disk
+    from farl_agents import cli
+    (tmp_path / "eligibility_traces_smoke.md").unlink()
+    assert cli.main(["reproduce", "traces", "--budget", "smoke", "--variants", "tcl-rr", "--out", str(tmp_path),
+                     "--table-only"]) == 0
+    assert "| TCL[rr] | 1 (0) |" in (tmp_path / "eligibility_traces_smoke.md").read_text()
+    assert cli.main(["reproduce", "traces", "--variants", "tcl-xx", "--out", str(tmp_path)]) == 2
