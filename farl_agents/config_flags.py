@@ -6,6 +6,8 @@ and in ``run.json``. :class:`ConfigFlags` turns such a class into ``argparse``
 flags (``alpha_final`` -> ``--alpha-final``), so the help and the saved
 settings cannot drift apart, and reads values of the field's type from
 command-line text or from TOML/JSON values (``--set``, ``--config``).
+:func:`check_field_types` holds the Python API to the same types (Python
+does not enforce annotations: ``LearnerConfig(episodes=1.5)`` would pass).
 """
 from __future__ import annotations
 
@@ -14,9 +16,13 @@ import ast
 import dataclasses
 import inspect
 import json
+import math
+import numbers
 import textwrap
 import types
 import typing
+
+import numpy as np
 
 INT_LIMIT = 2 ** 63
 """Integer settings must fit a signed 64-bit integer (numba and numpy store them so)."""
@@ -32,6 +38,57 @@ def settings_from_dict(cls, d: dict, what: str):
     if bad:
         raise ValueError(f"unknown {what}: {', '.join(sorted(bad))}")
     return cls(**d)
+
+
+def check_field_types(obj) -> None:
+    """Check that every field of the settings dataclass ``obj`` holds a value of its annotated type.
+
+    ``bool``: a bool. ``int``: an integer that is not a bool, within
+    ±``INT_LIMIT``. ``float``: a real number that is not a bool, finite (NaN
+    passes every ``<=`` test a range check could make, so it is refused
+    here). ``str``, ``tuple`` (or a list), ``dict``: that type. ``X | None``:
+    also None. Numpy scalars count as their Python kind and are stored as
+    Python ``int``/``float``/``bool`` (frozen fields are set through
+    ``object.__setattr__``), so the settings stay JSON-ready. Raises
+    ``TypeError`` (wrong type) or ``ValueError`` (NaN, infinity, too large),
+    naming the class and the field; ranges are the class's own business.
+    """
+    hints = typing.get_type_hints(type(obj))
+    for f in dataclasses.fields(obj):
+        t, optional = _optional(hints[f.name])
+        value = getattr(obj, f.name)
+        if value is None and optional:
+            continue
+        where = f"{type(obj).__name__}.{f.name}"
+        got = f"got {value!r} ({type(value).__name__})"
+        if t is bool:
+            if not isinstance(value, (bool, np.bool_)):
+                raise TypeError(f"{where} must be true or false, {got}")
+            new = bool(value)
+        elif t is int:
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+                raise TypeError(f"{where} must be an integer, {got}")
+            new = int(value)
+            if not -INT_LIMIT <= new < INT_LIMIT:
+                raise ValueError(f"{where} is too large: {new} (the limit is 2**63)")
+        elif t is float:
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+                raise TypeError(f"{where} must be a number, {got}")
+            new = float(value)
+            if not math.isfinite(new):
+                raise ValueError(f"{where} must be a finite number, got {value!r}")
+        elif t in (str, dict):
+            if not isinstance(value, t):
+                raise TypeError(f"{where} must be {'text' if t is str else 'a dict'}, {got}")
+            continue
+        elif t is tuple:
+            if not isinstance(value, (tuple, list)):
+                raise TypeError(f"{where} must be a tuple or list, {got}")
+            continue
+        else:
+            continue
+        if new is not value:
+            object.__setattr__(obj, f.name, new)
 
 
 def field_docs(cls) -> dict:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from farl_agents.baselines.cli import EXTRA_HINT
-from farl_agents.config_flags import ConfigFlags, settings_from_dict
+from farl_agents.config_flags import ConfigFlags, check_field_types, settings_from_dict
 
 ALGOS = ("maskable-ppo", "dqn")
 DEFAULT_ALGO = "maskable-ppo"
@@ -51,6 +51,7 @@ class BaselineConfig:
     """Seed of SB3 (torch, numpy), the envs and the opponents."""
 
     def __post_init__(self):
+        check_field_types(self)  # TypeError / ValueError naming the field (timesteps=1.5, seed=True, ...)
         if self.algo not in ALGOS:
             raise ValueError(f"algo must be one of {', '.join(ALGOS)}, got {self.algo!r}")
         for name in ("timesteps", "snapshot_every"):

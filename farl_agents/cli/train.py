@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import math
 import shlex
 import signal
 from pathlib import Path
@@ -226,10 +227,12 @@ def default_folder(spec: RunSpec, family: families.Family) -> str:
 def run_command(args) -> int:
     if args.eval_jobs < 1:
         raise CliError("--eval-jobs must be >= 1")
-    if args.checkpoint_minutes <= 0:
-        raise CliError("--checkpoint-minutes must be > 0")
-    if args.stop_after is not None and args.stop_after < 0:
-        raise CliError("--stop-after must be >= 0")
+    if not (math.isfinite(args.checkpoint_minutes) and args.checkpoint_minutes > 0):  # nan <= 0 is false
+        raise CliError(f"--checkpoint-minutes must be a finite number > 0, got {args.checkpoint_minutes}")
+    if args.stop_after is not None and not (math.isfinite(args.stop_after) and args.stop_after >= 0):
+        raise CliError(f"--stop-after must be a finite number >= 0, got {args.stop_after}")
+    if getattr(args, "eval_seed", None) is not None and args.eval_seed < 0:
+        raise CliError(f"--eval-seed must be an integer >= 0, got {args.eval_seed}")
     if args.out is not None and not args.out.strip():
         raise CliError("--out is empty: name the run folder (or leave --out out for runs/<game>-<algo>-...)")
     if args.resume:

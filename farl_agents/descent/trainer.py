@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import farl_envs
-from farl_agents.config_flags import settings_from_dict
+from farl_agents.config_flags import check_field_types, settings_from_dict
 from farl_agents.descent.alphabeta import AlphaBeta
 from farl_agents.descent.evaluation import make_evaluation
 from farl_agents.descent.heuristics import HEURISTICS, make_heuristic
@@ -37,6 +37,7 @@ from farl_agents.descent.learning import LEARNINGS, ReplayBuffer, game_data
 from farl_agents.descent.mcts_learn import EvalMCTS
 from farl_agents.descent.search import TreeSearch
 from farl_agents.descent.selection import SELECTIONS, select
+from farl_agents.ntuple.budget import LIMIT_VARIABLE, human, memory_limit
 from farl_envs.core.rng import make_rng
 
 LEARN_SEARCHES = ("descent", "ubfm", "id", "mcts")
@@ -77,20 +78,31 @@ class DescentConfig:
     min_sample: int = 20_000
     """Below this many pairs the whole memory is learnt after each game."""
     seed: int = 0
+    """Seed of the action selection, replay sampling and f_θ's initial weights."""
     cpu_clock: bool = False
     """Count every budget (T and the search time per move) in CPU seconds of this process instead of
     wall-clock seconds: runs that share a busy machine then get the same computation."""
 
+    def __post_init__(self):
+        self.check()
+
     def check(self) -> "DescentConfig":
+        """``TypeError`` / ``ValueError`` naming the field for a value of the wrong type (``memory_size=1.5``,
+        ``minutes=nan``) or out of range; returns ``self``."""
         def need(ok, msg):
             if not ok:
                 raise ValueError(msg)
+        check_field_types(self)
         need(self.search in LEARN_SEARCHES, f"--search for learning must be one of {', '.join(LEARN_SEARCHES)}")
         need(self.learning in LEARNINGS, f"--learning must be one of {', '.join(LEARNINGS)}")
         need(self.heuristic in HEURISTICS, f"--heuristic must be one of {', '.join(HEURISTICS)}")
         need(self.selection in SELECTIONS, f"--selection must be one of {', '.join(SELECTIONS)}")
         need(self.minutes > 0, "--minutes must be > 0")
+        need(self.move_iterations >= 0 and self.move_seconds >= 0, "move_iterations and move_seconds must be >= 0")
         need(self.move_iterations > 0 or self.move_seconds > 0, "give a per-move budget > 0")
+        need(self.memory_size >= 1 and self.min_sample >= 1, "memory_size and min_sample must be >= 1")
+        need(0 < self.sampling_rate <= 1, f"sampling_rate must be in (0, 1], got {self.sampling_rate}")
+        need(self.seed >= 0, f"seed must be an integer >= 0, got {self.seed}")
         need(self.alpha > 0, "alpha must be > 0")
         need(self.evaluation in ("ntuple", "conv"), "--evaluation must be ntuple or conv")
         return self
@@ -109,6 +121,10 @@ class DescentTrainer:
     def __init__(self, config: DescentConfig):
         self.config = config.check()
         self.game = farl_envs.game_spec(config.game, **config.game_params)
+        need, limit = config.memory_size * (self.game.n_cells + 8), memory_limit()  # int8 boards + float64 targets
+        if need > limit:
+            raise ValueError(f"memory_size {config.memory_size:,} needs {human(need)} of replay memory on "
+                             f"{self.game.id}; the limit is {human(limit)} (set {LIMIT_VARIABLE} to raise it)")
         self.heuristic = make_heuristic(config.heuristic, self.game)
         self.evaluation = make_evaluation(config.evaluation, self.game, self.heuristic.scale,
                                           config.heuristic == "classic", config.alpha, seed=config.seed)

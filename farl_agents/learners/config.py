@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import numbers
 from dataclasses import dataclass, fields
+
+from farl_agents.config_flags import check_field_types
 
 ALGOS = ("td", "sarsa", "q")
 SCHEDULES = ("linear", "exponential")
@@ -90,10 +93,14 @@ class LearnerConfig:
     """SARSA: choose the next action again after the update (the paper); False plays the one chosen before (GBG)."""
 
     def __post_init__(self):
+        """Types first (``TypeError``/``ValueError`` naming the field: ``episodes=1.5``, ``episodes=True``,
+        ``alpha=nan`` are refused), then ranges and choices (``ValueError``)."""
         def need(cond, msg):
             if not cond:
                 raise ValueError(msg)
 
+        check_field_types(self)
+        object.__setattr__(self, "ntuple_cells", _cells(self.ntuple_cells))
         need(self.algo in ALGOS, f"algo must be one of {ALGOS}, got {self.algo!r}")
         need(self.alpha_schedule in SCHEDULES and self.epsilon_schedule in SCHEDULES,
              f"schedules must be one of {SCHEDULES}")
@@ -118,7 +125,8 @@ class LearnerConfig:
         need(self.episodes >= 1, "episodes must be >= 1")
         need(self.ntuples != "explicit" or len(self.ntuple_cells) > 0, "explicit n-tuples need ntuple_cells")
         need(self.reward_scale > 0, "reward_scale must be > 0")
-        object.__setattr__(self, "ntuple_cells", tuple(tuple(int(c) for c in t) for t in self.ntuple_cells))
+        need(self.tcl_init > 0, "tcl_init must be > 0 (the accumulators divide by it)")
+        need(self.seed >= 0, f"seed must be an integer >= 0, got {self.seed}")
 
     # ----------------------------------------------------------- schedules
     def alpha_at(self, episode: int) -> float:
@@ -148,6 +156,22 @@ class LearnerConfig:
 
     def replace(self, **changes) -> "LearnerConfig":
         return dataclasses.replace(self, **changes)
+
+
+def _cells(tuples) -> tuple:
+    """``ntuple_cells`` as a tuple of tuples of ints; ``TypeError`` for anything but integer cells (a float
+    cell would otherwise be truncated), ``ValueError`` for negative ones or an empty tuple."""
+    out = []
+    for i, t in enumerate(tuples):
+        if not isinstance(t, (tuple, list)) or not t:
+            raise ValueError(f"LearnerConfig.ntuple_cells[{i}] must be a non-empty list of cells, got {t!r}")
+        for c in t:
+            if isinstance(c, bool) or not isinstance(c, numbers.Integral):
+                raise TypeError(f"LearnerConfig.ntuple_cells[{i}] holds {c!r}: cells are integers")
+            if c < 0:
+                raise ValueError(f"LearnerConfig.ntuple_cells[{i}] holds {c}: cells are >= 0")
+        out.append(tuple(int(c) for c in t))
+    return tuple(out)
 
 
 def _schedule(start: float, final: float | None, kind: str, episode: int, episodes: int) -> float:

@@ -30,6 +30,7 @@ import numpy as np
 
 import farl_envs
 from farl_agents.atomic import atomic_file
+from farl_agents.config_flags import check_field_types
 from farl_agents.learners.agent_io import UNREADABLE, read_npz_with_meta
 from farl_agents.nemesh.features import N_FEATURES
 from farl_agents.nemesh.learner import ALPHA0, GAMMA, initial_weights
@@ -60,6 +61,7 @@ class NemeshSettings:
     """Seed of the training stream."""
 
     def __post_init__(self):
+        check_field_types(self)  # TypeError / ValueError naming the field (alpha0=True, gamma=nan, ...)
         if isinstance(self.depth, bool) or not isinstance(self.depth, (int, np.integer)) \
                 or not 1 <= self.depth <= MAX_DEPTH:
             raise ValueError(f"depth must be an integer in 1..{MAX_DEPTH}, got {self.depth!r}")

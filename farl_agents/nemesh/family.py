@@ -18,7 +18,7 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
-from farl_agents.config_flags import ConfigFlags, settings_from_dict
+from farl_agents.config_flags import ConfigFlags, check_field_types, settings_from_dict
 from farl_agents.nemesh import trainer as curriculum
 from farl_agents.nemesh.agent import NemeshAgent, connect_four
 from farl_agents.nemesh.learner import ALPHA0, GAMMA
@@ -46,6 +46,11 @@ class NemeshConfig:
     """Seed of the training stream."""
 
     def __post_init__(self):
+        check_field_types(self)  # TypeError / ValueError naming the field (fraction=nan, seed=True, ...)
+        if self.depth is not None and self.depth < 1:
+            raise ValueError(f"NemeshConfig.depth must be >= 1 or None, got {self.depth}")
+        if self.seed < 0:
+            raise ValueError(f"NemeshConfig.seed must be >= 0, got {self.seed}")
         curriculum.preset(self.preset)  # ValueError naming the presets
         self.sessions()  # ValueError for a bad fraction
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
+import math
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -109,7 +110,10 @@ def open_run(game: str, budget: str, runs_root: str | Path = "runs/pretrained") 
 def train(game: str, budget: str = "paper", runs_root: str | Path = "runs/pretrained", progress: bool = False,
           stop_after: float | None = None) -> tuple[Run, str]:
     """Train (or continue training) the build's run; returns the run and its status (``done``, ``stopped``,
-    ``interrupted``)."""
+    ``interrupted``). ``stop_after`` (``--stop-after``): a finite number of episodes >= 0, else ValueError."""
+    if stop_after is not None and (isinstance(stop_after, bool) or not isinstance(stop_after, (int, float))
+                                   or not math.isfinite(stop_after) or stop_after < 0):
+        raise ValueError(f"--stop-after must be a finite number of episodes >= 0, got {stop_after!r}")
     run = open_run(game, budget, runs_root)
     status = run.train(stop_after=stop_after, progress=progress)
     return run, status
