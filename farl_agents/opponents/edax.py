@@ -9,8 +9,16 @@ h8, ``X`` for black (``player_0``), ``O`` for white, ``-`` for empty; the
 last character is the side to move. A forced pass is answered without
 asking Edax.
 
-Edax is not a Python package. Without the binary, :class:`EdaxPlayer`
-raises a ``RuntimeError`` that says how to install it (:data:`INSTALL_HINT`).
+Settings as GBG's ``Edax2`` uses them for the paper's "Edax d1": ``level 1``;
+its ``move-time`` (10 s) never binds at depth 1; GBG's ``data/book.dat`` is
+the 84-byte book Edax writes when it finds none (the initial position only),
+so GBG plays without a book, and so does this adapter (``-book-usage off``,
+with a private book file in a temporary working directory, so parallel
+players never write next to the binary).
+
+Edax is not a Python package. Without the binary or its evaluation weights,
+:class:`EdaxPlayer` raises a ``RuntimeError`` that says how to install them
+(:data:`INSTALL_HINT`; README, "Othello against Edax").
 """
 from __future__ import annotations
 
@@ -19,6 +27,7 @@ import queue
 import re
 import shutil
 import subprocess
+import tempfile
 import threading
 
 import numpy as np
@@ -27,10 +36,11 @@ from farl_envs.core.spec import HEADER, TERMINAL, TO_MOVE, GameSpec
 
 INSTALL_HINT = (
     "Edax is not installed. Build it from https://github.com/abulmo/edax-reversi "
-    "(e.g. `cd src && make build ARCH=x64 COMP=gcc OS=linux`), unpack its evaluation "
-    "weights (the release's eval.7z) so that data/eval.dat sits next to the binary or in "
-    "the working directory, and put the binary on PATH as `edax` or point the environment "
-    "variable FARL_EDAX (or EdaxPlayer(binary=...)) at it."
+    "(`cd src && make build CC=gcc ARCH=x86-64 OS=linux` gives bin/lEdax-x86-64), get its evaluation "
+    "weights eval.dat (Edax's release eval.7z, or GBG's agents/Othello/Edax/data/eval.dat) into data/ "
+    "beside the binary's folder or the binary, and point the environment variable FARL_EDAX at the binary "
+    "(or put it on PATH as `edax`; `farl reproduce table1 --edax PATH`); FARL_EDAX_EVAL names another "
+    "eval.dat."
 )
 _PLAYS = re.compile(r"[eE]dax plays ([A-Ha-h][1-8]|[Pp][Ss])")
 PASS = 64
@@ -43,6 +53,17 @@ def find_edax(binary: str | None = None) -> str | None:
             path = shutil.which(cand) or (cand if os.path.isfile(cand) and os.access(cand, os.X_OK) else None)
             if path:
                 return path
+    return None
+
+
+def find_eval_file(binary: str, eval_file: str | None = None) -> str | None:
+    """Edax's weights: ``eval_file``, ``$FARL_EDAX_EVAL``, or ``data/eval.dat`` in the binary's folder or its
+    parent (Edax's own layout: ``bin/`` beside ``data/``); None if none exists."""
+    here = os.path.dirname(os.path.realpath(binary))
+    for cand in (eval_file, os.environ.get("FARL_EDAX_EVAL"), os.path.join(here, "data", "eval.dat"),
+                 os.path.join(os.path.dirname(here), "data", "eval.dat")):
+        if cand and os.path.isfile(cand):
+            return os.path.abspath(cand)
     return None
 
 
@@ -69,21 +90,23 @@ class EdaxPlayer:
     Args:
         depth: Edax ``level`` (>= 0).
         binary: path or name of the Edax executable (else ``$FARL_EDAX`` or ``edax``).
-        cwd: working directory for Edax (where it looks for ``data/eval.dat``;
-            default the binary's directory).
+        eval_file: Edax's weights ``eval.dat`` (else :func:`find_eval_file`).
         timeout: seconds to wait for a move before giving up.
     """
 
-    def __init__(self, depth: int = 1, binary: str | None = None, cwd: str | None = None,
+    def __init__(self, depth: int = 1, binary: str | None = None, eval_file: str | None = None,
                  timeout: float = 30.0, name: str | None = None):
         if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 0:
             raise ValueError(f"depth must be an integer >= 0, got {depth!r}")
         path = find_edax(binary)
         if path is None:
             raise RuntimeError(INSTALL_HINT)
+        weights = find_eval_file(path, eval_file)
+        if weights is None:
+            raise RuntimeError(f"Edax's weights file eval.dat was not found for {path}. " + INSTALL_HINT)
         self.depth = int(depth)
         self.binary = path
-        self.cwd = cwd if cwd is not None else os.path.dirname(os.path.abspath(path))
+        self.eval_file = weights
         self.timeout = float(timeout)
         self.name = name if name is not None else f"Edax-d{self.depth}"
         self._proc = None
@@ -95,10 +118,16 @@ class EdaxPlayer:
         d = dict(self.__dict__)
         d["_proc"] = None
         d.pop("_lines", None)
+        d.pop("_dir", None)
         return d
 
     def _start(self) -> None:
-        self._proc = subprocess.Popen([self.binary], cwd=self.cwd, stdin=subprocess.PIPE,
+        self._dir = tempfile.TemporaryDirectory(prefix="farl-edax-")
+        os.mkdir(os.path.join(self._dir.name, "data"))
+        # -level at start too: without a book Edax makes one at its start level (default 21, slow)
+        command = [self.binary, "-eval-file", self.eval_file, "-book-usage", "off",
+                   "-book-file", os.path.join(self._dir.name, "data", "book.dat"), "-level", str(self.depth)]
+        self._proc = subprocess.Popen(command, cwd=self._dir.name, stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                       text=True, bufsize=1)
         self._lines = queue.Queue()
@@ -157,6 +186,7 @@ class EdaxPlayer:
             except subprocess.TimeoutExpired:
                 self._proc.kill()
             self._proc = None
+            self._dir.cleanup()
 
     def __del__(self):
         try:
