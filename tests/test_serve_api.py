@@ -186,6 +186,67 @@ def test_pretrained_agents(client):
         assert r.status_code == 400 and "othello" in r.json()["error"]
 
 
+def test_mcts_overlay_shows_visit_shares(client):
+    """MCTS's values are its visit shares (one per legal move, adding up to 1); a move that wins at once gets
+    the largest share."""
+    from farl_agents.serve.session import Seat
+
+    v = new(client, "tictactoe", ["mcts2000", "human"], seed=1)
+    session = client.app.state.farl.sessions.get(v["id"])
+    mcts = session.seats[0]
+    session.seats[0] = Seat("human")  # a person plays X's first moves: X on 0 and 1, O on 3 and 4
+    for a in (0, 3, 1, 4):
+        client.post(f"/api/game/{v['id']}/move", json={"action": a})
+    session.seats[0] = mcts
+    t = client.get(f"/api/game/{v['id']}/thoughts").json()
+    assert t["agent"] == "MCTS2000" and "visits" in t["kind"] and t["seat"] == 0
+    assert set(t["values"]) == {"2", "5", "6", "7", "8"}
+    assert sum(t["values"].values()) == pytest.approx(1.0, abs=1e-3)
+    assert t["best"] == 2  # completes the top row
+
+
+@pytest.mark.parametrize("opponent", ["ab", "ab-dl"])
+def test_perfect_connect_four_overlay_shows_the_solver_scores(client, opponent):
+    """From the empty board only the centre column wins, its two neighbours draw, the others lose
+    (Allis 1988); the perfect player's overlay says so and it plays the column marked best."""
+    v = new(client, "connect_four", [opponent, "human"])
+    t = client.get(f"/api/game/{v['id']}/thoughts").json()
+    assert t["kind"] == "exact solver score" and t["agent"] == opponent.upper()
+    values = [t["values"][str(c)] for c in range(7)]
+    assert values[3] > 0 and values[2] == values[4] == 0 and all(values[c] < 0 for c in (0, 1, 5, 6))
+    assert t["best"] == 3
+    v = client.post(f"/api/game/{v['id']}/agent").json()
+    assert v["moves"][0]["action"] == 3
+
+
+@pytest.mark.parametrize("opponent", ["bench", "bench-gbg"])
+def test_bench_overlay_shows_its_positional_scores(client, opponent):
+    """Bench's values are the weighted piece count after each move (its table, counted here from the
+    kernel's board); it plays a move with the largest one."""
+    from farl_agents.opponents.bench import BENCH_WEIGHTS
+    from farl_envs.core.spec import HEADER
+
+    v = new(client, "othello", [opponent, "human"])
+    t = client.get(f"/api/game/{v['id']}/thoughts").json()
+    assert t["kind"] == "positional score after the move"
+    game = farl_envs.game_spec("othello")
+    start = game.initial_state(game.p, np.zeros(1, dtype=np.uint64))
+    assert sorted(int(a) for a in t["values"]) == [m["action"] for m in v["legal"]]
+    for a, value in t["values"].items():
+        after = np.empty_like(start)
+        game.afterstate(game.p, start, int(a), after, np.zeros(2))
+        cells = after[HEADER:HEADER + 64]
+        assert value == pytest.approx(float(BENCH_WEIGHTS @ ((cells == 1) * 1.0 - (cells == 2))))
+    v = client.post(f"/api/game/{v['id']}/agent").json()
+    assert t["values"][str(v["moves"][0]["action"])] == max(t["values"].values())
+
+
+def test_no_scoring_player_no_values(client):
+    v = new(client, "tictactoe", ["human", "random"])
+    t = client.get(f"/api/game/{v['id']}/thoughts").json()
+    assert t["values"] == {} and "nothing to show" in t["note"]
+
+
 def test_runs_view(client):
     runs = client.get("/api/runs").json()
     assert [r["path"] for r in runs] == ["runs/demo"]

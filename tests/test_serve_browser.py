@@ -1,45 +1,35 @@
 """`farl serve` in a real browser: headless Chromium (Debian's chromium + chromium-driver) driven by Selenium.
 
 A `farl serve` process is started on a free port; the tests click on the
-SVG boards as a person would. Facts checked: Max-N at full depth never loses
-TicTacToe, the perfect Connect Four player (and the pretrained agent) beats a player who
-always drops in the leftmost open column, a Nim3P game ends with every heap empty, the
-agents' values (the pretrained agent's, an agent file's) appear on the board, and the runs view plots the curve. A
-screenshot per game goes to the test's temp folder, and one for the README
-to docs/images/serve.png.
+SVG boards as a person would (the steps are in :mod:`farl_agents.serve.browser`,
+which also redraws the README's picture). Facts checked: Max-N at full depth never
+loses TicTacToe, the pretrained Connect Four agent beats a player who always drops in the
+leftmost open column, a Nim3P game in one seat ends with a winner, the agents' values (the
+pretrained agent's, an agent file's) appear on the board, Hex, Othello and a generic game show
+their legal moves, 2048 moves by arrow keys, and the runs view plots the curve. A screenshot per
+game goes to the test's temp folder (nothing is written into the repository).
 
 Skipped (with the reason) only when chromium, chromedriver or selenium is missing.
 """
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-if not (CHROMIUM and CHROMEDRIVER):
-    pytest.skip("needs Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)",
-                allow_module_level=True)
-pytest.importorskip("selenium", reason="needs selenium (pip install 'farl[browser]')")
 pytest.importorskip("starlette", reason="needs the web extra (pip install 'farl[web]')")
 
-from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
+from farl_agents.serve import browser as web  # noqa: E402
+
+if web.missing():
+    pytest.skip(web.missing(), allow_module_level=True)
+
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 from farl_agents.learners import NTupleAgent, paper_config  # noqa: E402
 from farl_agents.runs.curve import write_curve  # noqa: E402
-
-README_IMAGE = Path(__file__).resolve().parents[1] / "docs" / "images" / "serve.png"
-WAIT = 120  # seconds a page may take (the server compiles each game's kernels on first use)
+from farl_agents.serve.browser import WAIT, n_moves, play_by_clicking, start_game  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -56,72 +46,14 @@ def server(tmp_path_factory):
                                     for i in range(6)], ["maxn15", "random"])
     (run / "eval.json").write_text(json.dumps({"metric": "win_rate", "matchups": [
         {"player": "td-farl", "opponent": "Max-N15", "n_games": 50, "win_rate": 0.46, "win_rate_se": 0.03}]}))
-    proc = subprocess.Popen([sys.executable, "-m", "farl_agents", "serve", str(root), "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        line = proc.stdout.readline()
-        assert line.startswith("farl serve: http://127.0.0.1:"), line + proc.stderr.read()
-        url = line.split()[2]
-        for _ in range(200):  # until uvicorn listens
-            try:
-                urllib.request.urlopen(url + "api/games", timeout=5).read()
-                break
-            except OSError:
-                time.sleep(0.1)
+    with web.serving(root) as url:
         yield url
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 @pytest.fixture(scope="module")
 def browser():
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900"):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    yield driver
-    driver.quit()
-
-
-def start_game(driver, url, game, seats, think=False):
-    driver.get(url)
-    wait = WebDriverWait(driver, WAIT)
-    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, f"#game option[value='{game}']"))
-    Select(driver.find_element(By.ID, "game")).select_by_value(game)
-    for i, choice in enumerate(seats):
-        Select(driver.find_element(By.ID, f"seat-{i}")).select_by_value(choice)
-    box = driver.find_element(By.ID, "think")
-    if box.is_selected() != think:
-        box.click()
-    driver.find_element(By.ID, "new-game").click()
-    wait.until(lambda d: _ready(d))
-
-
-def _ready(driver) -> bool:
-    """A person is to move or the game is over (nothing is being computed)."""
-    status = driver.find_element(By.ID, "status").text
-    assert not status.startswith("error"), status
-    return status.startswith("your move") or status == "game over"
-
-
-def n_moves(driver) -> int:
-    text = driver.find_element(By.ID, "movelist").get_attribute("value")
-    return len(text.splitlines()) if text else 0
-
-
-def play_by_clicking(driver, pick) -> str:
-    """Click moves chosen by ``pick(legal elements)`` until the game ends; the result text."""
-    wait = WebDriverWait(driver, WAIT)
-    for _ in range(200):
-        wait.until(_ready)
-        if driver.find_element(By.ID, "status").text == "game over":
-            return driver.find_element(By.ID, "result").text
-        before = n_moves(driver)
-        pick(driver.find_elements(By.CSS_SELECTOR, "#board [data-action]")).click()
-        wait.until(lambda d, b=before: n_moves(d) > b)
-    raise AssertionError("the game did not end")
+    with web.chromium() as driver:
+        yield driver
 
 
 def test_tictactoe_against_maxn_is_never_won(server, browser, tmp_path):
@@ -142,14 +74,6 @@ def test_nim3p_in_one_seat(server, browser, tmp_path):
     browser.save_screenshot(str(tmp_path / "nim3p.png"))
 
 
-def test_connect_four_against_ab(server, browser, tmp_path):
-    start_game(browser, server, "connect_four", ["human", "ab"])
-    assert len(browser.find_elements(By.CSS_SELECTOR, "#board .column")) == 7
-    result = play_by_clicking(browser, lambda columns: columns[0])  # always the leftmost open column
-    assert result == "you lose"
-    browser.save_screenshot(str(tmp_path / "connect_four.png"))
-
-
 def test_connect_four_against_the_pretrained_agent(server, browser, tmp_path):
     """Its values above the columns; it beats a player who always drops in the leftmost open column."""
     start_game(browser, server, "connect_four", ["human", "pretrained"], think=True)
@@ -162,22 +86,19 @@ def test_connect_four_against_the_pretrained_agent(server, browser, tmp_path):
 
 @pytest.mark.parametrize("seat", ["pretrained", "agent:ttt.npz"])
 def test_value_overlay(server, browser, tmp_path, seat):
-    """The pretrained TicTacToe agent and an agent file from the served folder show their values on the board."""
-    start_game(browser, server, "tictactoe", ["human", seat], think=True)
-    wait = WebDriverWait(browser, WAIT)
-    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board text.value")) == 9)
-    best = browser.find_elements(By.CSS_SELECTOR, "#board text.value.best")
-    assert len(best) == 1
-    values = [float(t.text) for t in browser.find_elements(By.CSS_SELECTOR, "#board text.value")]
-    assert float(best[0].text) == max(values)
-    assert "afterstate value" in browser.find_element(By.ID, "thoughts").text
-    browser.find_elements(By.CSS_SELECTOR, "#board [data-action]")[4].click()  # the centre
-    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board text.value")) == 7)  # after the agent's reply
-    name = "pretrained" if seat == "pretrained" else "agent_file"
-    browser.save_screenshot(str(tmp_path / f"overlay_{name}.png"))
+    """The pretrained TicTacToe agent and an agent file from the served folder show their values on the board
+    (the pretrained one through the README picture's own steps, into the temp folder)."""
     if seat == "pretrained":
-        README_IMAGE.parent.mkdir(parents=True, exist_ok=True)
-        browser.save_screenshot(str(README_IMAGE))
+        shot = web.readme_screenshot(browser, server, tmp_path / "serve.png")
+        assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    else:
+        web.centre_with_values(browser, server, seat)
+        browser.save_screenshot(str(tmp_path / "overlay_agent_file.png"))
+    texts = browser.find_elements(By.CSS_SELECTOR, "#board text.value")
+    assert len(texts) == 7  # the centre and the agent's reply are taken
+    best = browser.find_elements(By.CSS_SELECTOR, "#board text.value.best")
+    assert len(best) == 1 and float(best[0].text) == max(float(t.text) for t in texts)
+    assert "afterstate value" in browser.find_element(By.ID, "thoughts").text
 
 
 @pytest.mark.parametrize("game, n_legal", [("hex", 36), ("othello", 4), ("sim", 0)])
@@ -193,7 +114,7 @@ def test_boards_show_the_legal_moves(server, browser, tmp_path, game, n_legal):
     else:
         target = cells[0]
     target.click()
-    WebDriverWait(browser, WAIT).until(lambda d: n_moves(d) == 2 and _ready(d))
+    WebDriverWait(browser, WAIT).until(lambda d: n_moves(d) == 2 and web.ready(d))
     browser.save_screenshot(str(tmp_path / f"{game}.png"))
 
 
@@ -208,7 +129,7 @@ def test_game2048_by_arrow_keys(server, browser, tmp_path):
         assert legal and set(legal) <= set(arrows)
         direction = legal[i % len(legal)]
         body.send_keys(arrows[direction])
-        WebDriverWait(browser, WAIT).until(lambda d, n=i + 1: n_moves(d) == n and _ready(d))
+        WebDriverWait(browser, WAIT).until(lambda d, n=i + 1: n_moves(d) == n and web.ready(d))
         last = browser.find_element(By.ID, "movelist").get_attribute("value").splitlines()[-1]
         assert last.split()[1] == direction
     assert len(browser.find_elements(By.CSS_SELECTOR, "#board text")) >= 2  # numbered tiles
@@ -218,7 +139,6 @@ def test_game2048_by_arrow_keys(server, browser, tmp_path):
 def test_runs_view(server, browser, tmp_path):
     browser.get(server)
     wait = WebDriverWait(browser, WAIT)
-    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#game option"))
     browser.find_element(By.ID, "tab-runs").click()
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#curve polyline.series"))
     series = [p.get_attribute("data-series") for p in browser.find_elements(By.CSS_SELECTOR, "#curve polyline")]

@@ -195,16 +195,20 @@ class Session:
     def thoughts(self) -> dict:
         """Values of every legal move for the player to move, as an agent of this game sees them.
 
-        The first seated n-tuple TD agent gives each move's afterstate value
-        (plus the move's immediate reward; a terminal afterstate is worth its
-        reward alone), else the first Max-N player its search values. Runs on
-        the agent thread (see :class:`AgentWorker`).
+        The first seat (in seat order) whose player can score moves gives them: an n-tuple TD agent
+        each move's afterstate value (plus the move's immediate reward; a terminal afterstate is worth
+        its reward alone), Max-N its search value, MCTS each move's share of its visits, AB / AB-DL
+        the solver's score of each column, Bench its positional score (the players' ``move_scores``).
+        The best one is the move that player would choose. Runs on the agent thread (see
+        :class:`AgentWorker`); searches draw from their own generator, so showing the values changes
+        nothing in the game.
         """
         from farl_agents.learners.agent import NTupleAgent
-        from farl_agents.opponents.maxn import MaxN
+        from farl_agents.opponents import MCTS, BenchPlayer, MaxN, PerfectConnectFour
 
         g, s, mover = self.game, self.state, self.mover
         legal = self.legal()
+        rng = make_rng(self.seed + 7919 * (len(self.moves) + 1))
         for seat in self.seats:
             p = seat.player
             if isinstance(p, NTupleAgent) and p.config.algo == "td":
@@ -220,8 +224,12 @@ class Session:
                 vals = p.action_values(g, s)
                 return _thought_result(p.name, f"Max-N value (depth {p.depth})",
                                        {a: float(vals[a, mover]) for a in legal}, mover)
+            if isinstance(p, (MCTS, BenchPlayer, PerfectConnectFour)) and legal:
+                scores = p.move_scores(g, s, rng)
+                return _thought_result(p.name, p.score_kind, {a: float(scores[a]) for a in legal}, mover)
         return {"agent": None, "kind": None, "values": {}, "best": None,
-                "note": "no n-tuple TD agent or Max-N player in this game: nothing to show"}
+                "note": "no player in this game scores moves (n-tuple TD agents, Max-N, MCTS, AB, AB-DL and "
+                        "Bench do): nothing to show"}
 
 
 def _thought_result(name, kind, values, mover) -> dict:

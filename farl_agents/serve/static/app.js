@@ -26,6 +26,8 @@ function rgb(c) { return c ? `rgb(${c[0]},${c[1]},${c[2]})` : "#ddd"; }
 
 // ------------------------------------------------------------------ setup form
 async function init() {
+  // the tabs work at once (the runs view needs no game list)
+  for (const t of document.querySelectorAll(".tab")) t.addEventListener("click", () => showPanel(t.dataset.panel));
   const games = await api("GET", "/api/games");
   for (const g of games) {
     GAMES[g.name] = g;
@@ -40,7 +42,6 @@ async function init() {
   $("think").addEventListener("change", () => { THOUGHTS = null; afterUpdate(); });
   $("copy").addEventListener("click", copyMoves);
   document.addEventListener("keydown", onKey);
-  for (const t of document.querySelectorAll(".tab")) t.addEventListener("click", () => showPanel(t.dataset.panel));
 }
 
 function fillForm() {
@@ -202,7 +203,7 @@ function render() {
   else th.textContent = THOUGHTS.note || "";
 }
 
-function fmt(x) { return Math.abs(x) >= 100 ? x.toFixed(0) : x.toFixed(2); }
+function fmt(x) { return (Number.isInteger(x) || Math.abs(x) >= 100) ? x.toFixed(0) : x.toFixed(2); }
 
 function valueText(x, y, a, values, best) {
   const val = values[a];

@@ -1,0 +1,182 @@
+"""``farl serve`` in a real browser: headless Chromium driven by Selenium, for the tests and the README picture.
+
+The browser tests (``tests/test_serve_browser.py``) and the command that
+redraws the README's screenshot share these steps: start ``farl serve`` on a
+free port (:func:`serving`), open headless Chromium (:func:`chromium`), start
+a game from the page's form (:func:`start_game`), click moves on the SVG board
+(:func:`play_by_clicking`). Chromium is Debian's ``chromium`` and
+``chromium-driver`` packages (nothing is downloaded); Selenium comes with the
+``browser`` extra.
+
+Regenerate ``docs/images/serve.png`` (TicTacToe against the pretrained agent,
+its value of each move on the board, after the person took the centre)::
+
+    python -m farl_agents.serve.browser docs/images/serve.png
+
+The tests write their screenshots into their own temporary folders only.
+"""
+from __future__ import annotations
+
+import contextlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+WAIT = 120
+"""Seconds a page may take to get ready (the server compiles each game's rules on first use)."""
+
+
+def chromium_paths() -> tuple[str | None, str | None]:
+    """The Chromium binary and its driver on the PATH (None where missing)."""
+    return shutil.which("chromium") or shutil.which("chromium-browser"), shutil.which("chromedriver")
+
+
+def missing() -> str | None:
+    """Why the browser cannot be driven here (a sentence naming what to install), or None."""
+    browser, driver = chromium_paths()
+    if not (browser and driver):
+        return "needs Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)"
+    for module, extra in (("selenium", "browser"), ("starlette", "web"), ("uvicorn", "web")):
+        try:
+            __import__(module)
+        except ImportError:
+            return f"needs {module} (pip install 'farl[{extra}]')"
+    return None
+
+
+@contextlib.contextmanager
+def serving(root):
+    """``farl serve ROOT --port 0`` in a subprocess, until the block ends; yields its address."""
+    proc = subprocess.Popen([sys.executable, "-m", "farl_agents", "serve", str(root), "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        if not line.startswith("farl serve: http://127.0.0.1:"):
+            raise RuntimeError(f"farl serve did not start: {line}{proc.stderr.read()}")
+        url = line.split()[2]
+        for _ in range(300):  # until uvicorn listens
+            try:
+                urllib.request.urlopen(url + "api/games", timeout=5).read()
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+@contextlib.contextmanager
+def chromium(width: int = 1280, height: int = 900):
+    """A headless Chromium window of ``width`` x ``height`` pixels (Selenium's driver)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    browser, driver_path = chromium_paths()
+    options = webdriver.ChromeOptions()
+    options.binary_location = browser
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={width},{height}"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def ready(driver) -> bool:
+    """A person is to move or the game is over (nothing is being computed); an error on the page raises."""
+    from selenium.webdriver.common.by import By
+
+    status = driver.find_element(By.ID, "status").text
+    if status.startswith("error"):
+        raise AssertionError(status)
+    return status.startswith("your move") or status == "game over"
+
+
+def n_moves(driver) -> int:
+    """Moves in the page's move list."""
+    from selenium.webdriver.common.by import By
+
+    text = driver.find_element(By.ID, "movelist").get_attribute("value")
+    return len(text.splitlines()) if text else 0
+
+
+def start_game(driver, url: str, game: str, seats: list[str], think: bool = False) -> None:
+    """Open the page, choose ``game`` and one choice per seat, set the overlay toggle, press "New game"."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    driver.get(url)
+    wait = WebDriverWait(driver, WAIT)
+    wait.until(lambda d: d.find_elements(By.ID, "seat-0"))  # the form is filled: games and agents are known
+    Select(driver.find_element(By.ID, "game")).select_by_value(game)
+    for i, choice in enumerate(seats):
+        Select(driver.find_element(By.ID, f"seat-{i}")).select_by_value(choice)
+    box = driver.find_element(By.ID, "think")
+    if box.is_selected() != think:
+        box.click()
+    driver.find_element(By.ID, "new-game").click()
+    wait.until(ready)
+
+
+def play_by_clicking(driver, pick) -> str:
+    """Click the moves ``pick(clickable board elements)`` chooses until the game ends; the result text."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    wait = WebDriverWait(driver, WAIT)
+    for _ in range(500):
+        wait.until(ready)
+        if driver.find_element(By.ID, "status").text == "game over":
+            return driver.find_element(By.ID, "result").text
+        before = n_moves(driver)
+        pick(driver.find_elements(By.CSS_SELECTOR, "#board [data-action]")).click()
+        wait.until(lambda d, b=before: n_moves(d) > b)
+    raise AssertionError("the game did not end")
+
+
+def centre_with_values(driver, url: str, seat: str = "pretrained") -> None:
+    """TicTacToe, you (X) against ``seat`` with the value overlay on: take the centre and wait until the
+    agent has replied and its values of your seven moves are on the board."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    start_game(driver, url, "tictactoe", ["human", seat], think=True)
+    wait = WebDriverWait(driver, WAIT)
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board text.value")) == 9)
+    driver.find_elements(By.CSS_SELECTOR, "#board [data-action]")[4].click()
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board text.value")) == 7)
+
+
+def readme_screenshot(driver, url: str, out) -> Path:
+    """The README's picture: :func:`centre_with_values` against the pretrained agent, saved as ``out``."""
+    centre_with_values(driver, url, "pretrained")
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if not driver.save_screenshot(str(out)):
+        raise RuntimeError(f"Chromium could not write {out}")
+    return out
+
+
+def main(argv=None) -> int:
+    """``python -m farl_agents.serve.browser OUT.png``: serve an empty folder and take the README's picture."""
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1 or not argv[0].endswith(".png"):
+        print("usage: python -m farl_agents.serve.browser OUT.png   (e.g. docs/images/serve.png)", file=sys.stderr)
+        return 2
+    reason = missing()
+    if reason:
+        print(f"farl: {reason}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory() as root, serving(root) as url, chromium() as driver:
+        print(f"wrote {readme_screenshot(driver, url, argv[0])}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
