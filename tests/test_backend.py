@@ -407,3 +407,37 @@ def _stop_processes_started_with(tmpdirs: list[Path]) -> None:
             if not ours():
                 return
             time.sleep(0.1)
+
+
+# ---------------------------------------------------------------- the other commands on the same backend
+def test_eval_compare_and_tournament_run_as_ray_tasks(tmp_path):
+    """Issue 24 item 4: evaluations, `farl compare`'s runs and `farl tournament`'s variants on the Ray backend
+    (a private Ray instance): the same games as one process, every run back in order, run folders at home."""
+    ray = pytest.importorskip("ray")
+    from farl_agents import cli
+    from farl_agents.baselines.compare import compare
+    from farl_agents.evaluate import evaluate
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        kw = dict(n_games=5, start_states="all-1ply", seed=3)
+        here = evaluate("tictactoe", "maxn2", ["random", "mcts20"], jobs=1, **kw)
+        there = evaluate("tictactoe", "maxn2", ["random", "mcts20"], jobs=2, backend="ray", **kw)
+        assert [m.games for m in there.matchups] == [m.games for m in here.matchups]
+        assert len(there.matchups[1].games) == 10
+
+        out = compare("nim", budget_steps=300, runs=2, learners=["td-farl"], out_md=False, eval_points=1,
+                      eval_games=2, final_games=2, verbose=False, backend="ray", jobs=2)
+        records = out["results"]["td-farl"]
+        assert [r["seed"] for r in records] == [0, 1] and all(r["equal_steps"]["steps"] >= 300 for r in records)
+
+        tdir = tmp_path / "t"
+        assert cli.main(["tournament", "tictactoe", "--variant", "tree:learning=tree", "--variant",
+                         "terminal:learning=terminal,move_iterations=10", "--minutes", "0.01", "--depth", "1",
+                         "--openings", "2", "--out", str(tdir), "--quiet", "--eval-vs", "random",
+                         "--backend", "ray", "--jobs", "2"]) == 0
+        for name in ("tree", "terminal"):
+            assert {"run.json", "agent.npz", "curve.csv"} <= {p.name for p in (tdir / name).iterdir()}
+        assert len(json.loads((tdir / "tournament.json").read_text())["variants"]) == 2
+    finally:
+        ray.shutdown()

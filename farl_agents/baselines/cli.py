@@ -19,6 +19,7 @@ import shlex
 import sys
 import time
 
+from farl_agents.backend.options import add_backend_options, backend_args
 from farl_agents.cli.common import add_quiet_flag
 
 EXTRA_HINT = 'pip install torch==2.13.0 && pip install "farl[baselines]"'
@@ -117,6 +118,7 @@ def cmd_baseline(args) -> int:
 
 
 def cmd_compare(args) -> int:
+    backend = backend_args(args)
     game = _game(args.game, params := _params(args.param))
     _need_sb3()
     from farl_agents.baselines.compare import LEARNERS, compare
@@ -127,7 +129,7 @@ def cmd_compare(args) -> int:
     out = compare(game, budget_steps=args.budget_steps, budget_minutes=args.budget_minutes, runs=args.runs,
                   out_md=args.out_md, seed=args.seed, learners=learners, opponent=args.opponent,
                   eval_opponents=opps, eval_games=args.eval_games, final_games=args.final_games,
-                  eval_points=args.eval_points, command=_command_line(args, prog), **params)
+                  eval_points=args.eval_points, command=_command_line(args, prog), **backend, **params)
     print(f"wrote {out['files']['md']} and {out['files']['png']} ({out['seconds'] / 60:.1f} min)")
     return 0
 
@@ -188,6 +190,8 @@ def register(subparsers) -> None:
     p.add_argument("--final-games", type=_positive_int, metavar="N", help="games per seat at the budget points")
     p.add_argument("--eval-points", type=_positive_int, default=8, metavar="K", help="curve checkpoints per budget")
     p.add_argument("--out-md", metavar="FILE", help="report path (default docs/results/compare_GAME.md)")
+    add_backend_options(p, "learner x seed runs (side by side they share the machine: the equal-wall-clock "
+                           "budget assumes one CPU per run)")
     p.set_defaults(func=cmd_compare, command="compare", standalone=False)
 
 

@@ -103,11 +103,59 @@ def train_td_farl(game: GameSpec, budget: Budget, *, seed: int = 0, evaluator=No
     return agent, rows, compile_seconds
 
 
+# ------------------------------------------------------------ one learner, one seed
+def run_one(task: dict) -> dict:
+    """Train one learner with one seed under both budgets and evaluate it (a task of
+    :func:`farl_agents.backend.run_tasks`; the record comes back in the result, no files).
+
+    An exception comes back whole (``exception``), raised again by :func:`compare` as a sequential run would.
+    """
+    try:
+        return {"index": task["index"], "learner": task["learner"], "seed": task["seed"], "status": "done",
+                "record": _train_and_measure(task)}
+    except Exception as exc:  # noqa: BLE001 - handed back whole, see the docstring
+        return {"index": task["index"], "learner": task["learner"], "seed": task["seed"], "status": "failed",
+                "error": f"{type(exc).__name__}: {exc}", "exception": exc}
+
+
+def _train_and_measure(task: dict) -> dict:
+    spec = _game_spec(task["game"], task["game_params"])
+    evaluator = Evaluator(spec, task["eval_opponents"], task["eval_games"])
+    final_eval = Evaluator(spec, task["eval_opponents"], task["final_games"])
+    budget = Budget(task["budget_steps"], task["budget_seconds"])
+    finals: dict = {}
+
+    def on_checkpoint(row, player):
+        hit_steps = budget.steps is not None and "steps" in row["checkpoint"] and \
+            row["steps"] >= budget.steps and "steps" not in finals
+        hit_time = budget.seconds is not None and "time" in row["checkpoint"] and \
+            row["seconds"] >= budget.seconds - 1e-3 and "time" not in finals
+        if hit_steps or hit_time:
+            final = curve_row(row["steps"], row["seconds"], row["episodes"], [], final_eval(player))
+            if hit_steps:
+                finals["steps"] = final
+            if hit_time:
+                finals["time"] = final
+
+    t0 = time.perf_counter()
+    compile_s = 0.0
+    name, s = task["learner"], task["seed"]
+    if name == "td-farl":
+        _, rows, compile_s = train_td_farl(spec, budget, seed=s, evaluator=evaluator,
+                                           eval_points=task["eval_points"], on_checkpoint=on_checkpoint)
+    else:
+        _, rows, _ = run_sb3(spec, name, budget, seed=s, opponent=task["opponent"], evaluator=evaluator,
+                             eval_points=task["eval_points"], on_checkpoint=on_checkpoint, label=name)
+    return {"seed": s, "curve": rows, "equal_steps": finals.get("steps"), "equal_time": finals.get("time"),
+            "compile_seconds": compile_s, "run_seconds": time.perf_counter() - t0}
+
+
 # ------------------------------------------------------------ the API
 def compare(game: str, budget_steps: int | None = None, budget_minutes: float | None = None, runs: int = 1,
             out_md=None, *, seed: int = 0, learners=LEARNERS, opponent: str = "self-play", eval_opponents=None,
             eval_games: int | None = None, final_games: int | None = None, eval_points: int = 8,
-            command: str | None = None, verbose: bool = True, **game_params) -> dict:
+            command: str | None = None, verbose: bool = True, backend: str = "local", jobs: int = 1,
+            ray_address: str | None = None, **game_params) -> dict:
     """Train TD-FARL, MaskablePPO and DQN at equal steps and equal wall-clock; write a Markdown report.
 
     Args:
@@ -126,6 +174,9 @@ def compare(game: str, budget_steps: int | None = None, budget_minutes: float | 
         eval_games / final_games: games per seat at curve checkpoints / at the two budget points.
         eval_points: curve checkpoints per budget.
         command: the command line recorded in the report (default: the equivalent ``farl compare``).
+        backend / jobs / ray_address: where the learner x seed runs train, as in
+            :func:`farl_agents.backend.run_tasks` (default: one after the other here). Runs side by side
+            share the machine: the equal-wall-clock budget assumes one CPU per run.
 
     Returns:
         A dict with the per-learner, per-run results (``equal_steps``,
@@ -154,40 +205,29 @@ def compare(game: str, budget_steps: int | None = None, budget_minutes: float | 
 
     t_all = time.perf_counter()
     load_start = _load()
+    tasks = [{"index": (r, i), "game": spec.name, "game_params": dict(spec.params), "learner": name,
+              "seed": int(seed) + r, "budget_steps": budget_steps,
+              "budget_seconds": None if budget_minutes is None else 60.0 * budget_minutes, "opponent": opponent,
+              "eval_opponents": eval_opponents, "eval_games": evaluator.n_games, "final_games": final_eval.n_games,
+              "eval_points": eval_points}
+             for r in range(runs) for i, name in enumerate(learners)]
+    from farl_agents.backend import run_tasks
+
+    done = run_tasks(run_one, tasks, backend=backend, jobs=jobs, ray_address=ray_address, progress=verbose,
+                     desc=f"compare {spec.name}", describe=lambda r: f"{r['learner']} seed {r['seed']}: {r['status']}",
+                     folder_keys=())
+    if len(done) < len(tasks) or any(r["status"] == "interrupted" for r in done):
+        raise KeyboardInterrupt  # a Ctrl-C: nothing is written (the runs keep no checkpoints)
+    for r in done:
+        if r["status"] != "done":
+            raise r.get("exception") or RuntimeError(f"{r['learner']} seed {r['seed']}: {r.get('error')}")
     results = {name: [] for name in learners}
-    for r in range(runs):
-        s = int(seed) + r
-        for name in learners:
-            budget = Budget(budget_steps, None if budget_minutes is None else 60.0 * budget_minutes)
-            finals: dict = {}
-
-            def on_checkpoint(row, player, budget=budget, finals=finals):
-                hit_steps = budget.steps is not None and "steps" in row["checkpoint"] and \
-                    row["steps"] >= budget.steps and "steps" not in finals
-                hit_time = budget.seconds is not None and "time" in row["checkpoint"] and \
-                    row["seconds"] >= budget.seconds - 1e-3 and "time" not in finals
-                if hit_steps or hit_time:
-                    final = curve_row(row["steps"], row["seconds"], row["episodes"], [], final_eval(player))
-                    if hit_steps:
-                        finals["steps"] = final
-                    if hit_time:
-                        finals["time"] = final
-
-            t0 = time.perf_counter()
-            compile_s = 0.0
-            if name == "td-farl":
-                _, rows, compile_s = train_td_farl(spec, budget, seed=s, evaluator=evaluator,
-                                                   eval_points=eval_points, on_checkpoint=on_checkpoint)
-            else:
-                _, rows, _ = run_sb3(spec, name, budget, seed=s, opponent=opponent, evaluator=evaluator,
-                                     eval_points=eval_points, on_checkpoint=on_checkpoint, label=name)
-            rec = {"seed": s, "curve": rows, "equal_steps": finals.get("steps"), "equal_time": finals.get("time"),
-                   "compile_seconds": compile_s, "run_seconds": time.perf_counter() - t0}
-            results[name].append(rec)
-            if verbose:
-                print(f"[compare {spec.name}] {name} seed {s}: {rec['run_seconds']:.0f} s; "
-                      f"at S steps {_brief(rec['equal_steps'])}; at M minutes {_brief(rec['equal_time'])}",
-                      flush=True)
+    for r in sorted(done, key=lambda r: r["index"]):
+        rec = r["record"]
+        results[r["learner"]].append(rec)
+        if verbose:
+            print(f"[compare {spec.name}] {r['learner']} seed {rec['seed']}: {rec['run_seconds']:.0f} s; "
+                  f"at S steps {_brief(rec['equal_steps'])}; at M minutes {_brief(rec['equal_time'])}", flush=True)
     from farl_agents.players import RandomPlayer
     reference = curve_row(0, 0.0, 0, [], final_eval(RandomPlayer()))  # the untrained yardstick
     total = time.perf_counter() - t_all
