@@ -1,0 +1,58 @@
+"""farl_when: who gets the final reward, and the size of one final-adaptation step."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import farl_envs
+from farl_agents.experiments import farl_when
+from farl_agents.learners import NTupleAgent, td_farl
+from farl_agents.learners.presets import paper_config
+from farl_agents.ntuple.network import board_indices
+from farl_agents.ntuple.traces import clear_traces
+from farl_envs.core.rng import make_rng, rng_choice_mask
+from farl_envs.core.spec import TERMINAL
+
+
+@pytest.mark.parametrize("game", ["nim3p", "othello"])  # TC-id and TC-EXP
+def test_value_after_step_matches_a_real_update(game):
+    agent = NTupleAgent(game, paper_config(game, seed=3, episodes=400))
+    agent.train(200)
+    g, rng = agent.game, make_rng(5)
+    s = g.initial_state(g.p, rng)
+    mask = np.zeros(g.n_actions, dtype=np.int8)
+    rewards = np.zeros(g.n_players)
+    for _ in range(3):
+        g.legal_actions(g.p, s, mask)
+        g.afterstate(g.p, s, rng_choice_mask(rng, mask), s, rewards)
+        assert not s[TERMINAL]
+    player, target = 1, -1.0
+    before, predicted = farl_when.value_after_step(agent, s, player, target)
+    assert before == pytest.approx(agent.afterstate_value(s, player))
+    idx = np.empty(agent.net.sym_cells.shape[:2], dtype=np.int64)
+    board = np.zeros(2 * g.n_cells, dtype=np.int32)[: g.n_cells]
+    g.board(g.p, s, board)
+    board_indices(agent.net, board, idx)
+    clear_traces(agent.traces)
+    td_farl.adapt_towards(agent.net, agent.traces, agent.params, player, idx, target,
+                          float(agent.schedules(1)[0][0]))
+    after = agent.afterstate_value(s, player)
+    assert after != pytest.approx(before)
+    assert predicted == pytest.approx(after, rel=1e-4, abs=1e-6)
+
+
+def test_random_tictactoe_the_winner_moves_last():
+    m = farl_when.measure(farl_envs.game_spec("tictactoe"), None, 200, 0.0, seed=1)
+    assert m["last_mover_wins"] == 1.0 and m["last_mover_loses"] == 0.0
+    assert m["losses_lost"] == 1.0 and m["wins_lost"] == 0.0
+    assert 5 <= m["plies_mean"] <= 9
+
+
+def test_trained_entry_reports_values(tmp_path):
+    entry = farl_when.Entry("Nim 3x5", "nim", False, 300)
+    r = farl_when.run_entry(entry, 20, seed=0)
+    for name in ("farl", "nofarl"):
+        m = r[name]
+        assert m["games"] == 20 and sum(m["n_nonmover"].values()) > 0
+        assert 0 <= m["move_farl1"] <= m["delta_farl1"] + 1e-9
+    assert "| Nim 3x5 |" in farl_when.report([r])
