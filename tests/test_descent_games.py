@@ -173,3 +173,17 @@ def test_cells_are_cached_and_merged_into_the_report(tmp_path):
     md = games_report.markdown(summary, "CMD", "nice CMD")
     assert "cumulative mobility" in md and "Hex 6×6" in md and "nice CMD" in md
     assert "(2/3 reps)" in md and "not run" in md
+
+
+def test_paper_orderings_on_hand_made_win_rates():
+    holds = {exp: lambda w, exp=exp: [fn(w) for _, fn in paper_games.CLAIMS[exp]] for exp in paper_games.CLAIMS}
+    data = {"id-tree": 60, "mcts-tree": 50, "id-root": 40, "mcts-root": 45, "id-terminal": 70, "mcts-terminal": 30}
+    assert holds["data"](data) == [True]  # 55 > max(42.5, 50)
+    assert holds["data"]({**data, "mcts-terminal": 45}) == [False]  # terminal's mean 57.5 is higher
+    search = {"descent-tree": 70, "ubfm-tree": 60, "mcts-tree": 40, "mcts-root": 30, "id-tree": 50, "id-root": 50}
+    assert holds["search"](search) == [True, True]
+    assert holds["search"]({**search, "ubfm-tree": 75, "id-tree": 76}) == [False, False]
+    heur = {"descent-tree": 30, "descent-depth-add": 60, "descent-depth-mul": 50, "descent-mobility": 55}
+    assert holds["heuristic"](heur) == [True, True]
+    assert holds["heuristic"]({**heur, "descent-score": 59}) == [True, False]  # score exists but is not best
+    assert holds["heuristic"]({**heur, "descent-mobility": 65, "descent-tree": 52}) == [False, False]
