@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -132,6 +133,25 @@ def test_nim3p_page_names_its_own_env_although_it_shares_nim_rules():
     assert "From the docstring of `farl_envs.games.nim`." in page
 
 
+# ------------------------------------------------------------------------------------------ the nav
+def _nav_files() -> list[str]:
+    """The Markdown files the nav of mkdocs.yml names (read as text: the docs extra may be missing)."""
+    text = (ROOT / "mkdocs.yml").read_text(encoding="utf-8").split("\nnav:\n", 1)[1]
+    return re.findall(r"^\s*- (?:[^\n]*?: )?([\w/.-]+\.md)\s*$", text, flags=re.M)
+
+
+def test_nav_names_existing_pages_the_user_guides_and_every_api_page():
+    nav = _nav_files()
+    assert len(nav) == len(set(nav)), "a page is listed twice"
+    missing = [f for f in nav if not (ROOT / "docs" / f).is_file()]
+    assert not missing, f"the nav names pages that do not exist: {missing}"
+    for guide in ("index.md", "tutorial.md", "adapters.md", "serve.md"):
+        assert guide in nav, guide
+    api_pages = sorted(f"api/{p.name}" for p in (ROOT / "docs" / "api").glob("*.md"))
+    assert sorted(f for f in nav if f.startswith("api/")) == api_pages
+    assert {"api/pretrained.md", "api/serve.md"} <= set(api_pages)
+
+
 # ------------------------------------------------------------------------------------------ the build
 def test_mkdocs_build_strict(tmp_path):
     pytest.importorskip("mkdocs")
@@ -145,6 +165,8 @@ def test_mkdocs_build_strict(tmp_path):
     # the API reference is made from the docstrings, the game pages carry their pictures
     api = (site / "api" / "envs" / "index.html").read_text()
     assert "make_raw" in api and "The registered Gymnasium id of game" in api
+    assert "farl_agents.serve.files.load_agent" in (site / "api" / "serve" / "index.html").read_text()
+    assert "farl_agents.pretrained.zoo.card" in (site / "api" / "pretrained" / "index.html").read_text()
     ttt = (site / "games" / "tictactoe" / "index.html").read_text()
     assert "images/games/tictactoe.png" in ttt
     assert (site / "images" / "games" / "tictactoe.png").exists()
