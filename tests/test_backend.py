@@ -235,6 +235,33 @@ def test_run_tasks_rejects_bad_settings():
         run_tasks(toy_run, [], backend="local", ray_address="auto")
 
 
+class _FailsOnItsThirdMove:
+    """A player that raises in a worker, as a broken agent would."""
+
+    name = "fails"
+
+    def __init__(self):
+        self.moves = 0
+
+    def reset(self):
+        self.moves = 0
+
+    def act(self, game, state, rng):
+        self.moves += 1
+        if self.moves == 3:
+            raise ArithmeticError("broken agent")
+        from farl_agents.players import legal_mask
+
+        return int(np.flatnonzero(legal_mask(game, state))[0])
+
+
+def test_an_evaluation_on_local_workers_raises_what_a_game_raised():
+    from farl_agents.evaluate import evaluate
+
+    with pytest.raises(ArithmeticError, match="broken agent"):
+        evaluate("tictactoe", _FailsOnItsThirdMove(), ["random"], n_games=4, jobs=2)
+
+
 # ---------------------------------------------------------------- a real two-node Ray cluster
 def _free_port() -> int:
     import socket
