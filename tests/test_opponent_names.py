@@ -88,3 +88,16 @@ def test_cli_refuses_bad_opponent_names_in_one_line(argv, capsys, tmp_path, monk
     assert len(err.strip().splitlines()) == 1 and err.startswith("farl: error: ") and "Traceback" not in err
     assert "maxn<depth>" in err or " takes " in err
     assert not (tmp_path / "runs").exists()
+
+
+def test_farl_serve_seats_go_through_the_same_parser_with_its_own_caps(tmp_path):
+    pytest.importorskip("starlette")
+    from farl_agents.serve.app import MAX_MCTS_ITERATIONS, App
+    from farl_agents.serve.session import RequestError
+
+    app, ttt = App(tmp_path), farl_envs.game_spec("tictactoe")
+    for bad, needle in (("maxn-1", "unknown opponent"), ("mcts_50", "unknown opponent"),
+                        (f"mcts{MAX_MCTS_ITERATIONS + 1}", f"1..{MAX_MCTS_ITERATIONS}"), ("mcts0", "got 0")):
+        with pytest.raises(RequestError, match=needle):
+            app.seat(bad, ttt)
+    assert app.seat(" MCTS50 ", ttt).player.iterations == 50
