@@ -355,3 +355,21 @@ def test_paranoid_validates_input():
     with pytest.raises(ValueError, match="terminal"):
         Paranoid(2).act(game, s, make_rng(0))
     assert Paranoid(4).name == "Paranoid4"
+
+
+@pytest.mark.parametrize("spec", ["paranoid2", "maxn2"])
+def test_searches_play_every_seat_of_a_three_player_game_in_the_harness(spec):
+    import pickle
+
+    from farl_agents.evaluate import evaluate
+    from farl_agents.opponents import make_opponent
+
+    game = farl_envs.game_spec("einstein_wurfelt_nicht", players=3)
+    player = make_opponent(spec, game)
+    result = evaluate(game, player, "random", n_games=1, seed=2)
+    assert result.n_players == 3 and len(result.seats) == 3
+    copy = pickle.loads(pickle.dumps(player))  # worker processes get a copy without the compiled buffers
+    s = game.initial_state(game.p, make_rng(1))
+    mask = np.zeros(game.n_actions, dtype=np.int8)
+    game.legal_actions(game.p, s, mask)
+    assert mask[copy.act(game, s, make_rng(0))] == 1
