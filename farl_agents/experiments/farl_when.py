@@ -170,12 +170,15 @@ def measure(game, agent: NTupleAgent | None, n_games: int, epsilon: float, seed:
     n = game.n_players
     plies, ended_win, ended_loss, decided = [], 0, 0, 0
     lost = {"loss": [0, 0], "win": [0, 0]}  # [arrived after the seat's last move, all]
+    seat_lost = {"loss": np.zeros((n, 2)), "win": np.zeros((n, 2))}  # the same per seat
+    ended = np.zeros(n)
     v_nonmover = {"loss": [], "win": [], "draw": []}
     delta_f, td_abs, v_term, move1, move2 = [], [], [], [], []
     for _ in range(n_games):
         g = play_game(game, agent, epsilon, rng)
         plies.append(g["plies"])
         final, m = g["reward"], g["mover"]
+        ended[m] += 1
         if np.any(final != 0):
             decided += 1
             ended_win += final[m] > 0
@@ -185,6 +188,7 @@ def measure(game, agent: NTupleAgent | None, n_games: int, epsilon: float, seed:
                 key = "win" if final[p] > 0 else "loss"
                 lost[key][0] += g["after_last"][p] != 0
                 lost[key][1] += 1
+                seat_lost[key][p] += (g["after_last"][p] != 0, 1)
         if agent is None:
             continue
         v_term.append(abs(g["v_terminal"]))
@@ -205,6 +209,9 @@ def measure(game, agent: NTupleAgent | None, n_games: int, epsilon: float, seed:
         "last_mover_wins": ended_win / max(decided, 1), "last_mover_loses": ended_loss / max(decided, 1),
         "losses_lost": lost["loss"][0] / max(lost["loss"][1], 1), "losses": lost["loss"][1],
         "wins_lost": lost["win"][0] / max(lost["win"][1], 1), "wins": lost["win"][1],
+        "seat_ended": (ended / n_games).tolist(),
+        "seat_losses_lost": [float(a / b) if b else None for a, b in seat_lost["loss"]],
+        "seat_wins_lost": [float(a / b) if b else None for a, b in seat_lost["win"]],
     }
     if agent is not None:
         out.update({
@@ -239,6 +246,10 @@ def _pct(x) -> str:
     return "–" if x is None else f"{100 * x:.0f} %"
 
 
+def _seats(xs) -> str:
+    return " / ".join(_pct(x) for x in xs)
+
+
 def _num(x) -> str:
     return "–" if x is None else f"{x:+.2f}"
 
@@ -247,23 +258,26 @@ def report(results: list[dict]) -> str:
     """The Markdown tables of ``results`` (one :func:`run_entry` dict per game)."""
     lines = ["### Who gets the final reward (random self-play)", "",
              "| game | plies (mean) | even length | last mover wins | last mover loses | "
-             "losses lost without FARL | wins lost without FARL |", "|---|---:|---:|---:|---:|---:|---:|"]
+             "losses lost without FARL | wins lost without FARL | per seat: made the last move | "
+             "per seat: losses lost | per seat: wins lost |", "|---|---:|---:|---:|---:|---:|---:|---|---|---|"]
     for r in results:
         m = r["random"]
         lines.append(f"| {r['label']} | {m['plies_mean']:.1f} | {_pct(m['plies_even'])} | "
                      f"{_pct(m['last_mover_wins'])} | {_pct(m['last_mover_loses'])} | "
-                     f"{_pct(m['losses_lost'])} | {_pct(m['wins_lost'])} |")
+                     f"{_pct(m['losses_lost'])} | {_pct(m['wins_lost'])} | {_seats(m['seat_ended'])} | "
+                     f"{_seats(m['seat_losses_lost'])} | {_seats(m['seat_wins_lost'])} |")
     for name, title in (("nofarl", "no-FARL agent"), ("farl", "FARL agent")):
         lines += ["", f"### Self-play of the {title} (ε-greedy with the preset's ε)", "",
-                  "| game | episodes | plies | last mover wins | losses lost without FARL | "
+                  "| game | episodes | plies | last mover wins | losses lost without FARL | per seat | "
                   "V(s_last) of a non-mover who lost | … who won | … drew | part-1 delta | part-1 step moves V by | "
                   "last TD error | part-2 delta | part-2 step moves V by |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+                  "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for r in results:
             m = r[name]
             v = m["v_nonmover"]
             lines.append(f"| {r['label']} | {r['episodes']:,} | {m['plies_mean']:.1f} | "
-                         f"{_pct(m['last_mover_wins'])} | {_pct(m['losses_lost'])} | {_num(v['loss'])} | "
+                         f"{_pct(m['last_mover_wins'])} | {_pct(m['losses_lost'])} | "
+                         f"{_seats(m['seat_losses_lost'])} | {_num(v['loss'])} | "
                          f"{_num(v['win'])} | {_num(v['draw'])} | {m['delta_farl1']:.2f} | "
                          f"{m['move_farl1']:.3f} | {m['td_last']:.2f} | {m['delta_farl2']:.2f} | "
                          f"{m['move_farl2']:.3f} |")

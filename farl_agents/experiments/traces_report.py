@@ -116,6 +116,24 @@ def claims(meds: dict) -> list[str]:
     return out
 
 
+def _cost(out, budget: str, variants: list[str]) -> str:
+    """One line: the measured wall seconds per measurement and per 10,000 training games (all runs so far)."""
+    from farl_agents.experiments.traces import prefix, read_success
+
+    evals, trains = [], []
+    for v in variants:
+        for path in (Path(out) / f"{prefix(budget)}_runs" / v).glob("seed*/success.csv"):
+            rows = read_success(path)
+            evals += [r["eval_seconds"] for r in rows]
+            trains += [(b["train_seconds"] - a["train_seconds"]) / (b["episode"] - a["episode"]) * 10_000
+                       for a, b in zip(rows, rows[1:]) if b["episode"] > a["episode"]]
+    if not evals:
+        return ""
+    return (f"Measured over the runs so far (wall seconds, on whatever else the machine ran): one measurement "
+            f"(a success rate) {np.mean(evals):.1f} s on average ({len(evals)} measurements); 10,000 training "
+            f"games {np.mean(trains) if trains else float('nan'):.1f} s.")
+
+
 def box_plot(found: dict, labels: dict, paper: dict, budget_games: int, path: Path) -> bool:
     """Fig. 6: time to learn per variant (runs that never reached 80 % drawn at the budget, as x)."""
     import matplotlib
@@ -186,6 +204,9 @@ def write_report(out, budget: str, variants: list[str], command: str | None = No
             lines.append(f"* {labels[v]} seed {r['seed']}: {state}, time to learn {_fmt(r['time_to_learn'])}, "
                          f"last success {100 * r['final_success']:.1f} %")
     lines += ["", "## The paper's claims", ""] + claims(meds)
+    cost = _cost(out, budget, variants)
+    if cost:
+        lines += ["", "## Cost", "", cost]
     png = out / f"{prefix(budget)}_box.png"
     if box_plot({v: found[v] for v in variants}, labels, PAPER_TABLE, plan.episodes, png):
         lines += ["", f"![time to learn per variant]({png.name})", "",
