@@ -71,3 +71,18 @@ def test_edax_protocol_with_zero_weights(tmp_path):
     assert m.n_games == 6 and m.wins + m.draws + m.losses == 6
     edax.close()
     assert edax._proc is None
+
+
+def test_table1_plays_edax_only_with_binary_and_weights(tmp_path, monkeypatch):
+    from farl_agents.experiments.table1 import Opponent, available
+
+    edax = Opponent("edax1", "Edax d1", optional=True)
+    monkeypatch.delenv("FARL_EDAX_EVAL", raising=False)
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.delenv("FARL_EDAX", raising=False)
+    assert not available(edax)
+    monkeypatch.setenv("FARL_EDAX", fake_binary(tmp_path))
+    assert not available(edax)  # a binary without eval.dat would fail the run at its end
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "eval.dat").write_bytes(b"x")
+    assert available(edax)

@@ -93,9 +93,10 @@ def run_spec(row: Row, farl: bool, seed: int, budget: str) -> RunSpec:
 def available(opp: Opponent) -> bool:
     if not opp.optional:
         return True
-    if opp.name.startswith("edax"):
-        from farl_agents.opponents.edax import find_edax
-        return find_edax() is not None
+    if opp.name.startswith("edax"):  # the binary and its weights (a run fails at its end without them)
+        from farl_agents.opponents.edax import find_edax, find_eval_file
+        binary = find_edax()
+        return binary is not None and find_eval_file(binary) is not None
     return True
 
 
