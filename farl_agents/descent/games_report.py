@@ -68,11 +68,12 @@ def markdown(summary: dict, command: str, continue_command: str) -> str:
         b = g["budget"]
         tr = g["training"]
         mean_games = (sum(v["games_mean"] for v in tr.values()) / len(tr)) if tr else float("nan")
+        m = next((e["match"] for e in g["experiments"].values() if e["match"]), None)
+        match = (f"alpha-beta depth {m['depth']}, {m['openings']} random {m['opening_plies']}-ply openings × 2 seats "
+                 "per pair" if m else "not yet")
         if b:
             lines.append(f"| {g['title']} | `{g['game']}` {g['params']} | {b['train_seconds']:g} | "
-                         f"{b['move_seconds']:g} | alpha-beta depth {b['depth']}, {b['openings']} random "
-                         f"{b['opening_plies']}-ply openings × 2 seats per pair | {', '.join(g['heuristics'])} | "
-                         f"{mean_games:.0f} |")
+                         f"{b['move_seconds']:g} | {match} | {', '.join(g['heuristics'])} | {mean_games:.0f} |")
         else:
             lines.append(f"| {g['title']} | `{g['game']}` {g['params']} | not started | | | "
                          f"{', '.join(g['heuristics'])} | |")

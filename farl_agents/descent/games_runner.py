@@ -37,6 +37,9 @@ from farl_agents.descent.paper_games import EXPERIMENTS, VARIANTS, setup, traine
 from farl_agents.descent.tournament import all_play_all
 from farl_agents.descent.trainer import DescentConfig
 
+TRAIN_KEYS = ("train_seconds", "move_seconds")
+"""The budget entries a training cell depends on (the others are the tournament's)."""
+
 
 def cell_folder(out, key: str, variant: str, rep: int) -> Path:
     return Path(out) / key / variant / f"r{rep}"
@@ -66,9 +69,9 @@ def train_cell(out, gs, variant: str, rep: int, b: dict, log=print) -> dict:
     folder = cell_folder(out, gs.key, variant, rep)
     done = _read(folder / "cell.json")
     if done is not None:
-        if done["budget"] != b:
-            raise ValueError(f"{folder} was trained with budget {done['budget']}, not {b}: use another --out "
-                             f"or the same budget")
+        got, want = ({k: d[k] for k in TRAIN_KEYS} for d in (done["budget"], b))
+        if got != want:
+            raise ValueError(f"{folder} was trained with {got}, not {want}: use another --out or the same budget")
         return done
     cfg = DescentConfig(game=gs.game, game_params=dict(gs.params), minutes=b["train_seconds"] / 60.0,
                         move_seconds=b["move_seconds"], seed=rep, cpu_clock=True, **VARIANTS[variant])
