@@ -101,3 +101,12 @@ def test_farl_serve_seats_go_through_the_same_parser_with_its_own_caps(tmp_path)
         with pytest.raises(RequestError, match=needle):
             app.seat(bad, ttt)
     assert app.seat(" MCTS50 ", ttt).player.iterations == 50
+
+
+def test_the_path_or_opponent_note_uses_the_parser(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for folder, noted in (("maxn10", True), ("random_runs", False), ("mcts-5", False)):
+        (tmp_path / folder).mkdir()
+        assert cli.main(["eval", folder, "--game", "tictactoe", "--vs", "random"]) == 2  # a folder, not a run
+        err = capsys.readouterr().err
+        assert ("is both a path and an opponent name" in err) == noted, (folder, err)

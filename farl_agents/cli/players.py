@@ -65,10 +65,13 @@ def _family_of(path: Path) -> families.Family:
 
 
 def _note_if_also_opponent(text: str) -> None:
-    from farl_agents.opponents import OPPONENT_NAMES
+    from farl_agents.opponents import parse_opponent
 
-    flat = text.lower().replace("-", "").replace("_", "")
-    if Path(text).exists() and any(flat.startswith(n.split("<")[0].replace("-", "")) for n in OPPONENT_NAMES):
+    try:
+        parse_opponent(text)  # the one parser of opponent names
+    except ValueError:
+        return
+    if Path(text).exists():
         print(f"farl: note: {text!r} is both a path and an opponent name; using the path "
               f"(write the opponent without a folder of that name here to mean it)", file=sys.stderr)
 
