@@ -295,7 +295,7 @@ def _run_folders(out: Path, runs: int) -> list[Path]:
 
 def _running_there_with_a_checkpoint_home(folders: list[Path], node_tmp: Path) -> bool:
     """Whether a run trains on the second node now (its scratch folder, under that node's TMPDIR, has no result
-    yet) while a checkpoint of it has come home (same run.json, a checkpoint marker and no result at home)."""
+    yet) while a checkpoint of it past episode 0 has come home (same run.json, a marker and no result at home)."""
     for scratch in node_tmp.glob("farl-task-*/folder"):
         try:
             spec = (scratch / "run.json").read_bytes()
@@ -304,9 +304,12 @@ def _running_there_with_a_checkpoint_home(folders: list[Path], node_tmp: Path) -
         if (scratch / "result.json").exists():
             continue
         for home in folders:
-            if (home / "checkpoint.json").exists() and not (home / "result.json").exists() and \
-                    (home / "run.json").read_bytes() == spec:
-                return True
+            try:
+                if (home / "run.json").read_bytes() == spec and not (home / "result.json").exists() and \
+                        json.loads((home / "checkpoint.json").read_text())["done"] > 0:
+                    return True
+            except (OSError, ValueError):  # not there yet, or being replaced
+                continue
     return False
 
 
