@@ -29,21 +29,13 @@ at all (callers count missing results as interrupted).
 from __future__ import annotations
 
 from farl_agents.backend.jobs import MAX_JOBS, check_jobs, local_workers
-from farl_agents.backend.options import BACKENDS
+from farl_agents.backend.options import BACKENDS, check_backend
 from farl_agents.backend.shipping import STREAM_SECONDS
 
 FOLDER_KEYS = ("folder", "publish")
 
 __all__ = ["BACKENDS", "FOLDER_KEYS", "MAX_JOBS", "STREAM_SECONDS", "check_backend", "check_jobs", "local_workers",
            "run_tasks"]
-
-
-def check_backend(backend: str, ray_address: str | None = None) -> None:
-    """ValueError for an unknown backend, or a Ray address without the Ray backend."""
-    if backend not in BACKENDS:
-        raise ValueError(f"unknown backend {backend!r}; use one of {', '.join(BACKENDS)}")
-    if ray_address is not None and backend != "ray":
-        raise ValueError("--ray-address needs --backend ray")
 
 
 def run_tasks(fn, tasks: list, *, backend: str = "local", jobs: int = 1, ray_address: str | None = None,

@@ -13,6 +13,16 @@ from farl_agents.backend.jobs import MAX_JOBS, check_jobs
 BACKENDS = ("local", "ray")
 
 
+def check_backend(backend: str, ray_address: str | None = None) -> None:
+    """ValueError for an unknown backend, an empty Ray address, or a Ray address without the Ray backend."""
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; use one of {', '.join(BACKENDS)}")
+    if ray_address is not None and backend != "ray":
+        raise ValueError("--ray-address needs --backend ray")
+    if ray_address is not None and not ray_address.strip():
+        raise ValueError("--ray-address is empty; give auto or HOST:PORT")
+
+
 def add_backend_options(parser, what: str, jobs_default: int = 1) -> None:
     """Add ``--backend``, ``--ray-address`` and ``--jobs`` to ``parser``; ``what`` names the tasks (e.g. "runs")."""
     parser.add_argument("--backend", choices=BACKENDS, default="local",
@@ -30,10 +40,7 @@ def backend_args(args, error=ValueError) -> dict:
     """``{"backend", "jobs", "ray_address"}`` from parsed options; ``error`` (one line) for impossible values."""
     try:
         jobs = check_jobs(args.jobs)
+        check_backend(args.backend, args.ray_address)
     except ValueError as exc:
         raise error(str(exc)) from None
-    if args.ray_address is not None and args.backend != "ray":
-        raise error("--ray-address needs --backend ray")
-    if args.ray_address is not None and not args.ray_address.strip():
-        raise error("--ray-address is empty; give auto or HOST:PORT")
     return {"backend": args.backend, "jobs": jobs, "ray_address": args.ray_address}
