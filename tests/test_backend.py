@@ -262,6 +262,42 @@ def test_an_evaluation_on_local_workers_raises_what_a_game_raised():
         evaluate("tictactoe", _FailsOnItsThirdMove(), ["random"], n_games=4, jobs=2)
 
 
+def test_joining_a_cluster_passes_no_resource_arguments(monkeypatch):
+    """Issue 24 item 1, without Ray: connect() joins --ray-address, else RAY_ADDRESS, with no resource
+    arguments (Ray refuses them when connecting); only without either does it start a local instance."""
+    from farl_agents.backend.ray_cluster import connect
+
+    class FakeRay:
+        def __init__(self):
+            self.calls = []
+
+        def is_initialized(self):
+            return False
+
+        def init(self, **kw):
+            self.calls.append(kw)
+
+        def cluster_resources(self):
+            return {"CPU": 16.0}
+
+        def nodes(self):
+            return [{}, {}]
+
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    logs, ray = [], FakeRay()
+    assert connect(ray, 4, "10.0.0.1:6379", logs.append)
+    monkeypatch.setenv("RAY_ADDRESS", "10.0.0.2:6379")
+    assert connect(ray, 4, None, logs.append)
+    assert connect(ray, 4, "auto", logs.append)  # the option wins over the environment
+    monkeypatch.delenv("RAY_ADDRESS")
+    assert connect(ray, 4, None, logs.append)
+    assert ray.calls == [{"address": "10.0.0.1:6379", "log_to_driver": False},
+                         {"address": "10.0.0.2:6379", "log_to_driver": False},
+                         {"address": "auto", "log_to_driver": False},
+                         {"num_cpus": 4, "include_dashboard": False, "log_to_driver": False}]
+    assert logs[0] == "joined the Ray cluster at 10.0.0.1:6379: 2 node(s), 16 CPU(s)"
+
+
 # ---------------------------------------------------------------- a real two-node Ray cluster
 def _free_port() -> int:
     import socket
