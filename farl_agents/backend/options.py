@@ -23,17 +23,21 @@ def check_backend(backend: str, ray_address: str | None = None) -> None:
         raise ValueError("--ray-address is empty; give auto or HOST:PORT")
 
 
-def add_backend_options(parser, what: str, jobs_default: int = 1) -> None:
-    """Add ``--backend``, ``--ray-address`` and ``--jobs`` to ``parser``; ``what`` names the tasks (e.g. "runs")."""
+def add_backend_options(parser, what: str, jobs_default: int = 1, note: str = "") -> None:
+    """Add ``--backend``, ``--ray-address`` and ``--jobs`` to ``parser``.
+
+    ``what`` names the tasks in the help (e.g. "runs"); ``note`` is a sentence added to ``--backend``'s help.
+    """
     parser.add_argument("--backend", choices=BACKENDS, default="local",
-                        help=f"where the {what} run: local worker processes, or Ray tasks on a private Ray instance "
-                             f"or a cluster (--ray-address; pip install 'farl[ray]'; docs/cluster.md)")
+                        help=f"what runs the {what}: local worker processes, or Ray tasks on a private Ray instance "
+                             f"or a cluster (--ray-address; pip install 'farl[ray]'; docs/cluster.md)"
+                             + (f". {note}" if note else ""))
     parser.add_argument("--ray-address", metavar="auto|HOST:PORT", default=None,
                         help="--backend ray: join this running Ray cluster (default: RAY_ADDRESS when set, else a "
                              "private Ray instance of this machine with --jobs CPUs)")
     parser.add_argument("--jobs", type=int, default=jobs_default, metavar="J",
-                        help=f"{what} at a time on this machine, 1..{MAX_JOBS} (capped at the {what} and the CPUs; "
-                             f"a joined Ray cluster runs as many as it has CPUs)")
+                        help=f"{what} at a time on this machine, 1..{MAX_JOBS} (never more processes than {what} "
+                             f"or CPUs; a joined Ray cluster runs as many as it has CPUs)")
 
 
 def backend_args(args, error=ValueError) -> dict:

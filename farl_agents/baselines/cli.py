@@ -190,8 +190,8 @@ def register(subparsers) -> None:
     p.add_argument("--final-games", type=_positive_int, metavar="N", help="games per seat at the budget points")
     p.add_argument("--eval-points", type=_positive_int, default=8, metavar="K", help="curve checkpoints per budget")
     p.add_argument("--out-md", metavar="FILE", help="report path (default docs/results/compare_GAME.md)")
-    add_backend_options(p, "learner x seed runs (side by side they share the machine: the equal-wall-clock "
-                           "budget assumes one CPU per run)")
+    add_backend_options(p, "runs", note="One run is one learner with one seed; the equal-wall-clock budget "
+                                        "assumes one CPU per run")
     p.set_defaults(func=cmd_compare, command="compare", standalone=False)
 
 

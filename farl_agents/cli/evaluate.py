@@ -27,7 +27,8 @@ def add_parser(sub) -> None:
     p.add_argument("--seats", metavar="LIST", help="seats the evaluated player takes, e.g. 0 or 0,1 (default all)")
     p.add_argument("--protocol", choices=["c4-seed002"],
                    help="a fixed evaluation protocol (Thill et al. 2014's Connect Four test)")
-    add_backend_options(p, "chunks of games (4 per job; the same results as --jobs 1)")
+    add_backend_options(p, "chunks of games", note="The games are cut into 4 chunks per job; the results do "
+                                                   "not depend on --jobs or the backend")
     p.add_argument("--seed", type=int, default=0, help="seed of the evaluation")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=run_command, command="eval")

@@ -57,8 +57,8 @@ def add_parser(subparsers) -> None:
                    help="learning curve of each variant's run: a point every S training seconds (0: none)")
     p.add_argument("--eval-vs", default="mcts100", metavar="OPP", help="the curves' reference opponent")
     add_quiet_flag(p)
-    add_backend_options(p, "variants' training runs (each still gets --minutes of wall-clock: give each its own "
-                           "CPU)")
+    add_backend_options(p, "training runs", note="Each variant still trains for --minutes of wall-clock: give "
+                                                 "each its own CPU")
     p.set_defaults(func=cmd_tournament, command="tournament")
 
 
