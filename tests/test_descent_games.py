@@ -172,7 +172,10 @@ def test_cells_are_cached_and_merged_into_the_report(tmp_path):
     assert np.mean([t0["variants"][v]["win_pct"] for v in names]) == pytest.approx(50.0)
     md = games_report.markdown(summary, "CMD", "nice CMD")
     assert "cumulative mobility" in md and "Hex 6×6" in md and "nice CMD" in md
-    assert "(2/3 reps)" in md and "not run" in md
+    assert "(2 of 3 reps run)" in md and "not run" in md
+    claim = paper_games.CLAIMS["heuristic"][1][1]
+    each = sum(claim({v: t["variants"][v]["win_pct"] for v in names}) for t in (t0, t1))
+    assert f"{each}/2 (2 of 3 reps run)" in md
 
 
 def test_paper_orderings_on_hand_made_win_rates():

@@ -30,13 +30,16 @@ def _cell(r: dict) -> str:
 
 
 def verdict(exp: str, claim: int, entry: dict, n_reps: int) -> str:
-    """"yes" / "no" for one of the paper's orderings on one game; "(k/n reps)" while repetitions are missing."""
+    """One of the paper's orderings on one game: "yes" / "no" on the mean win rates, then in how many
+    single repetitions it holds, and how many of the ``n_reps`` repetitions are finished if not all."""
     e = entry["experiments"][exp]
-    if not e["reps_done"]:
+    done = len(e["reps_done"])
+    if not done:
         return "not run"
-    w = {k: v["mean"] for k, v in e["variants"].items()}
-    ok = "yes" if CLAIMS[exp][claim][1](w) else "no"
-    return ok if len(e["reps_done"]) >= n_reps else f"{ok} ({len(e['reps_done'])}/{n_reps} reps)"
+    test = CLAIMS[exp][claim][1]
+    ok = "yes" if test({k: v["mean"] for k, v in e["variants"].items()}) else "no"
+    each = sum(test({k: v["per_rep"][i] for k, v in e["variants"].items()}) for i in range(done))
+    return f"{ok}, {each}/{done}" + ("" if done >= n_reps else f" ({done} of {n_reps} reps run)")
 
 
 def markdown(summary: dict, command: str, continue_command: str) -> str:
@@ -81,7 +84,8 @@ def markdown(summary: dict, command: str, continue_command: str) -> str:
     for exp, (title, _) in EXPERIMENTS.items():
         labels = HEURISTIC_LABELS if exp == "heuristic" else LABELS
         lines += [f"## {title}", "", "The paper's orderings: " + "; ".join(
-            f"({i + 1}) {text}" for i, (text, _) in enumerate(CLAIMS[exp])) + ".", "",
+            f"({i + 1}) {text}" for i, (text, _) in enumerate(CLAIMS[exp])) + ". A row \"(i) holds\" says "
+            "whether ordering (i) holds on the mean win rates, then in how many single repetitions it holds.", "",
                   "| variant | " + " | ".join(games[k]["title"] for k in keys) + " |",
                   "|---|" + "---:|" * len(keys)]
         every = []
@@ -101,13 +105,12 @@ def markdown(summary: dict, command: str, continue_command: str) -> str:
         lines.append("")
     todo = []
     for k in keys:
-        for exp in EXPERIMENTS:
-            done = len(games[k]["experiments"][exp]["reps_done"])
-            if done < n_reps:
-                todo.append(f"{games[k]['title']} {exp}: {done}/{n_reps} repetitions")
+        done = {exp: len(games[k]["experiments"][exp]["reps_done"]) for exp in EXPERIMENTS}
+        if min(done.values()) < n_reps:
+            todo.append(f"{games[k]['title']} (" + ", ".join(f"{e} {d}/{n_reps}" for e, d in done.items()) + ")")
     lines += ["## Still to run", ""]
     if todo:
-        lines += ["Unfinished (game, experiment): " + "; ".join(todo) + ".", "",
+        lines += [f"Repetitions finished per experiment, where fewer than {n_reps}: " + "; ".join(todo) + ".", "",
                   "Continue (resumable; finished cells are skipped):", "", f"    {continue_command}", ""]
     else:
         lines += ["Nothing: every cell has all its repetitions.", ""]
