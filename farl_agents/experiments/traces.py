@@ -125,9 +125,22 @@ def write_success(path: Path, rows: list[dict]) -> None:
     atomic_write_text(path, "\n".join(lines) + "\n")
 
 
+_PERFECT = {}
+
+
+def perfect_player(game):
+    """The protocol's perfect player, one per process: its solver's table stays warm from one measurement to
+    the next (exact moves never depend on the table's contents, so the success rates are the same)."""
+    if "player" not in _PERFECT:
+        from farl_agents.opponents import connect_four_player
+
+        _PERFECT["player"] = connect_four_player("ab", game, random_plies=12)
+    return _PERFECT["player"]
+
+
 def measure(agent, games: int, seed: int) -> tuple[float, float]:
     """Success rate ± s.e. of ``agent`` in ``games`` games of the paper's protocol."""
-    res = evaluate(agent.game, agent, protocol=PROTOCOL, n_games=games, seed=seed)
+    res = evaluate(agent.game, agent, perfect_player(agent.game), protocol=PROTOCOL, n_games=games, seed=seed)
     m = res.matchups[0]
     return float(m.score), float(m.score_se)
 
