@@ -181,9 +181,12 @@ def test_pretrained_agents(client):
         values = client.get(f"/api/game/{v['id']}/thoughts").json()["values"]
         v = client.post(f"/api/game/{v['id']}/agent").json()
         assert values[str(v["moves"][-1]["action"])] == max(values.values())
-    r = client.post("/api/new", json={"game": "othello", "seats": ["human", "pretrained"]})
+    r = client.post("/api/new", json={"game": "othello", "seats": ["pretrained", "human"]})
     if "othello" not in pretrained.available():
         assert r.status_code == 400 and "othello" in r.json()["error"]
+    else:  # the shipped Othello agent opens with one of the four legal first moves
+        v = client.post(f"/api/game/{r.json()['id']}/agent").json()
+        assert v["moves"][0]["action"] in [m["action"] for m in r.json()["legal"]] and v["human_to_move"]
 
 
 def test_mcts_overlay_shows_visit_shares(client):
