@@ -74,7 +74,9 @@ MAX_DEPTH = 100
 
 @njit(cache=True)
 def _order_moves(kernels, hooks, p, k, me, S, M, order, nmov, key, rew_tmp, hv, do_sort):
-    """The legal actions of level ``k`` into ``order[k]`` (sorted best-first for the mover if ``do_sort``)."""
+    """The legal actions of level ``k`` into ``order[k]`` (sorted best-first for the mover if ``do_sort``).
+
+    Returns the number of afterstates generated for the sort."""
     n = 0
     for a in range(M.shape[1]):
         if M[k, a]:
@@ -82,7 +84,7 @@ def _order_moves(kernels, hooks, p, k, me, S, M, order, nmov, key, rew_tmp, hv, 
             n += 1
     nmov[k] = n
     if not do_sort or n < 2:
-        return
+        return 0
     maximise = S[k, TO_MOVE] == me
     for j in range(n):
         afterstate(kernels, p, S[k], order[k, j], S[k + 1], rew_tmp)
@@ -101,6 +103,7 @@ def _order_moves(kernels, hooks, p, k, me, S, M, order, nmov, key, rew_tmp, hv, 
             i -= 1
         order[k, i + 1] = a
         key[k, i + 1] = v
+    return n
 
 
 @njit(cache=True)
@@ -137,7 +140,7 @@ def _open_decision(kernels, hooks, p, k, me, rem, lo, hi, S, M, kind, dleft, idx
     beta[k] = hi
     val[k] = -np.inf if S[k, TO_MOVE] == me else np.inf
     legal_actions(kernels, p, S[k], M[k])
-    _order_moves(kernels, hooks, p, k, me, S, M, order, nmov, key, rew_tmp, hv, rem >= 2)
+    return _order_moves(kernels, hooks, p, k, me, S, M, order, nmov, key, rew_tmp, hv, rem >= 2)
 
 
 @njit(cache=True)
@@ -149,14 +152,14 @@ def paranoid_search(kernels, hooks, p, root, depth,
     ``kernels``/``hooks``: :func:`~.search_hooks.search_kernels` / :func:`~.search_hooks.hooks_of` of the game.
     ``root_vals[a]`` receives the value of each legal action ``a`` (exact within ``TIE_EPS`` of the best,
     else an upper bound below it); ``val[0]`` the root's value. Level buffers: ``depth + 1`` rows without
-    chance, ``2 * depth + 1`` with; ``S`` one more. Returns the number of positions generated.
+    chance, ``2 * depth + 1`` with; ``S`` one more. Returns the number of positions generated (those of the
+    move ordering included).
     """
     me = root[TO_MOVE]
     for i in range(root.shape[0]):
         S[0, i] = root[i]
-    _open_decision(kernels, hooks, p, 0, me, depth, -np.inf, np.inf, S, M, kind, dleft, idx, val, alpha, beta,
-                   order, nmov, key, rew_tmp, hv)
-    nodes = 1
+    nodes = 1 + _open_decision(kernels, hooks, p, 0, me, depth, -np.inf, np.inf, S, M, kind, dleft, idx, val,
+                               alpha, beta, order, nmov, key, rew_tmp, hv)
     k = 0
     while True:
         if kind[k] == DECISION:
@@ -183,8 +186,8 @@ def paranoid_search(kernels, hooks, p, root, depth,
                         val[k] = 0.0
                     else:
                         lo = alpha[k - 1] - 2 * TIE_EPS if k == 1 else alpha[k - 1]
-                        _open_decision(kernels, hooks, p, k, me, rem, lo - r, beta[k - 1] - r, S, M, kind,
-                                       dleft, idx, val, alpha, beta, order, nmov, key, rew_tmp, hv)
+                        nodes += _open_decision(kernels, hooks, p, k, me, rem, lo - r, beta[k - 1] - r, S, M,
+                                                kind, dleft, idx, val, alpha, beta, order, nmov, key, rew_tmp, hv)
                 continue
             if k == 0:
                 break
@@ -198,8 +201,8 @@ def paranoid_search(kernels, hooks, p, root, depth,
                 if S[k + 1, TERMINAL] != 0:  # a chance event may end the game (2048): nothing more to gain
                     continue
                 k += 1
-                _open_decision(kernels, hooks, p, k, me, dleft[k - 1], -np.inf, np.inf, S, M, kind, dleft,
-                               idx, val, alpha, beta, order, nmov, key, rew_tmp, hv)
+                nodes += _open_decision(kernels, hooks, p, k, me, dleft[k - 1], -np.inf, np.inf, S, M, kind,
+                                        dleft, idx, val, alpha, beta, order, nmov, key, rew_tmp, hv)
                 continue
         # level k is complete: hand its value to level k - 1
         v = val[k]
