@@ -1,4 +1,4 @@
-"""Training speed of the n-tuple learners.  Run:  python benchmarks/train_speed.py [--games connect_four,...]
+"""Training speed of the n-tuple learners.  Run:  python benchmarks/train_speed.py [--games connect_four,...] [--extra]
 
 For each game's paper preset (Konen & Bagheri 2020, Appendix A.6), in a fresh process on one core:
 * the time of the first call of the self-play loop (numba's disk cache loaded, or a compile when it is cold);
@@ -10,6 +10,10 @@ Then the start of ``farl train tictactoe --episodes 3000 --quiet`` with an empty
 cache it left (``--skip-start`` leaves this out), and, with ``--cli``, ``farl train connect_four --preset paper
 --episodes 200000 --quiet`` against the loop's own speed. The load average of the machine is written with the
 figures: other processes share the cores. Writes ``docs/results/train_speed.md``.
+
+``--extra`` measures the N-player presets (``sim3p`` ...) and the descent paper's games (a stated generic
+random-walk setting, :func:`generic_config`) the same way and writes them as one section of the existing page,
+leaving its other measurements alone.
 """
 from __future__ import annotations
 
@@ -32,6 +36,17 @@ ROOT = Path(__file__).resolve().parents[1]
 # episodes timed on the fast path, on the AEC path
 BUDGET = {"connect_four": (20_000, 300), "tictactoe": (200_000, 2_000), "hex": (5_000, 300), "othello": (1_000, 50),
           "nim": (200_000, 2_000), "nim3p": (200_000, 2_000), "game2048": (200, 20)}
+# The N-player presets (farl_agents/learners/presets.py, beyond the paper) and the games of Cohen-Solal 2020's
+# descent paper, which have no n-tuple preset: those get GENERIC_TUPLES random-walk tuples, each as long as fits
+# (at most 6 cells, P^length <= GENERIC_ENTRIES), and LearnerConfig's defaults for everything else.
+NPLAYER_BUDGET = {"sim3p": (20_000, 300), "yavalath3p": (1_000, 50), "chinese_checkers3p": (60, 5),
+                  "ewn3p": (10_000, 200)}
+GENERIC_BUDGET = {"amazons": (10, 2), "breakthrough": (2_000, 50), "clobber": (20_000, 300),
+                  "lines_of_action": (200, 10), "outer_open_gomoku": (300, 10), "santorini": (500, 20),
+                  "surakarta": (100, 5)}
+GENERIC_TUPLES = 20
+GENERIC_ENTRIES = 1 << 16
+EXTRA_SECTION = "## N-player presets and the descent paper's games"
 REPEATS = 3
 FARL = [sys.executable, "-m", "farl_agents"]
 
@@ -110,13 +125,34 @@ def _cpu() -> float:
     return time.process_time()
 
 
-def measure(game: str) -> dict:
+def generic_config(game: str, episodes: int):
+    """The stated generic setting of a game without a preset: ``GENERIC_TUPLES`` random-walk tuples as long as
+    ``P^length <= GENERIC_ENTRIES`` allows (at most 6), LearnerConfig's defaults otherwise (TD-FARL)."""
     import farl_envs
-    from farl_agents.learners import NTupleAgent, paper_config, paper_game_params, sarsa_farl, td_farl
+    from farl_agents.learners import LearnerConfig
 
-    params = paper_game_params(game)
-    cfg = paper_config(game)
-    n_fast, n_aec = BUDGET[game]
+    values = farl_envs.game_spec(game).n_cell_values
+    length = max(n for n in range(1, 7) if values ** n <= GENERIC_ENTRIES)
+    return LearnerConfig(ntuples="random-walk", ntuple_count=GENERIC_TUPLES, ntuple_length=length, episodes=episodes)
+
+
+def setup(key: str):
+    """``(game, params, config, budget)`` of a row: a paper game, an N-player preset or a generic game."""
+    from farl_agents.learners.presets import nplayer_config, nplayer_game, paper_config, paper_game_params
+
+    if key in BUDGET:
+        return key, paper_game_params(key), paper_config(key), BUDGET[key]
+    if key in NPLAYER_BUDGET:
+        game, params = nplayer_game(key)
+        return game, params, nplayer_config(key), NPLAYER_BUDGET[key]
+    return key, {}, generic_config(key, GENERIC_BUDGET[key][0]), GENERIC_BUDGET[key]
+
+
+def measure(key: str) -> dict:
+    import farl_envs
+    from farl_agents.learners import NTupleAgent, sarsa_farl, td_farl
+
+    game, params, cfg, (n_fast, n_aec) = setup(key)
     loop = td_farl.self_play if cfg.algo == "td" else sarsa_farl.self_play
     t = time.perf_counter()  # the first call: loads the loop from numba's cache, or compiles it
     NTupleAgent(game, cfg, **params).train(2)
@@ -141,13 +177,15 @@ def measure(game: str) -> dict:
     t = _cpu()
     a.train(n_aec)
     fast_first = _cpu() - t
-    b = NTupleAgent(game, cfg, **params)
     env = farl_envs.make(game, **params)
+    NTupleAgent(game, cfg, **params).train_aec(env, 1)  # warm-up: the AEC path's compiled steps load (or compile)
+    b = NTupleAgent(game, cfg, **params)
     t = _cpu()
     b.train_aec(env, n_aec)
     aec_first = _cpu() - t
     return {
-        "game": game, "first_call_s": first_call_s, "from_cache": from_cache, "episodes": n_fast,
+        "game": key, "setting": f"{cfg.ntuple_count} x {cfg.ntuple_length}-tuples" if cfg.ntuples == "random-walk"
+        else cfg.ntuples, "first_call_s": first_call_s, "from_cache": from_cache, "episodes": n_fast,
         "games_per_s": n_fast / fast_s, "games_per_s_range": [n_fast / max(runs), n_fast / min(runs)],
         "plies_per_s": plies / fast_s, "us_per_ply": 1e6 * fast_s / plies, "mean_plies": plies / n_fast,
         "aec_episodes": n_aec, "aec_games_per_s": n_aec / aec_first, "fast_over_aec": aec_first / fast_first,
@@ -206,6 +244,50 @@ def _load() -> str:
     return ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
+def write_extra_section(out: str, rows: list, load_before: str, load_after: str, games: str) -> None:
+    """Put the rows of ``--extra`` into ``out`` as the section :data:`EXTRA_SECTION` (replacing an older copy of it,
+    else before "## Start of a run"); everything else on the page stays as it is."""
+    lines = [EXTRA_SECTION, "",
+             f"Made by `nice -n 10 python benchmarks/train_speed.py --extra --games {games}` on {platform.machine()}, "
+             f"{os.cpu_count()} cores, Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}; load average "
+             f"(1, 5, 15 min) {load_before} before and {load_after} after: the machine was shared, so these figures "
+             "are lower than on a quiet machine and not comparable with the table above.",
+             "Same protocol as the table above (fresh process, one core, CPU seconds, first *episodes* of a fresh "
+             f"agent, median of {REPEATS}). Settings: the N-player presets `sim3p`, `yavalath3p`, "
+             "`chinese_checkers3p`, `ewn3p` of `farl_agents/learners/presets.py` (TD-FARL, random-walk tuples, "
+             "with their game parameters: Sim K6, Yavalath 5, Chinese Checkers with a 300-turn limit, EWN 6x6, "
+             "3 players each); the descent paper's games (Cohen-Solal 2020) have no n-tuple preset and run TD-FARL "
+             f"with `LearnerConfig`'s defaults and {GENERIC_TUPLES} random-walk n-tuples, each of the largest "
+             f"length <= 6 with P^length <= {GENERIC_ENTRIES:,} (P the game's cell values): 6 for P <= 6, 4 for "
+             "Santorini's 13 values.", "",
+             "| game | setting | episodes | games / CPU-s | µs / ply | plies/game | AEC games / CPU-s "
+             "| compiled ÷ AEC | peak RSS | weights (+TCL) in RAM | agent file | first call |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        lo, hi = r["games_per_s_range"]
+        lines.append(f"| {r['game']} | {r['setting']} | {r['episodes']:,} | {r['games_per_s']:,.1f} "
+                     f"({lo:,.1f}–{hi:,.1f}) | {r['us_per_ply']:.2f} | {r['mean_plies']:.1f} | "
+                     f"{r['aec_games_per_s']:,.1f} | {r['fast_over_aec']:.0f}× | {r['peak_rss_mb']:.0f} MB | "
+                     f"{r['weights_mb']:.1f} MB | {r['file_mb']:.2f} MB | {r['first_call_s']:.1f} s "
+                     f"({'cache' if r['from_cache'] else 'compiled'}) |")
+    lines += ["", "A ply evaluates the afterstate of every legal action, so µs per ply grows with the number of legal "
+              "actions and the board's size (Outer-Open Gomoku: up to 225 candidates on 225 cells); games that "
+              "split a turn into several actions (Amazons: queen, destination, arrow; Chinese Checkers: one hop "
+              "per action) have cheap plies but many per game."]
+    page = Path(out).read_text()
+    head, sep, rest = page.partition(EXTRA_SECTION)
+    if sep:
+        nxt = rest.find("\n## ")
+        page = head + "\n".join(lines) + ("\n" + rest[nxt + 1:] if nxt >= 0 else "\n")
+    else:
+        marker = "## Start of a run"
+        head, sep, rest = page.partition(marker)
+        page = (head + "\n".join(lines) + "\n\n" + sep + rest) if sep else page.rstrip("\n") + "\n\n" + \
+            "\n".join(lines) + "\n"
+    atomic_write_text(out, page)
+    print(f"wrote {out}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", default=",".join(BUDGET))
@@ -213,8 +295,14 @@ def main(argv=None) -> int:
     ap.add_argument("--cli", action="store_true", help="also time farl train connect_four --preset paper")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     ap.add_argument("--direct", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--extra", action="store_true",
+                    help="measure the N-player presets and the descent paper's games (or those of --games) and "
+                         "write them as one section into the existing page, keeping its other measurements")
     ap.add_argument("--out", default=str(ROOT / "docs/results/train_speed.md"))
     args = ap.parse_args(argv)
+    known = {**BUDGET, **NPLAYER_BUDGET, **GENERIC_BUDGET}
+    if args.extra and args.games == ",".join(BUDGET):
+        args.games = ",".join([*NPLAYER_BUDGET, *GENERIC_BUDGET])
     if args.one:
         print(json.dumps(measure(args.one)))
         return 0
@@ -224,8 +312,8 @@ def main(argv=None) -> int:
     load_before = _load()
     rows = []
     for game in args.games.split(","):
-        if game not in BUDGET:
-            ap.error(f"unknown game {game!r}; choose from {', '.join(BUDGET)}")
+        if game not in known:
+            ap.error(f"unknown game {game!r}; choose from {', '.join(known)}")
         out = subprocess.run([sys.executable, __file__, "--one", game], capture_output=True, text=True, check=True,
                              env={**os.environ, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"})
         row = json.loads(out.stdout.strip().splitlines()[-1])
@@ -235,6 +323,9 @@ def main(argv=None) -> int:
               f"fast/AEC {row['fast_over_aec']:5.0f}x  RSS {row['peak_rss_mb']:5.0f} MB  "
               f"file {row['file_mb']:6.2f} MB  first call {row['first_call_s']:.1f} s "
               f"({'cache' if row['from_cache'] else 'compiled'})", flush=True)
+    if args.extra:
+        write_extra_section(args.out, rows, load_before, _load(), args.games)
+        return 0
     starts = None if args.skip_start else start_times()
     if starts:
         print(f"farl train tictactoe --episodes 3000: {starts['cold']:.1f} s cold, {starts['warm']:.1f} s warm")
