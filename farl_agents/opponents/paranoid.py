@@ -25,7 +25,7 @@ move is a chance node worth the expectation of its outcomes (expectiminimax,
 Michie 1966), enumerated as in Max-N
 (:mod:`~farl_agents.opponents.search_hooks`). The children of a chance node
 are searched with a full window (no pruning across it; the bounds of
-Ballard's Star1 are not used), so pruning happens between chance layers only.
+Ballard 1983 (Star1) are not used), so pruning happens between chance layers only.
 
 **What it is good for.** The value is a *lower bound* on what the searching
 player can secure against any behaviour of the others (within the depth): a
