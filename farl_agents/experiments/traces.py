@@ -274,3 +274,37 @@ def reproduce(variants: list[str], runs: int = 3, budget: str = "paper", out=RES
         log("interrupted: finished runs are cached, unfinished ones checkpointed; run the same command again")
         return 130
     return 1 if failed else 0
+
+
+# ------------------------------------------------------------- cost of the study
+def cost(variant: str = "tcl-rr", games: int = 50_000, seed: int = 0) -> dict:
+    """CPU seconds of ``games`` training games of ``variant`` and of one 200-game measurement after them, with
+    a fresh perfect player (cold solver table) and then with the same one again (warm), as the runs use it."""
+    from farl_agents.learners import NTupleAgent
+
+    spec = run_spec(variant, seed, "paper")
+    agent = NTupleAgent(farl_envs.game_spec(spec.game, **spec.game_params), spec.config)
+    t = time.process_time()
+    agent.train(games)
+    out = {"variant": variant, "games": games, "train_cpu": time.process_time() - t}
+    _PERFECT.clear()
+    for kind in ("cold", "warm"):
+        t = time.process_time()
+        out[f"success_{kind}"], _ = measure(agent, 200, seed)
+        out[f"measure_cpu_{kind}"] = time.process_time() - t
+    plan = BUDGETS["paper"]
+    points = plan.episodes // plan.every
+    out["projected_run_cpu_minutes"] = (out["train_cpu"] * plan.episodes / games
+                                        + points * out["measure_cpu_warm"] + out["measure_cpu_cold"]) / 60
+    return out
+
+
+if __name__ == "__main__":
+    import argparse
+
+    ap = argparse.ArgumentParser(description="Cost of the eligibility-trace study: training and one measurement")
+    ap.add_argument("--variant", default="tcl-rr", choices=list(VARIANTS))
+    ap.add_argument("--games", type=int, default=50_000)
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args()
+    print(json.dumps(cost(a.variant, a.games, a.seed)))
