@@ -190,3 +190,20 @@ def test_paper_orderings_on_hand_made_win_rates():
     assert holds["heuristic"](heur) == [True, True]
     assert holds["heuristic"]({**heur, "descent-score": 59}) == [True, False]  # score exists but is not best
     assert holds["heuristic"]({**heur, "descent-mobility": 65, "descent-tree": 52}) == [False, False]
+
+
+def test_experiments_entry_writes_the_games_report_and_refuses_bad_input(tmp_path):
+    from farl_agents.descent.experiments import main
+
+    report, summary = tmp_path / "r.md", tmp_path / "s.json"
+    args = ["--stage", "games-report", "--out", str(tmp_path / "none"), "--games", "hex6,clobber", "--reps", "2",
+            "--report", str(report), "--summary", str(summary)]
+    assert main(args) == 0
+    assert "Hex 6×6 (data 0/2, search 0/2, heuristic 0/2)" in report.read_text()
+    assert json.loads(summary.read_text())["games"]["clobber"]["experiments"]["data"]["reps_done"] == []
+    with pytest.raises(SystemExit, match="unknown game 'chess'"):
+        main(args[:4] + ["--games", "chess"])
+    with pytest.raises(SystemExit, match="unknown experiment"):
+        main(args + ["--experiments", "speed"])
+    with pytest.raises(SystemExit, match="reps"):
+        main(args[:6] + ["--reps", "0"])
