@@ -168,7 +168,9 @@ def test_agent_file_thoughts_and_its_game(client, served):
 def test_pretrained_agents(client):
     from farl_agents import pretrained
 
-    assert client.get("/api/agents").json()["pretrained"] == pretrained.available()
+    listed = client.get("/api/agents").json()
+    assert listed["pretrained"] == pretrained.available()
+    assert listed["pretrained_params"]["nim3p"] == pretrained.load("nim3p").game.params  # max_take 5, not 3
     assert "tictactoe" in pretrained.available()
     v = new(client, "tictactoe", ["pretrained", "human"])
     v = client.post(f"/api/game/{v['id']}/agent").json()

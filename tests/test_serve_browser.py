@@ -66,7 +66,10 @@ def test_tictactoe_against_maxn_is_never_won(server, browser, tmp_path):
 
 
 def test_nim3p_in_one_seat(server, browser, tmp_path):
-    start_game(browser, server, "nim3p", ["maxn", "human", "random"])
+    """Seat 2 is the pretrained agent: choosing it sets the parameters it was trained with (the paper's
+    max_take=5, not the game's default 3)."""
+    start_game(browser, server, "nim3p", ["maxn", "human", "pretrained"])
+    assert browser.find_element(By.CSS_SELECTOR, "[data-param='max_take']").get_attribute("value") == "5"
     result = play_by_clicking(browser, lambda sticks: sticks[-1])  # take one stick from the last heap
     assert result.startswith("winner") or result == "draw"
     lines = browser.find_element(By.ID, "movelist").get_attribute("value").splitlines()

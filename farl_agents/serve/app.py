@@ -4,7 +4,8 @@ Endpoints (every answer is JSON; a refused request gets a 4xx status and
 ``{"error": message}``, and the server carries on)::
 
     GET  /api/games                   every registered game: default parameters, board layout, opponents
-    GET  /api/agents                  agent files and run folders under the served folder (+ pretrained agents)
+    GET  /api/agents                  agent files and run folders under the served folder (+ pretrained agents
+                                      and the game parameters each was trained with)
     GET  /api/runs                    run folders (with a curve.csv) under the served folder
     GET  /api/run?path=REL            one run's curve rows and evaluation results
     POST /api/new                     {game, params, seats: [choice per seat], seed} -> the game's view
@@ -171,7 +172,9 @@ def create_app(root, time_limit: float = 30.0) -> Starlette:
 
     async def agents(request):
         found = await run_in_threadpool(files.list_agents, state.root)
-        return JSONResponse({"agents": found, "pretrained": pretrained.available()})
+        shipped = pretrained.available()
+        return JSONResponse({"agents": found, "pretrained": shipped,
+                             "pretrained_params": {g: pretrained.card(g)["game_params"] for g in shipped}})
 
     async def runs(request):
         return JSONResponse(await run_in_threadpool(files.list_runs, state.root))

@@ -71,8 +71,18 @@ function fillForm() {
       `<input type="number" id="budget-${i}" min="1" title="depth / iterations" class="hidden"></label>`);
     const sel = $(`seat-${i}`);
     sel.value = (i === 0) ? "human" : g.opponents[Math.min(1, g.opponents.length - 1)].name;
-    sel.addEventListener("change", () => showBudget(i));
+    sel.addEventListener("change", () => { showBudget(i); if (sel.value === "pretrained") usePretrainedParams(g); });
     showBudget(i);
+  }
+}
+
+// a pretrained agent plays the game parameters it was trained with (Nim's max_take=5 of the paper, ...)
+function usePretrainedParams(g) {
+  const params = (AGENTS.pretrained_params || {})[g.name] || {};
+  for (const el of $("params").querySelectorAll("[data-param]")) {
+    const v = params[el.dataset.param];
+    if (v === undefined) continue;
+    if (el.type === "checkbox") el.checked = Boolean(v); else el.value = v;
   }
 }
 
