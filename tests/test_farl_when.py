@@ -56,3 +56,27 @@ def test_trained_entry_reports_values(tmp_path):
         assert m["games"] == 20 and sum(m["n_nonmover"].values()) > 0
         assert 0 <= m["move_farl1"] <= m["delta_farl1"] + 1e-9
     assert "| Nim 3x5 |" in farl_when.report([r])
+
+
+def test_hide_own_loss_hides_only_the_movers_final_loss():
+    raw = farl_envs.make_raw("othello")
+    env = farl_when.HideOwnLoss(raw)
+    rng = np.random.default_rng(0)
+    hidden = shown = 0
+    for g in range(12):
+        env.reset(seed=g)
+        for ag in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            env.step(int(rng.choice(np.flatnonzero(np.asarray(obs["action_mask"])))))
+            seen, real = env.rewards, raw.rewards
+            for other in raw.possible_agents:
+                if other == ag and raw.terminations.get(ag, False) and real[ag] < 0:
+                    assert seen[ag] == 0.0
+                    hidden += 1
+                else:
+                    assert seen.get(other, 0.0) == real.get(other, 0.0)
+                    shown += real.get(other, 0.0) != 0
+    assert hidden > 0 and shown > 0  # some movers lost, and the other rewards came through

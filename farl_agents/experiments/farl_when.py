@@ -242,6 +242,52 @@ def run_entry(entry: Entry, n_games: int, seed: int, epsilon: float | None = Non
     return res
 
 
+class HideOwnLoss:
+    """A farl AEC env as a learner sees it with the mover's own negative final reward hidden (reported as 0).
+
+    Without FARL a seat then never learns a loss, as in Hex, where losses never arrive on the loser's own
+    move: the intervention that tests whether Othello's two-sided signal is why it needs no FARL. Move
+    choice is unchanged (the candidates' rewards come from ``afterstates()``, which is not touched).
+    """
+
+    def __init__(self, raw):
+        self._raw = raw
+        self._mover = None
+
+    @property
+    def unwrapped(self):
+        return self
+
+    def __getattr__(self, name):
+        return getattr(self._raw, name)
+
+    def step(self, action):
+        self._mover = self._raw.agent_selection
+        self._raw.step(action)
+
+    @property
+    def rewards(self):
+        r = dict(self._raw.rewards)
+        if self._mover is not None and self._raw.terminations.get(self._mover, False) and r.get(self._mover, 0) < 0:
+            r[self._mover] = 0.0
+        return r
+
+
+def one_sided_othello(hide: bool, episodes: int, seed: int, games: int) -> dict:
+    """Train a no-FARL Othello agent (paper preset) through the AEC loop, with or without :class:`HideOwnLoss`,
+    and score it against Bench from the first ``games`` 4-ply openings in both colours."""
+    from farl_agents.runs.evaluation import evaluate_agent
+
+    agent = NTupleAgent("othello", paper_config("othello", farl=False, seed=seed, episodes=episodes))
+    raw = farl_envs.make_raw("othello")
+    t0 = time.process_time()
+    agent.train_aec(HideOwnLoss(raw) if hide else raw, episodes)
+    res = evaluate_agent(agent, ["bench"], "othello-4ply", games, seed=seed)
+    m = res.matchups[0]
+    return {"hide_own_loss": hide, "episodes": episodes, "seed": seed, "score_bench": float(m.score),
+            "se": float(m.win_rate_se), "games": int(m.n_games), "cpu_s": round(time.process_time() - t0, 1)}
+
+
 def _pct(x) -> str:
     return "–" if x is None else f"{100 * x:.0f} %"
 
@@ -292,7 +338,13 @@ def main(argv=None) -> None:
     ap.add_argument("--episodes-scale", type=float, default=1.0, help="multiply every training budget")
     ap.add_argument("--out", help="JSON file; entries already in it are kept and skipped (resumable)")
     ap.add_argument("--report", help="write the Markdown tables of --out here")
+    ap.add_argument("--one-sided", choices=("hide", "plain"), help="instead: train one no-FARL Othello agent, "
+                    "hiding each mover's own final loss (hide) or not (plain), and score it against Bench")
+    ap.add_argument("--episodes", type=int, default=12_000, help="--one-sided: training episodes")
     args = ap.parse_args(argv)
+    if args.one_sided:
+        print(json.dumps(one_sided_othello(args.one_sided == "hide", args.episodes, args.seed, args.games)))
+        return
     known = {e.preset: e for e in ENTRIES}
     chosen = args.only or list(known)
     bad = [k for k in chosen if k not in known]
