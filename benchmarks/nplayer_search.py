@@ -44,6 +44,7 @@ GAMES = [("sim 3p (K12)", "sim", {"players": 3}), ("yavalath 3p", "yavalath", {"
          ("chinese_checkers 3p", "chinese_checkers", {"players": 3, "max_moves": 300}),
          ("einstein_wurfelt_nicht 3p", "einstein_wurfelt_nicht", {"players": 3})]
 SEARCHES = {"Max-N": MaxN, "Paranoid": Paranoid}
+OUT = "docs/results/nplayer_search.md"
 
 
 def probe_position(game, seed: int = 0, plies: int = 6) -> np.ndarray:
@@ -86,7 +87,7 @@ def main(argv=None) -> int:
     ap.add_argument("--mcts", type=int, default=300, help="MCTS iterations of the opponents")
     ap.add_argument("--games", type=int, default=4, help="games per seat in the strength measurement (0: skip it)")
     ap.add_argument("--raw", default="runs/nplayer_search.json", help="raw figures (relative to the repository)")
-    ap.add_argument("--out", default=str(ROOT / "docs/results/nplayer_search.md"))
+    ap.add_argument("--out", default=OUT, help="the page (relative to the repository)")
     args = ap.parse_args(argv)
     raw_path = ROOT / args.raw
     raw = json.loads(raw_path.read_text()) if raw_path.exists() else {}
@@ -117,7 +118,8 @@ def main(argv=None) -> int:
     loads = [x for v in raw.values() for x in v.get("load", [])]
     lines = ["# Max-N and Paranoid on the 3-player games", "",
              f"Made by `nice -n 10 python benchmarks/nplayer_search.py --limit {args.limit:g} --move-seconds "
-             f"{args.move_seconds:g} --mcts {args.mcts} --games {args.games} --raw {args.raw}` on "
+             f"{args.move_seconds:g} --mcts {args.mcts} --games {args.games} --raw {args.raw}"
+             f"{'' if args.out == OUT else ' --out ' + args.out}` on "
              f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
              f"{time.strftime('%Y-%m-%d')}; 1-minute load "
              f"average between {min(loads, default=0):.1f} and {max(loads, default=0):.1f} while the games were "
@@ -139,7 +141,7 @@ def main(argv=None) -> int:
         for search, depth, cpu, nodes in raw.get(label, {}).get("depths", []):
             lines.append(f"| {label} | {search} | {depth} | {cpu:.3f} | {nodes:,} |")
     if args.games == 0:
-        atomic_write_text(args.out, "\n".join(lines) + "\n")
+        atomic_write_text(ROOT / args.out, "\n".join(lines) + "\n")
         print(f"wrote {args.out}")
         return 0
     lines += ["", f"## Against two MCTS{args.mcts} players, every seat", "",
@@ -151,7 +153,7 @@ def main(argv=None) -> int:
     for label, _, _ in GAMES:
         for search, depth, mean, se, n, cpu in raw.get(label, {}).get("strength", []):
             lines.append(f"| {label} | {search} | {depth} | {n} | {mean:+.2f} ± {se:.2f} | {cpu:.0f} |")
-    atomic_write_text(args.out, "\n".join(lines) + "\n")
+    atomic_write_text(ROOT / args.out, "\n".join(lines) + "\n")
     print(f"wrote {args.out}")
     return 0
 
