@@ -85,23 +85,29 @@ def markdown(summary: dict, command: str, continue_command: str) -> str:
         labels = HEURISTIC_LABELS if exp == "heuristic" else LABELS
         lines += [f"## {title}", "", "The paper's orderings: " + "; ".join(
             f"({i + 1}) {text}" for i, (text, _) in enumerate(CLAIMS[exp])) + ". A row \"(i) holds\" says "
-            "whether ordering (i) holds on the mean win rates, then in how many single repetitions it holds.", "",
-                  "| variant | " + " | ".join(games[k]["title"] for k in keys) + " |",
-                  "|---|" + "---:|" * len(keys)]
+            "whether ordering (i) holds on the mean win rates, then in how many single repetitions it holds; "
+            "the last column averages each variant's mean over the games where it was run.", "",
+                  "| variant | " + " | ".join(games[k]["title"] for k in keys) + " | mean over games |",
+                  "|---|" + "---:|" * (len(keys) + 1)]
         every = []
         for k in keys:
             for v in variants_of(exp, setup(k)):
                 if v not in every:
                     every.append(v)
         for v in every:
-            row = []
+            row, means = [], []
             for k in keys:
                 r = games[k]["experiments"][exp]["variants"].get(v)
                 row.append(_cell(r) if r else "n/a")
-            lines.append(f"| {labels.get(v, v)} | " + " | ".join(row) + " |")
+                if r and r["per_rep"]:
+                    means.append(r["mean"])
+            mean = f"{sum(means) / len(means):.1f} ({len(means)} games)" if means else "–"
+            lines.append(f"| {labels.get(v, v)} | " + " | ".join(row) + f" | {mean} |")
         for i in range(len(CLAIMS[exp])):
-            lines.append(f"| **({i + 1}) holds** | " + " | ".join(verdict(exp, i, games[k], n_reps) for k in keys)
-                         + " |")
+            verdicts = [verdict(exp, i, games[k], n_reps) for k in keys]
+            yes = sum(v.startswith("yes") for v in verdicts)
+            run = sum(v != "not run" for v in verdicts)
+            lines.append(f"| **({i + 1}) holds** | " + " | ".join(verdicts) + f" | {yes} of {run} games |")
         lines.append("")
     todo = []
     for k in keys:
