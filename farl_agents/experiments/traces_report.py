@@ -63,7 +63,7 @@ def collect(out, budget: str, variants: list[str]) -> dict:
     """``{variant: [per-run dict]}``: finished runs from result.json, unfinished ones from success.csv."""
     import json
 
-    from farl_agents.experiments.traces import BUDGETS, prefix, read_success
+    from farl_agents.experiments.traces_rows import BUDGETS, prefix, read_success
 
     plan = BUDGETS[budget]
     found = {}
@@ -118,7 +118,7 @@ def claims(meds: dict) -> list[str]:
 
 def _cost(out, budget: str, variants: list[str]) -> str:
     """One line: the measured wall seconds per measurement and per 10,000 training games (all runs so far)."""
-    from farl_agents.experiments.traces import prefix, read_success
+    from farl_agents.experiments.traces_rows import prefix, read_success
 
     evals, trains = [], []
     for v in variants:
@@ -165,7 +165,7 @@ def box_plot(found: dict, labels: dict, paper: dict, budget_games: int, path: Pa
 
 def write_report(out, budget: str, variants: list[str], command: str | None = None) -> Path:
     """Write OUT/<prefix>.md and its box plot from the runs on disk; returns the page's path."""
-    from farl_agents.experiments.traces import BUDGETS, PAPER_TABLE, VARIANTS, prefix
+    from farl_agents.experiments.traces_rows import BUDGETS, PAPER_TABLE, VARIANTS, prefix
 
     out = Path(out)
     plan = BUDGETS[budget]
