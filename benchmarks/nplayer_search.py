@@ -88,12 +88,13 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=4, help="games per seat in the strength measurement (0: skip it)")
     ap.add_argument("--raw", default="runs/nplayer_search.json", help="raw figures (relative to the repository)")
     ap.add_argument("--out", default=OUT, help="the page (relative to the repository)")
+    ap.add_argument("--report-only", action="store_true", help="write the page from the raw file, measure nothing")
     args = ap.parse_args(argv)
     raw_path = ROOT / args.raw
     raw = json.loads(raw_path.read_text()) if raw_path.exists() else {}
     load_before = os.getloadavg()[0]
     for label, name, params in GAMES:
-        if label in raw:
+        if label in raw or args.report_only:
             continue
         game = farl_envs.game_spec(name, **params)
         print(label, flush=True)
@@ -128,6 +129,8 @@ def main(argv=None) -> int:
              "Both searches value cut-off positions with the games' heuristics "
              "(`farl_agents/opponents/heuristics.py`); Max-N with its transposition table, Paranoid (Sturtevant & "
              "Korf 2000) with alpha-beta and move ordering, without a table.", "",
+             *([f"Not measured (run stopped before them): {', '.join(g[0] for g in GAMES if g[0] not in raw)}.", ""]
+               if any(g[0] not in raw for g in GAMES) else []),
              "## One move from a position 6 random moves into the game", "",
              "Deepest search whose move took at most 1 CPU s:", ""]
     for label, _, _ in GAMES:
@@ -148,11 +151,11 @@ def main(argv=None) -> int:
               f"The deepest search that took at most {args.move_seconds:g} CPU s for the move above; mean final "
               "reward of the searching player ± one standard error; the last row of each game is a random player in "
               "the same seats, the baseline (the rewards of a game do not sum to 0 in Sim, Yavalath and EWN).", "",
-              "| game | search | depth | games | mean reward | CPU s of the evaluation |",
-              "|---|---|---:|---:|---:|---:|"]
+              "| game | search | depth | games | mean reward |",
+              "|---|---|---:|---:|---:|"]
     for label, _, _ in GAMES:
-        for search, depth, mean, se, n, cpu in raw.get(label, {}).get("strength", []):
-            lines.append(f"| {label} | {search} | {depth} | {n} | {mean:+.2f} ± {se:.2f} | {cpu:.0f} |")
+        for search, depth, mean, se, n, _ in raw.get(label, {}).get("strength", []):
+            lines.append(f"| {label} | {search} | {depth} | {n} | {mean:+.2f} ± {se:.2f} |")
     atomic_write_text(ROOT / args.out, "\n".join(lines) + "\n")
     print(f"wrote {args.out}")
     return 0
