@@ -148,6 +148,7 @@ def main(argv=None) -> int:
         print(f"wrote {args.out}")
         return 0
     lines += ["", f"## Against two MCTS{args.mcts} players, every seat", "",
+              f"{3 * args.games} games per row (every seat): a first look, not a strength ranking. "
               f"The deepest search that took at most {args.move_seconds:g} CPU s for the move above; mean final "
               "reward of the searching player ± one standard error; the last row of each game is a random player in "
               "the same seats, the baseline (the rewards of a game do not sum to 0 in Sim, Yavalath and EWN).", "",
