@@ -40,6 +40,27 @@ TURN_DECISIONS = {"amazons": 3}
 
 
 @njit(cache=True)
+def _describe_child(kernels, p, child, rewards, k, boards, terminal, result, pieces):
+    """Fill row ``k`` of the expansion's arrays for ``child`` (reached with ``rewards``): its n-tuple board,
+    whether it is terminal and its result for player 0 (1 win, -1 loss, 0 draw), and each side's piece count."""
+    b = boards[k]
+    board(kernels, p, child, b)
+    if child[1] != 0:
+        terminal[k] = 1
+        d = rewards[0] - rewards[1]
+        result[k] = 1 if d > 0 else (-1 if d < 0 else 0)
+    c1 = 0
+    c2 = 0
+    for c in range(b.shape[0]):
+        if b[c] == 1:
+            c1 += 1
+        elif b[c] == 2:
+            c2 += 1
+    pieces[k, 0] = c1
+    pieces[k, 1] = c2
+
+
+@njit(cache=True)
 def expand_state(kernels, p, s, mask, n_cells, n_players):
     """``(actions, states, boards, terminal, result, pieces)`` of every legal action of ``s``.
 
@@ -60,22 +81,8 @@ def expand_state(kernels, p, s, mask, n_cells, n_players):
         rewards[:] = 0.0
         out = states[k]
         afterstate(kernels, p, s, a, out, rewards)
-        b = boards[k]
-        board(kernels, p, out, b)
         actions[k] = a
-        if out[1] != 0:
-            terminal[k] = 1
-            d = rewards[0] - rewards[1]
-            result[k] = 1 if d > 0 else (-1 if d < 0 else 0)
-        c1 = 0
-        c2 = 0
-        for c in range(n_cells):
-            if b[c] == 1:
-                c1 += 1
-            elif b[c] == 2:
-                c2 += 1
-        pieces[k, 0] = c1
-        pieces[k, 1] = c2
+        _describe_child(kernels, p, out, rewards, k, boards, terminal, result, pieces)
         k += 1
     return actions, states, boards, terminal, result, pieces
 
@@ -148,22 +155,7 @@ def expand_turns(kernels, p, s, masks, stack, rew_stack, n_cells, n_players):
     result = np.zeros(count, dtype=np.int8)
     pieces = np.zeros((count, 2), dtype=np.int32)
     for k in range(count):
-        out = states[k]
-        b = boards[k]
-        board(kernels, p, out, b)
-        if out[1] != 0:
-            terminal[k] = 1
-            d = rewards[k, 0] - rewards[k, 1]
-            result[k] = 1 if d > 0 else (-1 if d < 0 else 0)
-        c1 = 0
-        c2 = 0
-        for c in range(n_cells):
-            if b[c] == 1:
-                c1 += 1
-            elif b[c] == 2:
-                c2 += 1
-        pieces[k, 0] = c1
-        pieces[k, 1] = c2
+        _describe_child(kernels, p, states[k], rewards[k], k, boards, terminal, result, pieces)
     return actions[:count].copy(), states[:count].copy(), boards, terminal, result, pieces
 
 
