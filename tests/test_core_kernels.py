@@ -59,11 +59,13 @@ def test_kernels_that_are_not_module_level_functions_are_rejected():
 
 
 def _farl_files_used_by(module) -> set:
-    """The source files of every farl module whose names ``module`` imports (functions, classes, modules)."""
+    """The source files of every farl module whose names ``module`` imports (compiled functions, classes, modules)."""
     files = set()
     for value in vars(module).values():
         if isinstance(value, pytypes.ModuleType):
             owner = value
+        elif inspect.isfunction(value):
+            continue  # a plain Python function (not numba's): compiled code cannot call it, nothing is compiled in
         else:
             owner = inspect.getmodule(getattr(value, "py_func", value))
         if owner is not None and owner.__name__.split(".")[0] in ("farl_envs", "farl_agents"):
