@@ -50,6 +50,15 @@ def reset_player(player) -> None:
         reset()
 
 
+def check_search_state(game: GameSpec, state: np.ndarray) -> None:
+    """A ValueError unless ``state`` is a live position of ``game`` with the game's state shape (what a search
+    player needs before it looks for a move)."""
+    if state.shape != (game.state_size,):
+        raise ValueError(f"{game.id}: state must have shape ({game.state_size},), got {state.shape}")
+    if state[TERMINAL]:
+        raise ValueError(f"{game.id}: no move in a terminal position")
+
+
 def legal_mask(game: GameSpec, state: np.ndarray) -> np.ndarray:
     """The ``int8`` legal-action mask of ``state``; ``ValueError`` if the game is over."""
     if state[TERMINAL]:

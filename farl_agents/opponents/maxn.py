@@ -65,6 +65,7 @@ from farl_agents.opponents.search_hooks import (
     hooks_of,
     search_kernels,
 )
+from farl_agents.players import check_search_state
 from farl_envs.core.kernel_utils import copy_state
 from farl_envs.core.kernels import afterstate, legal_actions
 from farl_envs.core.rng import rng_below
@@ -350,10 +351,7 @@ class MaxN:
         self._key = key
 
     def _search(self, game: GameSpec, state: np.ndarray) -> np.ndarray:
-        if state.shape != (game.state_size,):
-            raise ValueError(f"{game.id}: state must have shape ({game.state_size},), got {state.shape}")
-        if state[TERMINAL]:
-            raise ValueError(f"{game.id}: no move in a terminal position")
+        check_search_state(game, state)
         self._prepare(game)
         self._root_vals[:] = np.nan
         self.last_nodes = int(maxn_search(self._kernels, self._hooks, game.p,

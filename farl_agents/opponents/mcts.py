@@ -52,6 +52,7 @@ import numpy as np
 from numba import njit
 
 from farl_agents.ntuple.budget import LIMIT_VARIABLE, human, memory_limit
+from farl_agents.players import check_search_state
 from farl_envs.core.kernels import afterstate, chance, kernels_of, legal_actions
 from farl_envs.core.playout import random_playout
 from farl_envs.core.rng import rng_below
@@ -277,10 +278,7 @@ class MCTS:
         return v, q
 
     def _run(self, game: GameSpec, state: np.ndarray, rng: np.ndarray) -> None:
-        if state.shape != (game.state_size,):
-            raise ValueError(f"{game.id}: state must have shape ({game.state_size},), got {state.shape}")
-        if state[TERMINAL]:
-            raise ValueError(f"{game.id}: no move in a terminal position")
+        check_search_state(game, state)
         self._prepare(game)
         lo, hi, adaptive = self._bounds(game)
         b = self._bufs
