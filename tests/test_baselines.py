@@ -5,6 +5,7 @@ The wrappers' SB3 ``check_env`` lives in test_envs_api.py. Skipped without the `
 import os
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 import pytest
@@ -141,7 +142,8 @@ def test_dqn_masked_argmax_never_picks_an_illegal_action(name):
     assert all(masks[i, random_legal(obs[i], n)[0]] for i in range(50))
 
 
-def test_snapshot_opponent_refreshes():
+def test_snapshot_opponent_refreshes(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where SB3's default logger would make its folder
     game = farl_envs.game_spec("tictactoe")
     model, snap = build_model(game, "maskable-ppo", seed=0, opponent="self-play", n_envs=1,
                               hyperparams={"n_steps": 128, "batch_size": 64})
@@ -159,6 +161,7 @@ def test_snapshot_opponent_refreshes():
     before = snap.frozen.scores(obs).copy()
     np.testing.assert_allclose(before, FrozenPolicy(model).scores(obs), atol=1e-6)
     model.learn(256, reset_num_timesteps=False)  # further learning does not leak into the frozen copy
+    assert not list(tmp_path.glob("SB3-*"))  # learn() left no SB3-<date> folder behind
     np.testing.assert_array_equal(snap.frozen.scores(obs), before)
     assert not np.allclose(FrozenPolicy(model).scores(obs), before)
     for _ in range(20):

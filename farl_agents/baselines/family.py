@@ -161,8 +161,11 @@ class Trainer:
 
     @classmethod
     def load(cls, spec, files: list[Path]) -> "Trainer":
+        from farl_agents.baselines.train import attach_logger
+
         model, snapshot = cls._build(spec)
         loaded = type(model).load(files[0], env=model.get_env(), device="cpu")
+        attach_logger(loaded)
         return cls(spec, loaded, snapshot)
 
     def _make_callbacks(self):

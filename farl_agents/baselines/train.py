@@ -123,7 +123,18 @@ def build_model(game: GameSpec, algo: str, seed: int = 0, opponent: str = "self-
         hp.update(hyperparams)
     cls = MaskablePPO if algo == "maskable-ppo" else MaskedDQN
     model = cls("MlpPolicy", venv, seed=seed, verbose=verbose, device="cpu", **hp)
+    attach_logger(model, verbose)
     return model, snap
+
+
+def attach_logger(model, verbose: int = 0) -> None:
+    """Give ``model`` a logger that writes no folder: SB3's default one makes an empty ``SB3-<date>`` folder in
+    the system's temporary directory on every ``learn`` (with ``verbose`` it prints the training table)."""
+    import sys
+
+    from stable_baselines3.common.logger import HumanOutputFormat, Logger
+
+    model.set_logger(Logger(folder=None, output_formats=[HumanOutputFormat(sys.stdout)] if verbose else []))
 
 
 def _curve_callback(budget: Budget, checkpoints: Checkpoints, evaluator, game: GameSpec, label: str, rows: list,
