@@ -28,6 +28,8 @@ import pytest
 from farl_agents.backend import run_tasks, transfer
 from farl_agents.backend.shipping import Home, bring_home, resumed, run_shipped
 from farl_agents.backend.transfer import FolderDelta, apply_delta, diff, read_folder, snapshot
+from farl_agents.evaluate import evaluate
+from farl_agents.learners import NTupleAgent, paper_config
 
 
 # ---------------------------------------------------------------- a small run-like task
@@ -258,8 +260,6 @@ class _FailsOnItsThirdMove:
 
 
 def test_an_evaluation_on_local_workers_raises_what_a_game_raised():
-    from farl_agents.evaluate import evaluate
-
     with pytest.raises(ArithmeticError, match="broken agent"):
         evaluate("tictactoe", _FailsOnItsThirdMove(), ["random"], n_games=4, jobs=2)
 
@@ -388,6 +388,11 @@ def test_table1_on_a_two_node_ray_cluster_survives_a_dead_node(tmp_path, monkeyp
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
     monkeypatch.setenv("RAY_AUTH_MODE", "disabled")  # a throw-away cluster on 127.0.0.1: no token to share
     env = dict(os.environ)
+    # compile TicTacToe's TD loop and the Max-N search of its evaluation into the numba cache the Ray workers share
+    # (NUMBA_CACHE_DIR, tests/conftest.py) once, here: else both workers compile them at the same time (~35 CPU s each)
+    warm = NTupleAgent("tictactoe", paper_config("tictactoe", episodes=2))
+    warm.train(2)
+    evaluate("tictactoe", [warm], ["maxn10"], n_games=1)
     started = []
     try:
         subprocess.run([ray_cli, "start", "--head", "--port", str(port), "--num-cpus", "1", "--disable-usage-stats",

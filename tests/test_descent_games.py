@@ -128,10 +128,7 @@ def test_game_table_heuristics_are_accepted_and_setup_checks_games():
 
 
 @pytest.mark.parametrize("key", NEW_GAMES)
-def test_descent_and_td_farl_run_on_every_new_game(tmp_path, key):
-    from farl_agents.descent.experiments import train_td
-    from farl_agents.learners.agent import NTupleAgent
-
+def test_descent_runs_on_every_new_game(tmp_path, key):
     gs = paper_games.GAMES[key]
     b = games_runner.budget(gs, {"train_seconds": 0.3, "move_seconds": 0.003})
     variant = "descent-score" if "score" in gs.heuristics else "descent-tree"
@@ -142,6 +139,30 @@ def test_descent_and_td_farl_run_on_every_new_game(tmp_path, key):
                        depth=1)
     res = evaluate(game, [agent], ["random"], n_games=1, start_states=("random", gs.opening_plies), seed=0)
     assert res.matchups[0].n_games == 2
+
+
+@pytest.mark.parametrize("key", NEW_GAMES)
+def test_td_farl_learns_on_every_new_game_through_the_aec_loop(key):
+    """TD-FARL's turn loop over the AEC env (the same compiled steps as the fast loop, see
+    test_equivalence.py) on each new game: it plays whole games and changes the weights."""
+    from farl_agents.descent.experiments import td_config
+    from farl_agents.learners.agent import NTupleAgent
+
+    gs = paper_games.GAMES[key]
+    agent = NTupleAgent(gs.game, td_config(gs.game, 0, episodes=3), **gs.params)
+    agent.train_aec(farl_envs.make(gs.game, **gs.params), 3)
+    assert agent.episodes_done == 3 and np.count_nonzero(agent.net.weights) > 0
+
+
+# The compiled self-play loop is specialised per game (~30 CPU s of numba compiling each): one game in the
+# default suite, the others with ``-m slow``.
+@pytest.mark.parametrize("key", [k if k == "clobber" else pytest.param(k, marks=pytest.mark.slow)
+                                 for k in NEW_GAMES])
+def test_td_farl_trains_compiled_on_every_new_game(tmp_path, key):
+    from farl_agents.descent.experiments import train_td
+    from farl_agents.learners.agent import NTupleAgent
+
+    gs = paper_games.GAMES[key]
     info = train_td(gs.game, gs.params, 0.2, 0, tmp_path / "td.npz", probe_episodes=4)
     assert info["episodes"] >= 2
     assert NTupleAgent.load(tmp_path / "td.npz").episodes_done == info["episodes"]

@@ -94,8 +94,11 @@ TOY = dict(heaps=1, heap_size=4, max_take=1)  # Nim3P: exactly 4 plies, p0 takes
 
 
 def _toy_agent(algo, **kw):
+    # TC-id is on but changes nothing here: its step factor |N|/A is exactly 1 until an entry's second change, and
+    # these episodes change each entry at most once. With TCL tables the agent has the paper presets' memory
+    # layout, so it runs the compiled loop that Nim3P's paper agents use (one numba compile less for the suite).
     cfg = LearnerConfig(algo=algo, alpha=1.0, epsilon=0.0, tanh_output=False, use_symmetry=False, ntuples="explicit",
-                        ntuple_cells=((0,),), episodes=1, **kw)
+                        ntuple_cells=((0,),), episodes=1, tcl="id", **kw)
     return NTupleAgent("nim3p", cfg, **TOY)
 
 
