@@ -161,3 +161,70 @@ def test_agent_of_another_board_encoding_is_refused(trained, tmp_path):
     np.savez(bad, **arrays)
     with pytest.raises(AgentFileError, match="other cell values"):
         NTupleAgent.load(bad)
+
+
+def test_quantize_is_exact_for_few_values_and_close_for_many():
+    from farl_agents.learners.agent_io import quantize
+
+    few = np.array([0.5, -2.0, 0.5, 3.25, -2.0], np.float32)
+    codes, levels = quantize(few)
+    assert np.array_equal(levels[codes], few) and levels.size == 3
+    rng = np.random.default_rng(0)
+    many = rng.standard_normal(200_000).astype(np.float32) * np.float32(0.01)
+    codes, levels = quantize(many)
+    assert codes.dtype == np.uint8 and levels.dtype == np.float32 and levels.size <= 256
+    assert np.all(np.diff(levels) > 0)
+    err = np.abs(levels[codes] - many)
+    step = (many.max() - many.min()) / 255  # an even grid of 256 levels errs by step / 4 on average
+    assert err.mean() < 0.6 * step / 4  # finer levels where the values crowd
+    assert levels[0] == many.min() and levels[-1] == many.max()  # the extremes are exact
+    # every value goes to its nearest level
+    nearest = np.abs(many[:1000, None] - levels[None, :]).min(axis=1)
+    assert np.allclose(err[:1000], nearest, rtol=0, atol=1e-9)
+    with pytest.raises(ValueError, match="n_levels"):
+        quantize(many, n_levels=257)
+
+
+def test_coded_weights_round_trip_and_are_checked(trained, tmp_path):
+    from farl_agents.learners.agent_io import quantize
+
+    agent, _ = trained
+    copy = NTupleAgent("nim3p", agent.config)
+    w = copy.net.weights.reshape(-1)
+    w[:] = agent.net.weights.reshape(-1)
+    live = np.flatnonzero(w)
+    codes, levels = quantize(w[live], n_levels=16)
+    w[live] = levels[codes]
+    with pytest.raises(ValueError, match="at most 256"):
+        _save_coded_with_too_many_values(agent, tmp_path)
+    path = copy.save(tmp_path / "coded.npz", coded_weights=True)
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    assert "weights" not in arrays and arrays["weights_codes"].dtype == np.uint8
+    assert arrays["weights_codes"].size == np.count_nonzero(copy.net.weights)
+    assert np.array_equal(NTupleAgent.load(path).net.weights, copy.net.weights)  # exact
+
+    def broken(**changes):
+        bad = dict(arrays, **changes)
+        target = tmp_path / "bad.npz"
+        np.savez(target, **bad)
+        return target
+
+    with pytest.raises(AgentFileError, match="weights_codes.*one uint8 per marked entry"):
+        NTupleAgent.load(broken(weights_codes=arrays["weights_codes"][:-1]))
+    with pytest.raises(AgentFileError, match="refers to level"):
+        NTupleAgent.load(broken(weights_levels=arrays["weights_levels"][:1]))
+    with pytest.raises(AgentFileError, match="weights_mask"):
+        NTupleAgent.load(broken(weights_mask=arrays["weights_mask"][:-1]))
+    with pytest.raises(AgentFileError, match="not finite"):
+        NTupleAgent.load(broken(weights_levels=np.full_like(arrays["weights_levels"], np.nan)))
+    no_levels = {k: v for k, v in arrays.items() if k != "weights_levels"}
+    np.savez(tmp_path / "bad2.npz", **no_levels)
+    with pytest.raises(AgentFileError, match="weights_levels.*missing"):
+        NTupleAgent.load(tmp_path / "bad2.npz")
+
+
+def _save_coded_with_too_many_values(agent, tmp_path):
+    many = NTupleAgent("nim3p", agent.config)
+    many.net.weights.reshape(-1)[:300] = np.arange(1, 301, dtype=np.float32)
+    many.save(tmp_path / "many.npz", coded_weights=True)

@@ -9,7 +9,12 @@ Layout (format ``farl-agent``, version 1):
 ``tuples``         the n-tuple set, ``int32[m, n]``
 ``weights``        dense ``float32`` tables, *or* ``weights_index`` (int64
                    flat positions) + ``weights_value`` (float32) when fewer
-                   than a third of the entries are non-zero
+                   than a third of the entries are non-zero, *or* (shipped
+                   agents whose weights take at most 256 values, see
+                   :func:`quantize`) ``weights_mask`` (the non-zero entries
+                   as bits, ``uint8``) + ``weights_codes`` (``uint8``, one per
+                   non-zero entry in table order) + ``weights_levels``
+                   (``float32``, the value of each code)
 ``tcl_n/tcl_a``    TCL accumulators, stored the same way (only entries that
                    differ from their initial value)
 ``agent_rng`` ...  the random generators, so training resumes exactly
@@ -70,6 +75,81 @@ def put_table(arrays: dict, name: str, table: np.ndarray, base: float) -> None:
         arrays[name] = table
 
 
+MAX_LEVELS = 256
+"""The most distinct values a coded table (``NAME_mask`` + ``NAME_codes`` + ``NAME_levels``) can hold."""
+
+
+def quantize(values: np.ndarray, n_levels: int = MAX_LEVELS, rounds: int = 10) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, levels)`` with ``levels[codes]`` close to ``values``: ``n_levels`` ≤ 256 levels that keep the
+    squared error small, each value coded by its nearest level.
+
+    The levels start where a quantizer of least squared error puts them for many levels (Panter & Dite 1951:
+    spaced as the cube root of the values' density, so crowded values get fine levels and the rare large ones
+    still get some) and are then refined by ``rounds`` rounds of Lloyd's algorithm (each level moves to the
+    mean of the values it codes); the smallest and the largest value keep exact levels. Lossy; used to ship large agents (2048's 13 million live weights) in a
+    fraction of their size, and then only when the evaluation shows the coded agent plays as well
+    (:mod:`farl_agents.pretrained.build`).
+    """
+    if not 2 <= n_levels <= MAX_LEVELS:
+        raise ValueError(f"n_levels must be in 2..{MAX_LEVELS}, got {n_levels}")
+    v = np.asarray(values, dtype=np.float32).ravel().astype(np.float64)
+    distinct = np.unique(v)
+    if distinct.size <= n_levels:  # nothing to merge: exact
+        return np.searchsorted(distinct, v).astype(np.uint8), distinct.astype(np.float32)
+    counts, edges = np.histogram(v, bins=1 << 16)
+    share = np.cumsum(np.cbrt(counts))
+    share /= share[-1]
+    centres = (edges[:-1] + edges[1:]) / 2
+    levels = np.unique(centres[np.searchsorted(share, (np.arange(n_levels) + 0.5) / n_levels)])
+    for _ in range(rounds):
+        codes = np.searchsorted((levels[1:] + levels[:-1]) / 2, v)
+        members = np.bincount(codes, minlength=levels.size)
+        sums = np.bincount(codes, weights=v, minlength=levels.size)
+        levels = np.unique(np.where(members > 0, sums / np.maximum(members, 1), levels))
+    levels[0], levels[-1] = distinct[0], distinct[-1]  # the extreme weights stay exact
+    levels32 = np.unique(levels.astype(np.float32))
+    codes = np.searchsorted((levels32[1:].astype(np.float64) + levels32[:-1]) / 2, v)
+    return codes.astype(np.uint8), levels32
+
+
+def put_coded_table(arrays: dict, name: str, table: np.ndarray, base: float) -> None:
+    """Add ``table`` to ``arrays`` as a coded table: bits for the entries that differ from ``base``, and for each
+    of them a ``uint8`` code into at most 256 levels. Exact: ``table`` must take at most 256 distinct values
+    besides ``base`` (round it with :func:`quantize` first), else ValueError."""
+    flat = table.ravel()
+    changed = flat != np.float32(base)
+    levels = np.unique(flat[changed])
+    if levels.size > MAX_LEVELS:
+        raise ValueError(f"{name}: {levels.size} distinct values, a coded table holds at most {MAX_LEVELS} "
+                         f"(quantize the weights first)")
+    arrays[name + "_mask"] = np.packbits(changed)
+    arrays[name + "_codes"] = np.searchsorted(levels, flat[changed]).astype(np.uint8)
+    arrays[name + "_levels"] = levels.astype(np.float32)
+
+
+def _coded_table(arrays: dict, name: str, size: int, base: float) -> np.ndarray:
+    """The flat table of a coded field (see :func:`put_coded_table`), every part checked."""
+    mask, codes, levels = (arrays.get(name + part) for part in ("_mask", "_codes", "_levels"))
+    missing = [name + part for part, a in zip(("_mask", "_codes", "_levels"), (mask, codes, levels)) if a is None]
+    if missing:
+        raise AgentFileError(f"field {missing[0]!r} is missing")
+    if mask.dtype != np.uint8 or mask.shape != ((size + 7) // 8,):
+        raise AgentFileError(f"field {name + '_mask'!r} must be {(size + 7) // 8} uint8 bytes (one bit per entry)")
+    bits = np.unpackbits(mask)
+    if bits[size:].any():
+        raise AgentFileError(f"field {name + '_mask'!r} marks entries beyond the table's {size}")
+    where = np.flatnonzero(bits[:size])
+    if codes.dtype != np.uint8 or codes.shape != where.shape:
+        raise AgentFileError(f"field {name + '_codes'!r} must hold one uint8 per marked entry ({where.size})")
+    if levels.dtype != np.float32 or levels.ndim != 1 or not 1 <= levels.size <= MAX_LEVELS:
+        raise AgentFileError(f"field {name + '_levels'!r} must be 1..{MAX_LEVELS} float32 values")
+    if codes.size and int(codes.max()) >= levels.size:
+        raise AgentFileError(f"field {name + '_codes'!r} refers to level {int(codes.max())} of {levels.size}")
+    table = np.full(size, base, dtype=np.float32)
+    table[where] = levels[codes]
+    return table
+
+
 def get_table(arrays: dict, name: str, shape: tuple, base: float) -> np.ndarray:
     """The ``float32`` table ``name`` of shape ``shape`` stored by :func:`put_table`, checked entry by entry.
 
@@ -82,6 +162,8 @@ def get_table(arrays: dict, name: str, shape: tuple, base: float) -> np.ndarray:
         if table.shape != shape or table.dtype != np.float32:
             raise AgentFileError(f"field {name!r} has shape {table.shape}/{table.dtype}, expected {shape}/float32")
         table = table.copy()
+    elif name + "_mask" in arrays:
+        table = _coded_table(arrays, name, int(np.prod(shape)), base).reshape(shape)
     else:
         index, values = arrays.get(name + "_index"), arrays.get(name + "_value")
         if index is None and values is None:

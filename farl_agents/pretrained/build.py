@@ -6,9 +6,10 @@ common run stack (:class:`~farl_agents.runs.Run`) in ``runs/pretrained/GAME``
 a crash, ``--stop-after``) continues where it stopped when run again. When
 the budget is done the agent is measured by the evaluation harness against
 the game's reference opponents (:data:`STRENGTH_PLAN`) and stored sparse, without
-the TCL accumulators (play never reads them), with float16-rounded weights only
-when the same measurement of the rounded copy scores no worse; its card is
-generated from what was run and measured.
+the TCL accumulators (play never reads them), with its weights rounded to 256
+values or to float16 precision only when the same measurement of the rounded
+copy scores no worse (:data:`STORAGES`); its card is generated from what was
+run and measured.
 """
 from __future__ import annotations
 
@@ -160,25 +161,40 @@ def no_loss(reference: list[dict], candidate: list[dict]) -> bool:
     return True
 
 
-def playing_copy(agent, float16: bool = False):
-    """The agent as shipped: the same tuples and weights without the TCL accumulators, optionally with the
-    weights rounded to float16 precision.
+STORAGES = ("coded-256", "float16-rounded", "float32")
+"""How a shipped agent's weights can be stored, smallest file first: ``coded-256`` rounds the non-zero weights
+to 256 values (:func:`~farl_agents.learners.agent_io.quantize`, one byte each in the file), ``float16-rounded``
+to float16 precision (stored as float32 with 13 zero mantissa bits, which compress to about half), ``float32``
+keeps them as trained. A build ships the first one whose measurement is no worse than float32's
+(:func:`no_loss`)."""
+
+
+def playing_copy(agent, storage: str = "float32"):
+    """The agent as shipped: the same tuples and weights without the TCL accumulators, with the weights
+    rounded as ``storage`` (one of :data:`STORAGES`) says.
 
     Temporal coherence learning (Beal & Smith 1999) only scales the learning steps; a move is chosen from
-    the weights alone, so the copy plays exactly like ``agent`` while its file is a third of the size (it
-    cannot continue the training bit for bit: the run folder keeps the full agent for that). Rounded weights
-    stay float32 in the file (the agent format stores float32 tables) but, with 13 zero mantissa bits, they
-    compress to about half. Raises ValueError when a weight is beyond float16's range.
+    the weights alone, so the float32 copy plays exactly like ``agent`` while its file is a third of the size
+    (it cannot continue the training bit for bit: the run folder keeps the full agent for that). Raises
+    ValueError for an unknown storage and (float16) for a weight beyond float16's range.
     """
     from farl_agents.learners.agent import NTupleAgent
+    from farl_agents.learners.agent_io import quantize
 
+    if storage not in STORAGES:
+        raise ValueError(f"unknown storage {storage!r}; use one of {', '.join(STORAGES)}")
     copy = NTupleAgent(agent.game, agent.config.replace(tcl="none"), tuples=agent.tuples)
-    weights = agent.net.weights
-    if float16:
+    weights = np.array(agent.net.weights, dtype=np.float32)
+    if storage == "float16-rounded":
         half = weights.astype(np.float16)
         if not np.isfinite(half).all():
             raise ValueError("weights beyond float16's range: keep float32")
         weights = half.astype(np.float32)
+    elif storage == "coded-256":
+        flat = weights.reshape(-1)
+        live = np.flatnonzero(flat)
+        codes, levels = quantize(flat[live])
+        flat[live] = levels[codes]  # a level of exactly 0 would only drop the entry, as a zero weight is absent
     copy.net.weights[...] = weights
     copy.agent_rng[:] = agent.agent_rng
     copy.env_rng[:] = agent.env_rng
@@ -226,19 +242,19 @@ def build(game: str, budget: str = "paper", out_dir: str | Path | None = None,
     full = playing_copy(agent)
     strength32 = measure(full, game, jobs=jobs)
     storage, chosen, strength = "float32", full, strength32
-    try:
-        half = playing_copy(agent, float16=True)
-    except ValueError as exc:
-        log(f"float16: {exc}")
-        half = None
-    if half is not None:
-        strength16 = measure(half, game, jobs=jobs)
-        if no_loss(strength32, strength16):
-            storage, chosen, strength = "float16-rounded", half, strength16
-        else:
-            log("the float16-rounded weights play worse: keeping float32")
+    for candidate in STORAGES[:-1]:  # smallest first
+        try:
+            copy = playing_copy(agent, candidate)
+        except ValueError as exc:
+            log(f"{candidate}: {exc}")
+            continue
+        measured = measure(copy, game, jobs=jobs)
+        if no_loss(strength32, measured):
+            storage, chosen, strength = candidate, copy, measured
+            break
+        log(f"the {candidate} weights play worse than float32: not shipped that way")
     out_dir.mkdir(parents=True, exist_ok=True)
-    agent_path = chosen.save(out_dir / f"{game}.npz")
+    agent_path = chosen.save(out_dir / f"{game}.npz", coded_weights=storage == "coded-256")
     spec = run.spec
     record = json.loads((run.folder / "run.json").read_text())
     card = {
