@@ -202,15 +202,19 @@ def test_a_run_being_trained_by_another_process_is_refused(tmp_path, capsys):
     assert cli.main(args + ["--stop-after", "20"]) == 0
     assert not (out / ".lock").exists()  # released after training
     other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    writing = out / "checkpoints" / ".agent-000000000040.npz.x1y2.tmp"  # the other process's checkpoint, half written
     try:
         (out / ".lock").write_text(f"{other.pid} {os.uname().nodename}\n")
+        writing.write_bytes(b"half")
         capsys.readouterr()
         assert cli.main(["train", "--resume", str(out), "--quiet"]) == 2
         err = capsys.readouterr().err
         assert f"another process (PID {other.pid})" in err and len(err.strip().splitlines()) == 1
+        assert writing.read_bytes() == b"half"  # the refused process left the owner's files alone
     finally:
         other.kill()
         other.wait()
     # the owner is gone: the lock is stale and the run goes on
     assert cli.main(["train", "--resume", str(out), "--quiet"]) == 0
     assert Run.open(out).finished and not (out / ".lock").exists()
+    assert not writing.exists()  # ... and its stray temporary file was cleaned up under the lock

@@ -127,9 +127,6 @@ class Run:
         legacy.upgrade(folder)  # farl 0.1 Nemesh / Descent folders get the common layout first
         spec = read_spec(folder)
         ensure_writable(folder)
-        for pattern in STRAY_PATTERNS:
-            for stray in folder.glob(pattern):
-                stray.unlink(missing_ok=True)
         cls_trainer = families.get(spec.family).trainer()
         marker_path = folder / "checkpoint.json"
         if not marker_path.exists():
@@ -273,7 +270,15 @@ class Run:
         the same run (:class:`~farl_agents.runs.safety.RunLock`).
         """
         with RunLock(self.folder):
+            self._remove_strays()
             return self._train(stop_after, progress, chunk_seconds, checkpoint_minutes, eval_jobs, on_chunk)
+
+    def _remove_strays(self) -> None:
+        """Delete half-written files a crashed process left (:data:`STRAY_PATTERNS`). Only under the run's lock:
+        while another process trains the run, its temporary files are the checkpoint it is writing."""
+        for pattern in STRAY_PATTERNS:
+            for stray in self.folder.glob(pattern):
+                stray.unlink(missing_ok=True)
 
     def _train(self, stop_after, progress, chunk_seconds, checkpoint_minutes, eval_jobs, on_chunk) -> str:
         total = self.total
