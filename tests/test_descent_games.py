@@ -154,10 +154,11 @@ def test_td_farl_learns_on_every_new_game_through_the_aec_loop(key):
     assert agent.episodes_done == 3 and np.count_nonzero(agent.net.weights) > 0
 
 
-# The compiled self-play loop is specialised per game (~30 CPU s of numba compiling each): one game in the
-# default suite, the others with ``-m slow``.
-@pytest.mark.parametrize("key", [k if k == "clobber" else pytest.param(k, marks=pytest.mark.slow)
-                                 for k in NEW_GAMES])
+# The compiled self-play loop is specialised per game (~30 CPU s of numba compiling each), so these run with
+# ``-m slow``; the default suite trains TD-FARL on every new game through the AEC loop above, whose steps are
+# the compiled loop's (tests/test_equivalence.py).
+@pytest.mark.slow
+@pytest.mark.parametrize("key", NEW_GAMES)
 def test_td_farl_trains_compiled_on_every_new_game(tmp_path, key):
     from farl_agents.descent.experiments import train_td
     from farl_agents.learners.agent import NTupleAgent

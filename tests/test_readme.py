@@ -179,11 +179,18 @@ def run_shell(command: str, cwd: Path) -> None:
                                   f"\n--- stderr\n{proc.stderr[-3000:]}")
 
 
-BLOCKS = all_blocks()
+BLOCKS = blocks_of(ROOT / "README.md")
+"""The README's blocks; the tutorial's run in tests/test_tutorial.py (a file of its own, so that a parallel
+run gives the two documents, each a few minutes of commands in order, to two workers)."""
 
 
 @pytest.mark.parametrize("block", BLOCKS, ids=[b.name for b in BLOCKS])
 def test_block_runs(block: Block, workdirs, monkeypatch):
+    run_block(block, workdirs, monkeypatch)
+
+
+def run_block(block: Block, workdirs, monkeypatch) -> None:
+    """Run ``block`` in its document's working folder: skipped for its marker or a missing extra."""
     if block.skip:
         pytest.skip(block.skip)
     if block.needs:
@@ -219,7 +226,8 @@ def test_the_extractor_finds_blocks_markers_and_commands(tmp_path):
 
 
 def test_every_document_has_blocks_and_every_marker_is_known():
+    blocks = all_blocks()
     for doc in DOCUMENTS:
-        assert any(b.document == doc for b in BLOCKS), f"{doc} has no runnable block"
-    for b in BLOCKS:
+        assert any(b.document == doc for b in blocks), f"{doc} has no runnable block"
+    for b in blocks:
         assert b.needs is None or b.needs in EXTRAS, b.name

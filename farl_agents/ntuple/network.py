@@ -109,7 +109,8 @@ def build_net(tuples: np.ndarray, n_values: int, n_players: int, n_outputs: int,
         if u:
             cell_uses[c, : len(u)] = u
     cell_use_count = np.array([len(u) for u in uses], dtype=np.int64)
-    return Net(weights, tcl_n, tcl_a, sym_cells, powers, offsets, acts.astype(np.int32), cell_uses, cell_use_count)
+    action_sym = np.ascontiguousarray(acts, dtype=np.int32)  # C order whatever the game built: one compiled type
+    return Net(weights, tcl_n, tcl_a, sym_cells, powers, offsets, action_sym, cell_uses, cell_use_count)
 
 
 @njit(cache=True, inline="always")

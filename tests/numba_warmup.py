@@ -1,0 +1,48 @@
+"""Compile the self-play loops that many tests share into the numba cache, before the test workers start.
+
+A parallel run (``pytest -n N``) starts N workers at once on an empty cache; every worker, and every ``farl``
+command the README test runs, then compiles the loops it meets (~15-30 CPU s each) even when another process
+is compiling the same one at that moment. ``tests/conftest.py`` runs this script in two processes first (one per
+part, each loop in one of them), so the tests load the loops below from the cache instead. It changes no
+result: a test that needs a loop not listed here compiles it, as before.
+
+Run by hand: ``python tests/numba_warmup.py 0`` (and ``1``).
+"""
+from __future__ import annotations
+
+import sys
+
+PARTS = (
+    # TicTacToe TD with plain tables: the README's main job, the Ray test, the equivalence test, the CLI tests;
+    # its AEC steps; Connect Four TD with TCL tables: the README's Connect Four commands and the equivalence test
+    (("tictactoe", "td", True), ("connect_four", "td", False)),
+    # Nim3P with TCL tables (the paper preset): TD and Q, compiled loop and AEC steps: the README's main job,
+    # the resume, hand-episode and equivalence tests; TicTacToe SARSA's AEC step (plain tables)
+    (("nim3p", "td", True), ("nim3p", "q", True), ("tictactoe", "sarsa", "aec")),
+)
+"""Per part: (game, algorithm, what to compile) with True: the compiled loop and the AEC steps, False: the
+compiled loop, ``"aec"``: the AEC steps only."""
+
+
+OPPONENTS = {"tictactoe": ("maxn10",), "nim3p": ("maxn15", "mcts10")}
+"""The searches the README's main job evaluates against (the search budget is not part of the compiled code)."""
+
+
+def warm(part: int) -> None:
+    import farl_envs
+    from farl_agents.evaluate import evaluate
+    from farl_agents.learners import NTupleAgent, paper_config
+
+    for game, algo, what in PARTS[part]:
+        config = paper_config(game, algo=algo, episodes=1)
+        agent = NTupleAgent(game, config)
+        if what in (True, False):
+            agent.train(1)
+        if what in (True, "aec"):
+            NTupleAgent(game, config).train_aec(farl_envs.make(game), 1)
+        if algo == "td" and game in OPPONENTS:
+            evaluate(game, [agent], list(OPPONENTS[game]), n_games=1)
+
+
+if __name__ == "__main__":
+    warm(int(sys.argv[1]))
