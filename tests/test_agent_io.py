@@ -185,7 +185,7 @@ def test_quantize_is_exact_for_few_values_and_close_for_many():
         quantize(many, n_levels=257)
 
 
-def test_coded_weights_round_trip_and_are_checked(trained, tmp_path):
+def test_masked_weights_round_trip_and_are_checked(trained, tmp_path):
     from farl_agents.learners.agent_io import quantize
 
     agent, _ = trained
@@ -196,13 +196,26 @@ def test_coded_weights_round_trip_and_are_checked(trained, tmp_path):
     codes, levels = quantize(w[live], n_levels=16)
     w[live] = levels[codes]
     with pytest.raises(ValueError, match="at most 256"):
-        _save_coded_with_too_many_values(agent, tmp_path)
-    path = copy.save(tmp_path / "coded.npz", coded_weights=True)
+        many = NTupleAgent("nim3p", agent.config)
+        many.net.weights.reshape(-1)[:300] = np.arange(1, 301, dtype=np.float32)
+        many.save(tmp_path / "many.npz", weight_format="levels")
+    with pytest.raises(ValueError, match="not float16 numbers"):
+        odd = NTupleAgent("nim3p", agent.config)
+        odd.net.weights.reshape(-1)[0] = np.float32(0.1)  # not a float16 number
+        odd.save(tmp_path / "odd.npz", weight_format="float16")
+    with pytest.raises(ValueError, match="unknown format"):
+        copy.save(tmp_path / "x.npz", weight_format="int8")
+    path = copy.save(tmp_path / "coded.npz", weight_format="levels")
     with np.load(path) as data:
         arrays = {k: data[k] for k in data.files}
     assert "weights" not in arrays and arrays["weights_codes"].dtype == np.uint8
     assert arrays["weights_codes"].size == np.count_nonzero(copy.net.weights)
     assert np.array_equal(NTupleAgent.load(path).net.weights, copy.net.weights)  # exact
+    half = NTupleAgent("nim3p", agent.config)
+    half.net.weights[...] = agent.net.weights.astype(np.float16)
+    with np.load(half.save(tmp_path / "half.npz", weight_format="float16")) as data:
+        assert data["weights_values"].dtype == np.float16
+    assert np.array_equal(NTupleAgent.load(tmp_path / "half.npz").net.weights, half.net.weights)
 
     def broken(**changes):
         bad = dict(arrays, **changes)
@@ -218,13 +231,28 @@ def test_coded_weights_round_trip_and_are_checked(trained, tmp_path):
         NTupleAgent.load(broken(weights_mask=arrays["weights_mask"][:-1]))
     with pytest.raises(AgentFileError, match="not finite"):
         NTupleAgent.load(broken(weights_levels=np.full_like(arrays["weights_levels"], np.nan)))
+    with pytest.raises(AgentFileError, match="weights_values.*one float16 or float32 per marked entry"):
+        NTupleAgent.load(broken(weights_values=np.zeros(3, np.float64)))
     no_levels = {k: v for k, v in arrays.items() if k != "weights_levels"}
     np.savez(tmp_path / "bad2.npz", **no_levels)
     with pytest.raises(AgentFileError, match="weights_levels.*missing"):
         NTupleAgent.load(tmp_path / "bad2.npz")
 
 
-def _save_coded_with_too_many_values(agent, tmp_path):
-    many = NTupleAgent("nim3p", agent.config)
-    many.net.weights.reshape(-1)[:300] = np.arange(1, 301, dtype=np.float32)
-    many.save(tmp_path / "many.npz", coded_weights=True)
+def test_playing_copies_keep_what_their_storage_says(trained):
+    from farl_agents.pretrained.build import STORAGES, playing_copy
+
+    agent, _ = trained
+    w = agent.net.weights
+    assert np.array_equal(playing_copy(agent).net.weights, w) and playing_copy(agent).net.tcl_n.size == 0
+    assert np.array_equal(playing_copy(agent, "float16-rounded").net.weights, w.astype(np.float16))
+    half = playing_copy(agent, "float16-largest-half").net.weights
+    live = np.abs(w[w != 0])
+    assert np.count_nonzero(half) == np.count_nonzero(live >= np.median(live))  # the larger half kept
+    kept = half != 0
+    assert np.array_equal(half[kept], w[kept].astype(np.float16).astype(np.float32))
+    coded = playing_copy(agent, "coded-256").net.weights
+    assert np.unique(coded[coded != 0]).size <= 256
+    assert set(STORAGES) == {"coded-256", "float16-largest-half", "float16-rounded", "float32"}
+    with pytest.raises(ValueError, match="unknown storage"):
+        playing_copy(agent, "int4")

@@ -189,21 +189,22 @@ class NTupleAgent:
         return int(mem.cand_action[k])
 
     # ----------------------------------------------------------- files
-    def save(self, path, coded_weights: bool = False) -> Path:
+    def save(self, path, weight_format: str | None = None) -> Path:
         """Write the agent to ``path`` (``.npz``) atomically; the layout is in :mod:`farl_agents.learners.agent_io`.
 
-        ``coded_weights``: store the weight table as one byte per non-zero entry (a code into at most 256
-        values, exact; for weights rounded by :func:`~farl_agents.learners.agent_io.quantize`, as shipped
-        agents are), else ValueError.
+        ``weight_format``: None stores the weight table dense, or sparse when few entries are set; ``levels``,
+        ``float16`` or ``float32`` store a bit per entry and the non-zero weights in that format (exact: the
+        weights must already be rounded to it, as shipped agents' are; see
+        :func:`~farl_agents.learners.agent_io.put_masked_table`).
         """
         g, cfg, net = self.game, self.config, self.net
         meta = {"game": g.name, "game_params": g.params, "n_cell_values": g.n_cell_values,
                 "config": cfg.to_dict(), "episodes_done": self.episodes_done}
         arrays = {"tuples": self.tuples, "agent_rng": self.agent_rng, "env_rng": self.env_rng}
-        if coded_weights:
-            agent_io.put_coded_table(arrays, "weights", net.weights, 0.0)
-        else:
+        if weight_format is None:
             agent_io.put_table(arrays, "weights", net.weights, 0.0)
+        else:
+            agent_io.put_masked_table(arrays, "weights", net.weights, 0.0, weight_format)
         if net.tcl_n.size:
             agent_io.put_table(arrays, "tcl_n", net.tcl_n, cfg.tcl_init)
             agent_io.put_table(arrays, "tcl_a", net.tcl_a, cfg.tcl_init)

@@ -10,11 +10,11 @@ Layout (format ``farl-agent``, version 1):
 ``weights``        dense ``float32`` tables, *or* ``weights_index`` (int64
                    flat positions) + ``weights_value`` (float32) when fewer
                    than a third of the entries are non-zero, *or* (shipped
-                   agents whose weights take at most 256 values, see
-                   :func:`quantize`) ``weights_mask`` (the non-zero entries
-                   as bits, ``uint8``) + ``weights_codes`` (``uint8``, one per
-                   non-zero entry in table order) + ``weights_levels``
-                   (``float32``, the value of each code)
+                   agents, :func:`put_masked_table`) ``weights_mask`` (the
+                   non-zero entries as bits, ``uint8``) and, one per marked
+                   entry in table order, ``weights_values`` (``float16`` or
+                   ``float32``) or ``weights_codes`` (``uint8``) into
+                   ``weights_levels`` (``float32``, at most 256 values)
 ``tcl_n/tcl_a``    TCL accumulators, stored the same way (only entries that
                    differ from their initial value)
 ``agent_rng`` ...  the random generators, so training resumes exactly
@@ -86,8 +86,8 @@ def quantize(values: np.ndarray, n_levels: int = MAX_LEVELS, rounds: int = 10) -
     The levels start where a quantizer of least squared error puts them for many levels (Panter & Dite 1951:
     spaced as the cube root of the values' density, so crowded values get fine levels and the rare large ones
     still get some) and are then refined by ``rounds`` rounds of Lloyd's algorithm (each level moves to the
-    mean of the values it codes); the smallest and the largest value keep exact levels. Lossy; used to ship large agents (2048's 13 million live weights) in a
-    fraction of their size, and then only when the evaluation shows the coded agent plays as well
+    mean of the values it codes); the smallest and the largest value keep exact levels. Lossy: a shipped agent
+    is stored this way only when the evaluation shows the coded agent plays as well
     (:mod:`farl_agents.pretrained.build`).
     """
     if not 2 <= n_levels <= MAX_LEVELS:
@@ -112,40 +112,63 @@ def quantize(values: np.ndarray, n_levels: int = MAX_LEVELS, rounds: int = 10) -
     return codes.astype(np.uint8), levels32
 
 
-def put_coded_table(arrays: dict, name: str, table: np.ndarray, base: float) -> None:
-    """Add ``table`` to ``arrays`` as a coded table: bits for the entries that differ from ``base``, and for each
-    of them a ``uint8`` code into at most 256 levels. Exact: ``table`` must take at most 256 distinct values
-    besides ``base`` (round it with :func:`quantize` first), else ValueError."""
+MASKED_FORMATS = ("levels", "float16", "float32")
+"""How :func:`put_masked_table` stores the marked entries' values: ``levels`` one byte each (a code into at most
+256 float32 values), ``float16`` two bytes, ``float32`` four."""
+
+
+def put_masked_table(arrays: dict, name: str, table: np.ndarray, base: float, values: str) -> None:
+    """Add ``table`` to ``arrays`` as a bit per entry (set where it differs from ``base``) and the values of the
+    set entries in the format ``values`` (:data:`MASKED_FORMATS`). Exact: ``table`` must already be rounded to
+    that format (``levels``: at most 256 distinct values, see :func:`quantize`; ``float16``: float16 numbers),
+    else ValueError."""
+    if values not in MASKED_FORMATS:
+        raise ValueError(f"unknown format {values!r} for the values; use one of {', '.join(MASKED_FORMATS)}")
     flat = table.ravel()
     changed = flat != np.float32(base)
-    levels = np.unique(flat[changed])
-    if levels.size > MAX_LEVELS:
-        raise ValueError(f"{name}: {levels.size} distinct values, a coded table holds at most {MAX_LEVELS} "
-                         f"(quantize the weights first)")
+    kept = flat[changed]
     arrays[name + "_mask"] = np.packbits(changed)
-    arrays[name + "_codes"] = np.searchsorted(levels, flat[changed]).astype(np.uint8)
-    arrays[name + "_levels"] = levels.astype(np.float32)
+    if values == "levels":
+        levels = np.unique(kept)
+        if levels.size > MAX_LEVELS:
+            raise ValueError(f"{name}: {levels.size} distinct values, a coded table holds at most {MAX_LEVELS} "
+                             f"(quantize the weights first)")
+        arrays[name + "_codes"] = np.searchsorted(levels, kept).astype(np.uint8)
+        arrays[name + "_levels"] = levels.astype(np.float32)
+    else:
+        stored = kept.astype(values)
+        if not np.array_equal(stored.astype(np.float32), kept):
+            raise ValueError(f"{name}: values that are not {values} numbers (round the weights first)")
+        arrays[name + "_values"] = stored
 
 
-def _coded_table(arrays: dict, name: str, size: int, base: float) -> np.ndarray:
-    """The flat table of a coded field (see :func:`put_coded_table`), every part checked."""
-    mask, codes, levels = (arrays.get(name + part) for part in ("_mask", "_codes", "_levels"))
-    missing = [name + part for part, a in zip(("_mask", "_codes", "_levels"), (mask, codes, levels)) if a is None]
-    if missing:
-        raise AgentFileError(f"field {missing[0]!r} is missing")
+def _masked_table(arrays: dict, name: str, size: int, base: float) -> np.ndarray:
+    """The flat table of a masked field (see :func:`put_masked_table`), every part checked."""
+    mask = arrays[name + "_mask"]
     if mask.dtype != np.uint8 or mask.shape != ((size + 7) // 8,):
         raise AgentFileError(f"field {name + '_mask'!r} must be {(size + 7) // 8} uint8 bytes (one bit per entry)")
     bits = np.unpackbits(mask)
     if bits[size:].any():
         raise AgentFileError(f"field {name + '_mask'!r} marks entries beyond the table's {size}")
     where = np.flatnonzero(bits[:size])
+    table = np.full(size, base, dtype=np.float32)
+    values = arrays.get(name + "_values")
+    if values is not None:
+        if values.dtype not in (np.float16, np.float32) or values.shape != where.shape:
+            raise AgentFileError(f"field {name + '_values'!r} must hold one float16 or float32 per marked entry "
+                                 f"({where.size})")
+        table[where] = values
+        return table
+    codes, levels = arrays.get(name + "_codes"), arrays.get(name + "_levels")
+    for part, a in (("_codes", codes), ("_levels", levels)):
+        if a is None:
+            raise AgentFileError(f"field {name + part!r} is missing (or {name + '_values'!r})")
     if codes.dtype != np.uint8 or codes.shape != where.shape:
         raise AgentFileError(f"field {name + '_codes'!r} must hold one uint8 per marked entry ({where.size})")
     if levels.dtype != np.float32 or levels.ndim != 1 or not 1 <= levels.size <= MAX_LEVELS:
         raise AgentFileError(f"field {name + '_levels'!r} must be 1..{MAX_LEVELS} float32 values")
     if codes.size and int(codes.max()) >= levels.size:
         raise AgentFileError(f"field {name + '_codes'!r} refers to level {int(codes.max())} of {levels.size}")
-    table = np.full(size, base, dtype=np.float32)
     table[where] = levels[codes]
     return table
 
@@ -163,7 +186,7 @@ def get_table(arrays: dict, name: str, shape: tuple, base: float) -> np.ndarray:
             raise AgentFileError(f"field {name!r} has shape {table.shape}/{table.dtype}, expected {shape}/float32")
         table = table.copy()
     elif name + "_mask" in arrays:
-        table = _coded_table(arrays, name, int(np.prod(shape)), base).reshape(shape)
+        table = _masked_table(arrays, name, int(np.prod(shape)), base).reshape(shape)
     else:
         index, values = arrays.get(name + "_index"), arrays.get(name + "_value")
         if index is None and values is None:

@@ -6,10 +6,10 @@ common run stack (:class:`~farl_agents.runs.Run`) in ``runs/pretrained/GAME``
 a crash, ``--stop-after``) continues where it stopped when run again. When
 the budget is done the agent is measured by the evaluation harness against
 the game's reference opponents (:data:`STRENGTH_PLAN`) and stored sparse, without
-the TCL accumulators (play never reads them), with its weights rounded to 256
-values or to float16 precision only when the same measurement of the rounded
-copy scores no worse (:data:`STORAGES`); its card is generated from what was
-run and measured.
+the TCL accumulators (play never reads them), with its weights rounded (to 256
+values, to float16 precision, or only the larger half kept) only when the same
+measurement of the rounded copy scores no worse (:data:`STORAGES`); its card is
+generated from what was run and measured.
 """
 from __future__ import annotations
 
@@ -161,17 +161,24 @@ def no_loss(reference: list[dict], candidate: list[dict]) -> bool:
     return True
 
 
-STORAGES = ("coded-256", "float16-rounded", "float32")
-"""How a shipped agent's weights can be stored, smallest file first: ``coded-256`` rounds the non-zero weights
-to 256 values (:func:`~farl_agents.learners.agent_io.quantize`, one byte each in the file), ``float16-rounded``
-to float16 precision (stored as float32 with 13 zero mantissa bits, which compress to about half), ``float32``
-keeps them as trained. A build ships the first one whose measurement is no worse than float32's
-(:func:`no_loss`)."""
+STORAGES = {
+    "coded-256": "levels",
+    "float16-largest-half": "float16",
+    "float16-rounded": "float16",
+    "float32": None,
+}
+"""How a shipped agent's weights can be stored, smallest file first, each with its
+:meth:`~farl_agents.learners.agent.NTupleAgent.save` format. ``coded-256`` rounds the non-zero weights to 256
+values (:func:`~farl_agents.learners.agent_io.quantize`; a byte each), ``float16-largest-half`` keeps the larger
+half of them by magnitude (the rest become 0, as for a pattern never seen) in float16 precision,
+``float16-rounded`` all of them in float16 precision, ``float32`` all as trained. A build ships the first one
+whose measurement is no worse than float32's (:func:`no_loss`); the card lists what each tried storage
+measured (``storage_trials``)."""
 
 
 def playing_copy(agent, storage: str = "float32"):
     """The agent as shipped: the same tuples and weights without the TCL accumulators, with the weights
-    rounded as ``storage`` (one of :data:`STORAGES`) says.
+    rounded as ``storage`` (a key of :data:`STORAGES`) says.
 
     Temporal coherence learning (Beal & Smith 1999) only scales the learning steps; a move is chosen from
     the weights alone, so the float32 copy plays exactly like ``agent`` while its file is a third of the size
@@ -185,14 +192,18 @@ def playing_copy(agent, storage: str = "float32"):
         raise ValueError(f"unknown storage {storage!r}; use one of {', '.join(STORAGES)}")
     copy = NTupleAgent(agent.game, agent.config.replace(tcl="none"), tuples=agent.tuples)
     weights = np.array(agent.net.weights, dtype=np.float32)
-    if storage == "float16-rounded":
-        half = weights.astype(np.float16)
+    flat = weights.reshape(-1)
+    live = np.flatnonzero(flat)
+    if storage == "float16-largest-half" and live.size:
+        magnitude = np.abs(flat[live])
+        smaller = live[magnitude < np.median(magnitude)]
+        flat[smaller] = 0.0
+    if storage.startswith("float16"):
+        half = flat.astype(np.float16)
         if not np.isfinite(half).all():
             raise ValueError("weights beyond float16's range: keep float32")
-        weights = half.astype(np.float32)
+        flat[:] = half
     elif storage == "coded-256":
-        flat = weights.reshape(-1)
-        live = np.flatnonzero(flat)
         codes, levels = quantize(flat[live])
         flat[live] = levels[codes]  # a level of exactly 0 would only drop the entry, as a zero weight is absent
     copy.net.weights[...] = weights
@@ -242,19 +253,21 @@ def build(game: str, budget: str = "paper", out_dir: str | Path | None = None,
     full = playing_copy(agent)
     strength32 = measure(full, game, jobs=jobs)
     storage, chosen, strength = "float32", full, strength32
-    for candidate in STORAGES[:-1]:  # smallest first
+    trials = []
+    for candidate in list(STORAGES)[:-1]:  # smallest first
         try:
             copy = playing_copy(agent, candidate)
         except ValueError as exc:
             log(f"{candidate}: {exc}")
             continue
         measured = measure(copy, game, jobs=jobs)
+        trials.append({"storage": candidate, "strength": measured})
         if no_loss(strength32, measured):
             storage, chosen, strength = candidate, copy, measured
             break
         log(f"the {candidate} weights play worse than float32: not shipped that way")
     out_dir.mkdir(parents=True, exist_ok=True)
-    agent_path = chosen.save(out_dir / f"{game}.npz", coded_weights=storage == "coded-256")
+    agent_path = chosen.save(out_dir / f"{game}.npz", weight_format=STORAGES[storage])
     spec = run.spec
     record = json.loads((run.folder / "run.json").read_text())
     card = {
@@ -271,6 +284,7 @@ def build(game: str, budget: str = "paper", out_dir: str | Path | None = None,
             timespec="seconds"),
         "strength": strength,
         "strength_float32": strength32,
+        "storage_trials": trials,
     }
     write_card(out_dir, game, card)
     return card
