@@ -12,13 +12,24 @@ from contextlib import contextmanager
 from pathlib import Path
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 @contextmanager
 def atomic_file(path, mode: str = "w"):
-    """Open a temporary file beside ``path``; on success it replaces ``path``, on error it is removed."""
+    """Open a temporary file beside ``path``; on success it replaces ``path``, on error it is removed.
+
+    The file gets the permissions of one made by ``open`` (0666 less the umask, usually 0644), not the
+    owner-only 0600 of a temporary file: results, agents and shipped files stay readable as any other file.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
     try:
+        os.chmod(tmp, 0o666 & ~_umask())
         with os.fdopen(fd, mode) as fh:
             yield fh
             fh.flush()

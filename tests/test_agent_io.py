@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import os
+import stat
 from pathlib import Path
 
 import numpy as np
@@ -77,6 +79,13 @@ def test_save_is_atomic_and_leaves_no_temp_files(trained, tmp_path):
     agent.save(target)
     agent.save(target)  # overwrite in place
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.npz"]
+    # readable like any file made by open() (0666 less the umask), not owner-only as a temporary file
+    mask = os.umask(0o022)
+    try:
+        agent.save(target)
+    finally:
+        os.umask(mask)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o644
 
 
 def test_missing_file(tmp_path):

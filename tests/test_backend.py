@@ -141,7 +141,7 @@ def test_a_crash_while_writing_a_delta_leaves_the_previous_checkpoint_usable(tmp
             raise KeyboardInterrupt  # the driver killed between the files and the marker
         real_replace(src, dst)
 
-    monkeypatch.setattr(transfer.os, "replace", dies_at_the_marker)
+    monkeypatch.setattr(os, "replace", dies_at_the_marker)  # every atomic write ends in os.replace
     with pytest.raises(KeyboardInterrupt):
         apply_delta(folder, FolderDelta({"checkpoints/agent-2.bin": b"2",
                                          "checkpoint.json": b'{"files": ["checkpoints/agent-2.bin"]}'},

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from farl_agents.atomic import atomic_file
 
 MARKERS = ("checkpoint.json", "result.json")
 """Files that declare the state of a run folder, written after everything else, in this order."""
@@ -113,18 +113,8 @@ def _target(folder: Path, rel: str) -> Path:
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with atomic_file(path, "wb") as fh:
+        fh.write(data)
 
 
 def apply_delta(folder, delta: FolderDelta) -> None:
