@@ -119,8 +119,8 @@ def test_markers_are_written_after_the_files_and_deletions_come_last(tmp_path, m
                                    "checkpoint.json": b'{"files": ["checkpoints/agent-1.bin"]}'})
     events = []
     real_replace, real_unlink = os.replace, Path.unlink
-    monkeypatch.setattr(transfer.os, "replace", lambda a, b: (events.append(("write", Path(b).name)),
-                                                            real_replace(a, b)))
+    monkeypatch.setattr(os, "replace", lambda a, b: (events.append(("write", Path(b).name)),
+                                                     real_replace(a, b)))
     monkeypatch.setattr(Path, "unlink", lambda self, missing_ok=False: (events.append(("delete", self.name)),
                                                                         real_unlink(self, missing_ok=missing_ok)))
     delta = FolderDelta({"result.json": b"{}", "checkpoint.json": b'{"files": ["checkpoints/agent-2.bin"]}',
