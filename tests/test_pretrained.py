@@ -237,3 +237,29 @@ def test_built_wheel_holds_the_agents_and_cards(tmp_path):
     names = set(zipfile.ZipFile(wheel).namelist())
     for game in SHIPPED:
         assert {f"farl_agents/pretrained/{game}.npz", f"farl_agents/pretrained/{game}.json"} <= names
+
+
+def test_an_agent_that_learned_nothing_is_not_shipped(tmp_path, monkeypatch):
+    """A build whose weights are all still 0 (Chinese Checkers' preset: no self-play game reaches a win inside
+    its move limit, so every reward is 0) plays at random: it is refused, and nothing is written."""
+    from types import SimpleNamespace
+
+    from farl_agents.learners import paper_config
+    from farl_agents.pretrained import build as build_module
+    from farl_agents.runs.spec import RunError
+
+    blank = NTupleAgent("nim", paper_config("nim"))
+    run = SimpleNamespace(trainer=SimpleNamespace(agent=blank), done=20_000, folder=tmp_path / "run")
+    monkeypatch.setattr(build_module, "train", lambda *a, **k: (run, "done"))
+    with pytest.raises(RunError, match="every weight is still 0"):
+        build_module.build("nim", out_dir=tmp_path / "zoo", log=lambda *a: None)
+    assert not (tmp_path / "zoo").exists()
+
+
+def test_an_all_zero_table_round_trips_in_every_masked_format(tmp_path):
+    from farl_agents.learners import paper_config
+
+    agent = NTupleAgent("nim", paper_config("nim"))
+    for fmt in ("levels", "float16", "float32"):
+        loaded = NTupleAgent.load(agent.save(tmp_path / f"{fmt}.npz", weight_format=fmt))
+        assert not loaded.net.weights.any()

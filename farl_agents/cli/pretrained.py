@@ -20,13 +20,14 @@ from farl_agents.pretrained.build import BUDGETS, GAMES, build, check_game
 def add_parser(sub) -> None:
     p = sub.add_parser("pretrained", help="build the pretrained agents shipped with farl, or list their cards",
                        description="The pretrained agents (farl_agents/pretrained/): `build` trains one with the "
-                                   "paper preset (resumable), measures it and writes its agent file and card; "
+                                   "game's preset (resumable), measures it and writes its agent file and card; "
                                    "`list` prints the cards.",
                        formatter_class=HelpFormatter)
     p.set_defaults(func=lambda args: _missing_action(p), command="pretrained")
     actions = p.add_subparsers(title="actions", metavar="ACTION")
     b = actions.add_parser("build", help="train, measure and write GAME's pretrained agent and card",
-                           description="Train GAME with the paper preset (Konen & Bagheri 2020) through the run "
+                           description="Train GAME with its preset (Konen & Bagheri 2020's where the paper has the "
+                                       "game, else farl's N-player or descent-comparison settings) through the run "
                                        "stack in RUNS/GAME (running the same command again continues a stopped "
                                        "build), measure it against the game's reference opponents, and write "
                                        "GAME.npz and GAME.json (the card) into the output folder.",

@@ -165,8 +165,8 @@ def _masked_table(arrays: dict, name: str, size: int, base: float) -> np.ndarray
             raise AgentFileError(f"field {name + part!r} is missing (or {name + '_values'!r})")
     if codes.dtype != np.uint8 or codes.shape != where.shape:
         raise AgentFileError(f"field {name + '_codes'!r} must hold one uint8 per marked entry ({where.size})")
-    if levels.dtype != np.float32 or levels.ndim != 1 or not 1 <= levels.size <= MAX_LEVELS:
-        raise AgentFileError(f"field {name + '_levels'!r} must be 1..{MAX_LEVELS} float32 values")
+    if levels.dtype != np.float32 or levels.ndim != 1 or levels.size > MAX_LEVELS:
+        raise AgentFileError(f"field {name + '_levels'!r} must be at most {MAX_LEVELS} float32 values")
     if codes.size and int(codes.max()) >= levels.size:
         raise AgentFileError(f"field {name + '_codes'!r} refers to level {int(codes.max())} of {levels.size}")
     table[where] = levels[codes]

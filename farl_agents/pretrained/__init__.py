@@ -7,7 +7,7 @@ size. Nothing in a card is typed by hand (:mod:`farl_agents.pretrained.build` wr
 
 >>> from farl_agents import pretrained
 >>> pretrained.available()                          # doctest: +SKIP
-['connect_four', 'nim', 'nim3p', 'tictactoe']
+['amazons', 'breakthrough', 'chinese_checkers', 'clobber', 'connect_four', ...]
 >>> agent = pretrained.load("tictactoe")            # an NTupleAgent; also NTupleAgent.pretrained("tictactoe")
 """
 from __future__ import annotations

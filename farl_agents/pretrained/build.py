@@ -1,4 +1,4 @@
-"""Building the shipped agents: train with the paper preset in a resumable run, measure, write file + card.
+"""Building the shipped agents: train with the game's preset in a resumable run, measure, write file + card.
 
 ``farl pretrained build GAME`` calls :func:`build`. Training goes through the
 common run stack (:class:`~farl_agents.runs.Run`) in ``runs/pretrained/GAME``
@@ -24,13 +24,15 @@ from pathlib import Path
 import numpy as np
 
 from farl_agents.atomic import atomic_write_json
-from farl_agents.learners.presets import paper_config, paper_game_params
+from farl_agents.learners.config import LearnerConfig
+from farl_agents.learners.presets import nplayer_config, nplayer_game, paper_config, paper_game_params, preset_names
 from farl_agents.runs import Run, RunSpec
 from farl_agents.runs.spec import RunError
 
 BUDGETS = ("paper", "quick")
-"""``paper``: the episodes of Konen & Bagheri 2020's Appendix A.6 preset; ``quick``: a tenth of them, to try the
-pipeline in minutes (its agents are not meant to be shipped)."""
+"""``paper``: the full episodes of the game's preset (:func:`preset_of`; Konen & Bagheri 2020's Appendix A.6 where
+the paper has the game); ``quick``: a tenth of them, to try the pipeline in minutes (its agents are not meant
+to be shipped)."""
 
 QUICK_FRACTION = 10
 
@@ -53,11 +55,49 @@ STRENGTH_PLAN: dict[str, tuple[Measure, ...]] = {
     "hex": (Measure("mcts10000", "initial", 50),),
     "othello": (Measure("bench", "othello-4ply"),),
     "game2048": (Measure("alone", "initial", 250),),
+    # the N-player rows of farl's Table 1 (their opponents and start sets)
+    "sim": (Measure("mcts500", "start+1ply", 16),),
+    "yavalath": (Measure("mcts300", "initial", 10),),
+    "chinese_checkers": (Measure("random", "initial", 2),),
+    "einstein_wurfelt_nicht": (Measure("mcts300", "initial", 10),),
+    # the games of Cohen-Solal 2020's comparisons
+    **{game: (Measure("random", "initial", 10), Measure("mcts100", "initial", 10))
+       for game in ("clobber", "santorini", "breakthrough", "outer_open_gomoku", "surakarta", "lines_of_action",
+                    "amazons")},
 }
 """What a card measures, per game: the reference opponents and start sets of the paper's Table 1 (Max-N,
 Bouton's perfect Nim, MCTS, the perfect Connect Four player AB and its loss-delaying AB-DL, Othello's Bench,
-2048 alone), in every seat; TicTacToe also from the empty board alone (``games`` is per seat; None: one
-game per start position)."""
+2048 alone) and of farl's N-player rows, in every seat; TicTacToe also from the empty board alone; the games
+of the descent comparisons against random play and a small MCTS (``games`` is per seat; None: one game per
+start position)."""
+
+NPLAYER_PRESETS = {"sim": "sim3p", "yavalath": "yavalath3p", "chinese_checkers": "chinese_checkers3p",
+                   "einstein_wurfelt_nicht": "ewn3p"}
+"""The N-player games' builds: the preset of their Table 1 row
+(:func:`~farl_agents.learners.presets.nplayer_config`)."""
+
+DESCENT_GAMES = {"clobber": "clobber", "santorini": "santorini", "breakthrough": "breakthrough6",
+                 "outer_open_gomoku": "oogomoku9", "surakarta": "surakarta", "lines_of_action": "loa",
+                 "amazons": "amazons6"}
+"""The descent comparisons' games (Cohen-Solal 2020; farl has no paper preset for them): the board of their
+comparison (:data:`farl_agents.descent.paper_games.GAMES`) and its TD-FARL settings, for :data:`DESCENT_EPISODES`."""
+
+DESCENT_EPISODES = 100_000
+
+
+def preset_of(game: str) -> tuple[LearnerConfig, dict, str]:
+    """``(settings, game parameters, where they come from)`` of ``game``'s build."""
+    if game in preset_names():
+        return paper_config(game), paper_game_params(game), "paper (Konen & Bagheri 2020, Appendix A.6)"
+    if game in NPLAYER_PRESETS:
+        name = NPLAYER_PRESETS[game]
+        return nplayer_config(name), nplayer_game(name)[1], f"{name} (farl's N-player Table 1 preset)"
+    from farl_agents.descent.experiments import td_config
+    from farl_agents.descent.paper_games import GAMES as DESCENT_SETUPS
+
+    setup = DESCENT_SETUPS[DESCENT_GAMES[game]]
+    return (td_config(game, 0, episodes=DESCENT_EPISODES), dict(setup.params),
+            f"{setup.key} (the TD-FARL settings of farl's descent comparisons, Cohen-Solal 2020's games)")
 
 GAMES = tuple(STRENGTH_PLAN)
 
@@ -82,13 +122,13 @@ def build_command(game: str, budget: str) -> str:
 
 
 def run_spec(game: str, budget: str) -> RunSpec:
-    """The run of a pretrained build: TD-FARL with the paper preset and Table 1 parameters, seed 0, no
-    evaluation during training (the card's measurement comes after)."""
+    """The run of a pretrained build: TD-FARL with the game's preset and parameters (:func:`preset_of`), seed 0,
+    no evaluation during training (the card's measurement comes after)."""
     game, budget = check_game(game), check_budget(budget)
-    config = paper_config(game)
+    config, params, _ = preset_of(game)
     if budget == "quick":
-        config = paper_config(game, episodes=max(1, config.episodes // QUICK_FRACTION))
-    return RunSpec(game, paper_game_params(game), config, eval_vs=(), family="ntuple")
+        config = config.replace(episodes=max(1, config.episodes // QUICK_FRACTION))
+    return RunSpec(game, params, config, eval_vs=(), family="ntuple")
 
 
 def run_folder(game: str, budget: str, runs_root: str | Path = "runs/pretrained") -> Path:
@@ -249,6 +289,9 @@ def build(game: str, budget: str = "paper", out_dir: str | Path | None = None,
             f"{build_command(game, budget)}")
         return None
     agent = run.trainer.agent
+    if not np.any(agent.net.weights):
+        raise RunError(f"{game}: after {int(run.done):,} episodes every weight is still 0 (no training game ended "
+                       f"with a reward): such an agent plays at random, so none is shipped")
     log(f"trained {int(run.done):,} episodes in {run.folder}; measuring its strength ...")
     full = playing_copy(agent)
     strength32 = measure(full, game, jobs=jobs)
@@ -276,7 +319,7 @@ def build(game: str, budget: str = "paper", out_dir: str | Path | None = None,
         "file": agent_path.name, "sha256": sha256_of(agent_path), "size_bytes": agent_path.stat().st_size,
         "storage": storage,
         "command": record.get("command") or build_command(game, budget), "budget": budget,
-        "episodes": int(run.done), "preset": "paper (Konen & Bagheri 2020, Appendix A.6)",
+        "episodes": int(run.done), "preset": preset_of(game)[2],
         "algo": "td-farl", "seed": int(spec.config.seed), "config": spec.config.to_dict(),
         "shipped_without": "TCL accumulators" if spec.config.tcl != "none" else None,
         "train_seconds": round(float(run.train_seconds), 1),
