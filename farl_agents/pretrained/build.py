@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+import farl_envs
 from farl_agents.atomic import atomic_write_json
 from farl_agents.learners.config import LearnerConfig
 from farl_agents.learners.presets import nplayer_config, nplayer_game, paper_config, paper_game_params, preset_names
@@ -83,6 +84,9 @@ DESCENT_GAMES = {"clobber": "clobber", "santorini": "santorini", "breakthrough":
 comparison (:data:`farl_agents.descent.paper_games.GAMES`) and its TD-FARL settings, for :data:`DESCENT_EPISODES`."""
 
 DESCENT_EPISODES = 100_000
+DESCENT_TUPLE_ENTRIES = 1 << 16
+"""The descent games' tuples are as long as fits this many weights each (at most 6 cells): Santorini's 13 cell
+values give 4-tuples (6-tuples would be 193 million weights), the others 6."""
 
 
 def preset_of(game: str) -> tuple[LearnerConfig, dict, str]:
@@ -96,8 +100,11 @@ def preset_of(game: str) -> tuple[LearnerConfig, dict, str]:
     from farl_agents.descent.paper_games import GAMES as DESCENT_SETUPS
 
     setup = DESCENT_SETUPS[DESCENT_GAMES[game]]
-    return (td_config(game, 0, episodes=DESCENT_EPISODES), dict(setup.params),
-            f"{setup.key} (the TD-FARL settings of farl's descent comparisons, Cohen-Solal 2020's games)")
+    values = farl_envs.game_spec(game, **setup.params).n_cell_values
+    length = max(n for n in range(1, 7) if values ** n <= DESCENT_TUPLE_ENTRIES)
+    return (td_config(game, 0, episodes=DESCENT_EPISODES, ntuple_length=length), dict(setup.params),
+            f"{setup.key} (the TD-FARL settings of farl's descent comparisons, Cohen-Solal 2020's games, "
+            f"{length}-tuples)")
 
 GAMES = tuple(STRENGTH_PLAN)
 
