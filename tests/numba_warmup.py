@@ -42,6 +42,14 @@ def warm(part: int) -> None:
             NTupleAgent(game, config).train_aec(farl_envs.make(game), 1)
         if algo == "td" and game in OPPONENTS:
             evaluate(game, [agent], list(OPPONENTS[game]), n_games=1)
+    if part == 0:  # Nemesh on Connect Four: the README's and the tutorial's Nemesh commands
+        import tempfile
+
+        from farl_agents import cli
+
+        with tempfile.TemporaryDirectory() as folder:
+            cli.main(["train", "connect_four", "--algo", "nemesh", "--preset", "quick", "--fraction", "0.01",
+                      "--out", folder + "/nemesh", "--quiet"])
 
 
 if __name__ == "__main__":

@@ -12,18 +12,24 @@ import pytest
 import farl_envs
 from farl_agents.learners import NTupleAgent, paper_config
 
+
+def _case(game, config, slow=False):
+    return pytest.param(game, config, id=f"{game}-{config.algo}", marks=[pytest.mark.slow] if slow else [])
+
+
 CASES = [
-    ("tictactoe", paper_config("tictactoe", episodes=200, learn_from_random_moves=False)),
-    ("connect_four", paper_config("connect_four", episodes=200)),
-    ("nim3p", paper_config("nim3p", episodes=200, trace_mode="rr")),
-    ("game2048", paper_config("game2048", episodes=30, epsilon=0.05)),
-    ("othello", paper_config("othello", episodes=10, trace_mode="rep")),
-    ("tictactoe", paper_config("tictactoe", algo="sarsa", episodes=200)),
-    ("nim3p", paper_config("nim3p", algo="q", episodes=200)),
+    _case("tictactoe", paper_config("tictactoe", episodes=200, learn_from_random_moves=False)),
+    _case("connect_four", paper_config("connect_four", episodes=200)),
+    _case("nim3p", paper_config("nim3p", episodes=200, trace_mode="rr")),
+    _case("game2048", paper_config("game2048", episodes=30, epsilon=0.05)),
+    # Othello's loop is compiled for this case alone (~25 CPU s of the default suite): with ``-m slow``
+    _case("othello", paper_config("othello", episodes=10, trace_mode="rep"), slow=True),
+    _case("tictactoe", paper_config("tictactoe", algo="sarsa", episodes=200)),
+    _case("nim3p", paper_config("nim3p", algo="q", episodes=200)),
 ]
 
 
-@pytest.mark.parametrize("game,config", CASES, ids=[f"{g}-{c.algo}" for g, c in CASES])
+@pytest.mark.parametrize("game,config", CASES)
 def test_fast_and_aec_paths_learn_identical_weights(game, config):
     fast = NTupleAgent(game, config)
     fast.train(config.episodes)
