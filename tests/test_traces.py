@@ -69,3 +69,31 @@ def test_smoke_study_runs_resumes_and_reports(tmp_path):
                      "--table-only"]) == 0
     assert "| TCL[rr] | 1 (0) |" in (tmp_path / "eligibility_traces_smoke.md").read_text()
     assert cli.main(["reproduce", "traces", "--variants", "tcl-xx", "--out", str(tmp_path)]) == 2
+
+
+def test_ctrl_c_during_a_measurement_stops_the_run_after_it(tmp_path, monkeypatch):
+    """A local worker ignores Ctrl-C outside a run's training; a run spends most of its time measuring. A Ctrl-C
+    (or SIGTERM) that arrives during a measurement must still stop the run after that measurement."""
+    import os
+    import signal
+
+    real_measure = traces.measure
+    calls = []
+
+    def measure_then_interrupted(agent, games, seed):
+        calls.append(agent)
+        if len(calls) == 2:
+            os.kill(os.getpid(), signal.SIGINT)
+        return real_measure(agent, games, seed)
+
+    monkeypatch.setattr(traces, "measure", measure_then_interrupted)
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)  # as in a worker process (backend/local.py)
+    try:
+        task = {"variant": "tcl-rr", "seed": 0, "budget": "smoke", "folder": str(tmp_path / "run"), "publish": None}
+        result = traces.run_task(task)
+    finally:
+        signal.signal(signal.SIGINT, old)
+    assert result["status"] == "interrupted" and result["episodes_done"] == 100
+    rows = traces.read_success(tmp_path / "run" / "success.csv")
+    assert [r["episode"] for r in rows] == [0, 100]  # the measurement under way was kept
+    assert traces.run_task(task)["status"] == "done"  # and the run resumes to the end

@@ -55,6 +55,7 @@ from farl_agents.experiments.traces_rows import (  # noqa: F401  (the study's na
 )
 from farl_agents.runs import LostCheckpoint, Run, RunError, RunSpec, read_spec
 from farl_agents.runs.run import ensure_writable
+from farl_agents.runs.safety import StopRequest
 
 _PERFECT = {}
 
@@ -142,24 +143,31 @@ def _run_task(task: dict, folder: Path, publish: Path | None) -> dict:
     run = _open_run(task, folder, publish, spec)
     rows = [r for r in read_success(folder / "success.csv") if r["episode"] <= run.episodes_done]
     status = "stopped"
-    while True:
-        if not rows or rows[-1]["episode"] < run.episodes_done:
-            t0 = time.perf_counter()
-            try:
-                success, se = measure(run.agent, plan.games, task["seed"])
-            except KeyboardInterrupt:
-                return {**_task_id(task), "status": "interrupted", "episodes_done": run.episodes_done}
-            rows.append({"episode": run.episodes_done, "success": success, "se": se,
-                         "train_seconds": round(run.train_seconds, 3),
-                         "eval_seconds": round(time.perf_counter() - t0, 3)})
-            write_success(folder / "success.csv", rows)
-        if status == "done":
-            break
-        target = min(plan.episodes, (run.episodes_done // plan.every + 1) * plan.every)
-        status = run.train(stop_after=target, progress=False, checkpoint_minutes=10.0)
-        if status == "interrupted":
-            _publish(folder, publish)
-            return {**_task_id(task), "status": status, "episodes_done": run.episodes_done}
+    # Ctrl-C / SIGTERM during a measurement (most of a run's time) stops the run after it, as one during the
+    # training pieces does (their Run.train has its own handler); without this a worker process, which ignores
+    # Ctrl-C outside a run's training, would go on to the end of its run
+    with StopRequest() as stop:
+        while True:
+            if not rows or rows[-1]["episode"] < run.episodes_done:
+                t0 = time.perf_counter()
+                try:
+                    success, se = measure(run.agent, plan.games, task["seed"])
+                except KeyboardInterrupt:  # a second Ctrl-C
+                    return {**_task_id(task), "status": "interrupted", "episodes_done": run.episodes_done}
+                rows.append({"episode": run.episodes_done, "success": success, "se": se,
+                             "train_seconds": round(run.train_seconds, 3),
+                             "eval_seconds": round(time.perf_counter() - t0, 3)})
+                write_success(folder / "success.csv", rows)
+            if status == "done":
+                break
+            if stop.requested:
+                status = "interrupted"
+            else:
+                target = min(plan.episodes, (run.episodes_done // plan.every + 1) * plan.every)
+                status = run.train(stop_after=target, progress=False, checkpoint_minutes=10.0)
+            if status == "interrupted":
+                _publish(folder, publish)
+                return {**_task_id(task), "status": status, "episodes_done": run.episodes_done}
     result = {**_task_id(task), "episodes": plan.episodes, **run_summary(rows, plan.episodes),
               "train_seconds": run.train_seconds, "wall_seconds": run.wall_seconds,
               "finished": datetime.datetime.now().isoformat(timespec="seconds"),
