@@ -14,7 +14,7 @@ from farl_envs.core.rng import make_rng, rng_choice_mask
 from farl_envs.core.spec import TERMINAL
 
 
-@pytest.mark.parametrize("game", ["nim3p", "othello"])  # TC-id and TC-EXP
+@pytest.mark.parametrize("game", ["nim3p", "connect_four"])  # TC-id and TC-EXP
 def test_value_after_step_matches_a_real_update(game):
     agent = NTupleAgent(game, paper_config(game, seed=3, episodes=400))
     agent.train(200)
