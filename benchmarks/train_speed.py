@@ -130,9 +130,9 @@ def generic_config(game: str, episodes: int):
     ``P^length <= GENERIC_ENTRIES`` allows (at most 6), LearnerConfig's defaults otherwise (TD-FARL)."""
     import farl_envs
     from farl_agents.learners import LearnerConfig
+    from farl_agents.learners.presets import fitting_tuple_length
 
-    values = farl_envs.game_spec(game).n_cell_values
-    length = max(n for n in range(1, 7) if values ** n <= GENERIC_ENTRIES)
+    length = fitting_tuple_length(farl_envs.game_spec(game).n_cell_values, GENERIC_ENTRIES)
     return LearnerConfig(ntuples="random-walk", ntuple_count=GENERIC_TUPLES, ntuple_length=length, episodes=episodes)
 
 

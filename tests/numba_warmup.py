@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import sys
 
+LOOP, AEC = "loop", "aec"
+"""What to compile for a (game, algorithm): the compiled self-play loop, the AEC path's steps."""
+
 PARTS = (
     # TicTacToe TD with plain tables: the README's main job, the Ray test, the equivalence test, the CLI tests;
     # its AEC steps; Connect Four TD with TCL tables: the README's Connect Four commands and the equivalence test
-    (("tictactoe", "td", True), ("connect_four", "td", False)),
+    (("tictactoe", "td", {LOOP, AEC}), ("connect_four", "td", {LOOP})),
     # Nim3P with TCL tables (the paper preset): TD and Q, compiled loop and AEC steps: the README's main job,
     # the resume, hand-episode and equivalence tests; TicTacToe SARSA's AEC step (plain tables)
-    (("nim3p", "td", True), ("nim3p", "q", True), ("tictactoe", "sarsa", "aec")),
+    (("nim3p", "td", {LOOP, AEC}), ("nim3p", "q", {LOOP, AEC}), ("tictactoe", "sarsa", {AEC})),
 )
-"""Per part: (game, algorithm, what to compile) with True: the compiled loop and the AEC steps, False: the
-compiled loop, ``"aec"``: the AEC steps only."""
+"""Per part: (game, algorithm, what to compile)."""
 
 
 OPPONENTS = {"tictactoe": ("maxn10",), "nim3p": ("maxn15", "mcts10")}
@@ -36,9 +38,9 @@ def warm(part: int) -> None:
     for game, algo, what in PARTS[part]:
         config = paper_config(game, algo=algo, episodes=1)
         agent = NTupleAgent(game, config)
-        if what in (True, False):
+        if LOOP in what:
             agent.train(1)
-        if what in (True, "aec"):
+        if AEC in what:
             NTupleAgent(game, config).train_aec(farl_envs.make(game), 1)
         if algo == "td" and game in OPPONENTS:
             evaluate(game, [agent], list(OPPONENTS[game]), n_games=1)

@@ -155,3 +155,13 @@ def nplayer_game(name: str) -> tuple[str, dict]:
         raise ValueError(f"no N-player preset {name!r}; known: {', '.join(NPLAYER_GAME_PARAMS)}")
     game, params = NPLAYER_GAME_PARAMS[name]
     return game, dict(params)
+
+
+MAX_TUPLE_ENTRIES = 1 << 16
+"""The weights one n-tuple may have in the settings of games without a preset (the descent paper's games)."""
+
+
+def fitting_tuple_length(n_cell_values: int, entries: int = MAX_TUPLE_ENTRIES) -> int:
+    """The longest n-tuple (at most 6 cells) whose table over ``n_cell_values`` cell values has at most
+    ``entries`` weights: 6 for up to 6 values, 4 for Santorini's 13 (6-tuples would be 4.8 million each)."""
+    return max(n for n in range(1, 7) if n_cell_values ** n <= entries)

@@ -26,7 +26,14 @@ import numpy as np
 import farl_envs
 from farl_agents.atomic import atomic_write_json
 from farl_agents.learners.config import LearnerConfig
-from farl_agents.learners.presets import nplayer_config, nplayer_game, paper_config, paper_game_params, preset_names
+from farl_agents.learners.presets import (
+    fitting_tuple_length,
+    nplayer_config,
+    nplayer_game,
+    paper_config,
+    paper_game_params,
+    preset_names,
+)
 from farl_agents.runs import Run, RunSpec
 from farl_agents.runs.spec import RunError
 
@@ -81,12 +88,10 @@ DESCENT_GAMES = {"clobber": "clobber", "santorini": "santorini", "breakthrough":
                  "outer_open_gomoku": "oogomoku9", "surakarta": "surakarta", "lines_of_action": "loa",
                  "amazons": "amazons6"}
 """The descent comparisons' games (Cohen-Solal 2020; farl has no paper preset for them): the board of their
-comparison (:data:`farl_agents.descent.paper_games.GAMES`) and its TD-FARL settings, for :data:`DESCENT_EPISODES`."""
+comparison (:data:`farl_agents.descent.paper_games.GAMES`) and its TD-FARL settings with tuples as long as
+:func:`~farl_agents.learners.presets.fitting_tuple_length` allows, for :data:`DESCENT_EPISODES`."""
 
 DESCENT_EPISODES = 100_000
-DESCENT_TUPLE_ENTRIES = 1 << 16
-"""The descent games' tuples are as long as fits this many weights each (at most 6 cells): Santorini's 13 cell
-values give 4-tuples (6-tuples would be 193 million weights), the others 6."""
 
 
 def preset_of(game: str) -> tuple[LearnerConfig, dict, str]:
@@ -100,8 +105,7 @@ def preset_of(game: str) -> tuple[LearnerConfig, dict, str]:
     from farl_agents.descent.paper_games import GAMES as DESCENT_SETUPS
 
     setup = DESCENT_SETUPS[DESCENT_GAMES[game]]
-    values = farl_envs.game_spec(game, **setup.params).n_cell_values
-    length = max(n for n in range(1, 7) if values ** n <= DESCENT_TUPLE_ENTRIES)
+    length = fitting_tuple_length(farl_envs.game_spec(game, **setup.params).n_cell_values)
     return (td_config(game, 0, episodes=DESCENT_EPISODES, ntuple_length=length), dict(setup.params),
             f"{setup.key} (the TD-FARL settings of farl's descent comparisons, Cohen-Solal 2020's games, "
             f"{length}-tuples)")
