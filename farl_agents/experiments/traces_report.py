@@ -76,7 +76,7 @@ def collect(out, budget: str, variants: list[str]) -> dict:
                 rows = read_success(folder / "success.csv")
                 if rows:
                     runs.append({**run_summary(rows, plan.episodes), "finished": False,
-                                 "episodes_done": rows[-1]["episode"], "seed": folder.name})
+                                 "episodes_done": rows[-1]["episode"], "seed": int(folder.name.removeprefix("seed"))})
         found[v] = runs
     return found
 
