@@ -160,13 +160,24 @@ def after_move(net, traces, prm, mem, player, after_idx, step_rewards, next_term
 
 @njit(cache=True, inline="always")
 def final_adaptation(net, traces, prm, mem, mover, after_idx, alpha):
-    """FARL: part 1 adapts the others' s_last towards their final reward, part 2 the terminal afterstate towards 0."""
-    if prm.farl:
-        for n in range(mem.cum.shape[0]):
-            if n != mover and mem.has_last[n]:
-                adapt_towards(net, traces, prm, n, mem.last_idx[n], mem.cum[n] - mem.last_cum[n], alpha)
-    if prm.farl_terminal:
-        adapt_towards(net, traces, prm, mover, after_idx, 0.0, alpha)
+    """FARL: part 1 adapts the others' s_last towards their final reward, part 2 the terminal afterstate towards 0.
+
+    Both parts go through one call of :func:`adapt_towards` (numba inlines a call site's whole body: one site
+    instead of two keeps the compiled loop and its compile time smaller). Step ``n`` < N adapts player ``n``'s
+    ``s_last`` (not the mover's), step N the mover's terminal afterstate.
+    """
+    n_players = mem.cum.shape[0]
+    for n in range(n_players + 1):
+        terminal_step = n == n_players
+        if terminal_step:
+            if not prm.farl_terminal:
+                continue
+            who, target = mover, 0.0
+        else:
+            if not (prm.farl and n != mover and mem.has_last[n]):
+                continue
+            who, target = n, mem.cum[n] - mem.last_cum[n]
+        adapt_towards(net, traces, prm, who, after_idx if terminal_step else mem.last_idx[who], target, alpha)
 
 
 # ----------------------------------------------------------------------------

@@ -105,10 +105,10 @@ def adapt(net, traces, player, output, idx, delta, grad, alpha, lam, trace_mode,
         slot = (head - age) % entries
         out = traces.output[player, slot]
         change = delta * factor * traces.grad[player, slot]
-        if replacing and age > 0:
+        replaced = replacing and age > 0
+        if replaced:
             _mark_replaced(traces, player, slot, head, age, out, q)
-            apply_change(net, player, out, traces.idx[player, slot], step, change, tcl_exp, tcl_beta, traces.skip)
-        else:
-            apply_change(net, player, out, traces.idx[player, slot], step, change, tcl_exp, tcl_beta,
-                         traces.skip[:0])
+        # one call site (numba inlines each site's whole body): no skips unless replacing
+        apply_change(net, player, out, traces.idx[player, slot], step, change, tcl_exp, tcl_beta,
+                     traces.skip if replaced else traces.skip[:0])
         factor *= lam
