@@ -405,10 +405,11 @@ def main(argv=None) -> int:
                   "TicTacToe with an empty cache: 20.4, 22.6, 24.2, 21.8, 23.5 CPU s before, 11.9 after the change",
                   "(alternating fresh processes on core 0, 2026-11-25, quiet machine). The learned floats are the",
                   "same bit for bit (weights and TCL sums after Othello, Nim3P TD and Q, Connect Four with",
-                  "reset-and-replace traces, TicTacToe SARSA, Nim with replacing traces), and so is the speed: TicTacToe",
-                  "235,000 against 237,000 games per CPU-second, Connect Four 10,100 against 10,200, Othello 608",
-                  "against 603 (medians of 3-4 alternating pairs). Merging the move's update into the same loop as",
-                  "well would have brought the compile to 10 s but cost TicTacToe 5 % per ply; it was not kept."]
+                  "reset-and-replace traces, TicTacToe SARSA, Nim with replacing traces), and so is the speed:",
+                  "TicTacToe 235,000 against 237,000 games per CPU-second, Connect Four 10,100 against 10,200,",
+                  "Othello 608 against 603 (medians of 3-4 alternating pairs). Merging the move's update into the",
+                  "same loop as well would have brought the compile to 10 s but cost TicTacToe 5 % per ply; it was",
+                  "not kept."]
     if cli:
         lines += ["", "## The command line", "",
                   f"`farl train connect_four --preset paper --quiet --episodes {cli['episodes']:,}` "
@@ -419,9 +420,9 @@ def main(argv=None) -> int:
                   f"{100 * cli['games_per_s'] / cli['direct_games_per_s']:.0f} % of it. Inside the run, from its "
                   f"first curve point to its last (every chunk, curve point and checkpoint between them; the "
                   f"process start, the final save and the plot left out), it trains {cli['inside_games_per_s']:,.0f} "
-                  f"games per second of its wall clock: {100 * cli['inside_games_per_s'] / cli['direct_games_per_s']:.0f}"
-                  " % of the one call. (These games are longer than the first 20,000 of the table above: 31 plies at "
-                  "the end.)",
+                  f"games per second of its wall clock: "
+                  f"{100 * cli['inside_games_per_s'] / cli['direct_games_per_s']:.0f} % of the one call. (These games "
+                  "are longer than the first 20,000 of the table above: 31 plies at the end.)",
                   "",
                   "Found on the way: every curve point wrote a checkpoint, and saving the 105 MB Connect Four network",
                   "takes about a second; with 20 points in a 200,000-episode run that was 20 s of an 80 s run (wall",
