@@ -1,4 +1,4 @@
-"""How fast are the farl environments?  Run:  nice -n 10 python benchmarks/env_speed.py [--seconds S] [--games a,b]
+"""How fast are the farl environments?  Run:  python benchmarks/env_speed.py [--seconds S] [--games a,b]
 
 Measures, in one run and on one core, for every registered game (default
 parameters) and the N-player variants of :data:`VARIANTS`:
@@ -210,7 +210,7 @@ def main(argv=None) -> int:
               f"OpenSpiel steps {fmt(os_steps):>9s}/s  farl compiled {fmt(compiled):>9s}/s  "
               f"pyspiel playouts {fmt(spiel):>9s}/s", flush=True)
     load_after = os.getloadavg()[0]
-    command = ("nice -n 10 python benchmarks/env_speed.py" + (f" --seconds {args.seconds:g}" if args.seconds != 2.0
+    command = ("python benchmarks/env_speed.py" + (f" --seconds {args.seconds:g}" if args.seconds != 2.0
                                                                else "") + (f" --games {args.games}" if only else ""))
     lines = [
         "# Environment speed",
@@ -219,9 +219,11 @@ def main(argv=None) -> int:
         f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}. One core; each figure is random play "
         f"for ~{args.seconds:g} CPU s, counted in CPU seconds of the process. Machine load (1-minute load "
         f"average) {load_before:.1f} before and "
-        f"{load_after:.1f} after the run, on {os.cpu_count()} cores: the machine was shared; CPU seconds keep most of "
-        "the other processes out of the figures, not their effect on caches and memory bandwidth, so they are "
-        "lower than on an idle machine. farl's and OpenSpiel's figures of a row were taken a few seconds apart.",
+        f"{load_after:.1f} after the run, on {os.cpu_count()} cores: "
+        + ("nothing else ran (the benchmark itself is 1)." if max(load_before, load_after) < 1.5 else
+           "the machine was shared; CPU seconds keep most of the other processes out of the figures, not their "
+           "effect on caches and memory bandwidth, so they are lower than on an idle machine.")
+        + " farl's and OpenSpiel's figures of a row were taken a few seconds apart.",
         "",
         "| game | farl AEC steps/CPU-s | PettingZoo AEC steps/CPU-s | OpenSpiel Python-driven steps/CPU-s "
         "| farl AEC ÷ OpenSpiel steps | farl compiled plies/CPU-s | pyspiel C++ plies/CPU-s (Python loop) "
