@@ -44,6 +44,16 @@ def test_variants_and_specs():
     assert m.ntuple_count == 150 and m.trace_mode == "rr" and m.episodes == 1_000_000
 
 
+@pytest.mark.parametrize("variant, lam_per_ply", [("tcl-et", 0.5), ("tcl-res", 0.6), ("tcl-rr", 0.8),
+                                                  ("tdl-et", 0.5), ("tcl-m-rr", 0.8)])
+def test_table_one_lambda_is_per_ply(variant, lam_per_ply):
+    """Table I's λ decays a trace per ply of one chain through both players' positions; a player-centred
+    chain has one entry per two plies, so after k entries of its own the weight must be λ^(2k)."""
+    cfg = traces.run_spec(variant, 0, "paper").config
+    for k in (1, 3):
+        assert cfg.lam ** k == pytest.approx(lam_per_ply ** (2 * k))
+
+
 def test_smoke_study_runs_resumes_and_reports(tmp_path):
     code = traces.reproduce(["tcl-rr"], runs=1, budget="smoke", out=tmp_path, jobs=1, progress=False,
                             log=lambda *a: None)

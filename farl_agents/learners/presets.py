@@ -49,7 +49,22 @@ _PAPER = {
 
 #: Thill, Bagheri, Koch & Konen 2014, Table I (Connect Four). Its α is per weight; farl scales every update by
 #: 1/(m·N_S), so α here = α_Thill · m · 2 (70 or 150 tuples, mirror symmetry). Their traces are not
-#: truncated; a horizon cut of 0.001 keeps every term above 0.1 % (λ ≤ 0.8).
+#: truncated; a horizon cut of 0.001 keeps every term above 0.1 %.
+#:
+#: λ: their TD(λ) runs one chain through every position of a game, both players' (one value function, the
+#: sign alternating), so a trace decays by λ per *ply*. farl's learners are player-centred (Konen & Bagheri
+#: 2020): each player's chain holds only its own afterstates, one entry every two plies, so the same decay
+#: over the game is λ² per entry (:func:`player_centred_lambda`). Taken literally (λ per entry), their
+#: λ = 0.8 decays like 0.89 per ply, the range where their Fig. 8 shows learning break down (λ >= 0.9), and
+#: our first runs did the same (docs/results/eligibility_traces.md).
+THILL2014_PLAYERS = 2
+
+
+def player_centred_lambda(lam_per_ply: float, players: int = THILL2014_PLAYERS) -> float:
+    """The decay per entry of one player's chain that equals ``lam_per_ply`` per ply: λ^players."""
+    return round(lam_per_ply ** players, 12)
+
+
 _THILL2014 = {
     "tdl-et": dict(alpha=0.004 * 140, alpha_final=0.002 * 140, lam=0.5, trace_mode="et", tcl="none"),
     "tdl-rr": dict(alpha=0.004 * 140, alpha_final=0.002 * 140, lam=0.8, trace_mode="rr", tcl="none"),
@@ -63,6 +78,7 @@ _THILL2014 = {
     "tcl-m-rr": dict(alpha=0.02 * 300, lam=0.8, trace_mode="rr", tcl="exp", ntuples="random-walk", ntuple_count=150,
                      ntuple_length=8),
 }
+"""The rows of Table I with the paper's λ (per ply); :func:`paper_config` converts it per entry."""
 
 
 def paper_config(game: str, algo: str = "td", farl: bool = True, **overrides) -> LearnerConfig:
@@ -76,6 +92,7 @@ def paper_config(game: str, algo: str = "td", farl: bool = True, **overrides) ->
         base = dict(epsilon=0.1, ntuples="fixed", horizon_cut=0.001, tcl_beta=2.7, learn_from_random_moves=False,
                     episodes=2_000_000)
         base.update(_THILL2014[key])
+        base["lam"] = player_centred_lambda(base["lam"])
     elif key in _PAPER:
         base = dict(_PAPER[key])
     else:
