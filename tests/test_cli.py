@@ -94,7 +94,8 @@ def test_train_thill2014_tcl_rr_preset(tmp_path):
     assert farl("train", "connect_four", "--preset", "tcl-rr", "--episodes", 5, "--stop-after", 0, "--quiet",
                 "--out", out) == 0
     c = json.loads((out / "run.json").read_text())["config"]
-    assert c["trace_mode"] == "rr" and c["lam"] == 0.8 and c["tcl"] == "exp"
+    # Table I's lambda 0.8 per ply is 0.8 ** 2 per entry of a player-centred chain (presets.player_centred_lambda)
+    assert c["trace_mode"] == "rr" and c["lam"] == 0.64 and c["tcl"] == "exp"
 
 
 # ------------------------------------------------------------------ errors

@@ -639,6 +639,24 @@ def test_opening_plies_option_uses_the_keep_draw_rule(solver):
     assert picks == ok
 
 
+def test_a_position_met_again_is_answered_without_the_solver(solver):
+    """The player remembers a position's exact candidate columns: the second time it draws from the same set
+    with the same random numbers, so it plays the same column, and asks the solver nothing."""
+    moves = "2213627621232556"
+    board = board_from_moves(moves)
+    p = ABPlayer(solver, opening_plies=20)
+    first = [p.choose(board, 0, np.random.default_rng(seed)) for seed in range(12)]
+
+    class NoSolver:
+        def __getattr__(self, name):
+            raise AssertionError(f"solver.{name} called for a remembered position")
+
+    p._solver = NoSolver()
+    assert [p.choose(board, 0, np.random.default_rng(seed)) for seed in range(12)] == first
+    fresh = ABPlayer(solver, opening_plies=20)
+    assert [fresh.choose(board, 0, np.random.default_rng(seed)) for seed in range(12)] == first
+
+
 # --------------------------------------------------------------------------
 # Book
 # --------------------------------------------------------------------------

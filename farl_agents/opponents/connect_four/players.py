@@ -44,6 +44,8 @@ EXACT_FROM_PLY = 10
 DEFAULT_MAX_NODES = None
 #: Table size of a player's private solver for bounded moves (4 MiB).
 PRIVATE_TT_ENTRIES = 1 << 19
+#: Positions whose exact candidate columns a player remembers (emptied when full; ~200 bytes each).
+EXACT_CACHE_ENTRIES = 500_000
 
 
 def _min_score_for_delay(n: int, delay: int) -> int:
@@ -83,7 +85,11 @@ def keep_draw_opening_choice(cur: int, mask: int, n: int, rng: np.random.Generat
     cheaper.  Exact (uses ``solver`` without a budget unless the caller set
     one, then it may raise ``SearchAborted``).  Returns a 0-based column.
     """
-    s = solver or default_solver()
+    return _pick(keep_draw_candidates(cur, mask, n, solver or default_solver(), min_delay), rng)
+
+
+def keep_draw_candidates(cur: int, mask: int, n: int, s: Solver, min_delay: int = 12) -> list:
+    """The columns :func:`keep_draw_opening_choice` picks from (the set of its step 1, 2 or 3)."""
     legal = legal_columns(mask)
     # A lost position (the common case for the second player) has no move
     # keeping the draw: one test of it spares the seven proofs near 0.
@@ -91,23 +97,28 @@ def keep_draw_opening_choice(cur: int, mask: int, n: int, rng: np.random.Generat
     if s.at_least(cur, mask, n, 0):
         keep = [c for c in legal if s.move_at_least(cur, mask, n, c, 0)]
     if keep:
-        return _pick(keep, rng)
+        return keep
     t = _min_score_for_delay(n, min_delay)
     if t < 0:
         slow = [c for c in legal if s.move_at_least(cur, mask, n, c, t)]
         if slow:
-            return _pick(slow, rng)
+            return slow
     _, cols = s.best_moves(cur, mask, n, exact_when_lost=True)
-    return _pick(cols, rng)
+    return cols
+
+
+def _exact_candidates(s: Solver, kind: str, cur: int, mask: int, n: int) -> list:
+    """The columns an exact choice picks from: ``kind`` is "ab", "dl" or "keep_draw"."""
+    if kind == "keep_draw":
+        return keep_draw_candidates(cur, mask, n, s)
+    _, cols = s.best_moves(cur, mask, n, exact_when_lost=(kind == "dl"))
+    return cols or legal_columns(mask)
 
 
 def _exact_choice(s: Solver, kind: str, cur: int, mask: int, n: int,
                   rng: np.random.Generator) -> int:
     """Exact move choice: ``kind`` is "ab", "dl" or "keep_draw"."""
-    if kind == "keep_draw":
-        return keep_draw_opening_choice(cur, mask, n, rng, s)
-    _, cols = s.best_moves(cur, mask, n, exact_when_lost=(kind == "dl"))
-    return _pick(cols or legal_columns(mask), rng)
+    return _pick(_exact_candidates(s, kind, cur, mask, n), rng)
 
 
 def _horizon_choice(vals: list, kind: str, cur: int, mask: int, n: int,
@@ -182,6 +193,10 @@ class ABPlayer:
         self.exact_from_ply = int(exact_from_ply)
         #: how the last move was chosen: "exact", "bounded" or "horizon"
         self.last_mode = ""
+        # (kind, position) -> the columns an exact choice picks from. Exact answers depend only on the
+        # position, so a position met again (every game of an evaluation starts from the same few) costs
+        # a lookup instead of solver calls; the random pick among them is made each time, as before.
+        self._exact_cache: dict = {}
 
     @property
     def solver(self) -> Solver:
@@ -213,7 +228,14 @@ class ABPlayer:
             kind = "dl" if self.delay_loss else "ab"
         if self.max_nodes is None or n >= self.exact_from_ply:
             self.last_mode = "exact"
-            return _exact_choice(self.solver, kind, cur, mask, n, rng)
+            key = (kind, cur, mask)
+            cols = self._exact_cache.get(key)
+            if cols is None:
+                cols = _exact_candidates(self.solver, kind, cur, mask, n)
+                if len(self._exact_cache) >= EXACT_CACHE_ENTRIES:
+                    self._exact_cache.clear()
+                self._exact_cache[key] = cols
+            return _pick(cols, rng)
         priv = self._private_solver()
         priv.clear()
         priv.set_budget(max(1, self.max_nodes // 4))
