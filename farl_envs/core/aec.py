@@ -95,6 +95,7 @@ class FarlAECEnv(AECEnv):
         self._reward_buf = np.zeros(game.n_players, dtype=np.float64)
         self._rng = None
         self._state = None
+        self._to_move, self._over = 0, False  # the position's mover and end, kept by _after_move
         self._window = HumanWindow(game.id, self.metadata["render_fps"]) if render_mode == "human" else None
 
     # ------------------------------------------------------------------ API
@@ -120,7 +121,11 @@ class FarlAECEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        a = self._legal_or_none(action)
+        # the common case (a legal Python int) without integral_action's checks
+        if type(action) is int and 0 <= action < self.game.n_actions and self._mask[action]:
+            a = action
+        else:
+            a = self._legal_or_none(action)
         self._cumulative_rewards[agent] = 0
         if a is None:
             if self.illegal_action == "raise":
@@ -131,9 +136,11 @@ class FarlAECEnv(AECEnv):
         game = self.game
         nxt = np.empty_like(self._state)
         game.afterstate(game.p, self._state, a, nxt, self._reward_buf)
-        buf = self._reward_buf
-        self.rewards = {ag: float(buf[self._seat[ag]]) for ag in self.agents}
-        every_seat = {ag: float(buf[i]) for i, ag in enumerate(self.possible_agents)}
+        every_seat = dict(zip(self.possible_agents, self._reward_buf.tolist()))
+        if len(self.agents) == len(every_seat):  # nobody eliminated: the same agents in the same order
+            self.rewards = every_seat.copy()
+        else:
+            self.rewards = {ag: every_seat[ag] for ag in self.agents}
         info = {"afterstate": self._record(a, agent, nxt.copy(), every_seat)}
         if game.has_chance and not nxt[TERMINAL]:
             code = int(game.chance(game.p, nxt, self._rng))
@@ -147,13 +154,16 @@ class FarlAECEnv(AECEnv):
             self.render()
 
     def observe(self, agent):
-        self._require_game()
-        if agent not in self._seat:
+        if self._state is None:
+            self._require_game()
+        seat = self._seat.get(agent)
+        if seat is None:
             raise ValueError(f"unknown agent {agent!r}; agents: {self.possible_agents}")
-        seat = self._seat[agent]
-        obs = np.zeros(self.game.obs_shape, dtype=np.int8)
-        self.game.observe(self.game.p, self._state, seat, obs)
-        on_move = seat == self._state[TO_MOVE] and not self._state[TERMINAL] and not self.terminations.get(agent)
+        game = self.game
+        obs = np.zeros(game.obs_shape, dtype=np.int8)
+        game.observe(game.p, self._state, seat, obs)
+        # the mover's seat and the game's end as Python values (set by _after_move): no numpy scalars per call
+        on_move = seat == self._to_move and not self._over and not self.terminations.get(agent)
         return {"observation": obs, "action_mask": (self._mask if on_move else self._no_mask).copy()}
 
     def render(self):
@@ -231,8 +241,11 @@ class FarlAECEnv(AECEnv):
         return v
 
     def last(self, observe: bool = True):
-        self._require_game()
-        return super().last(observe)
+        if self._state is None:
+            self._require_game()
+        agent = self.agent_selection
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                self.terminations[agent], self.truncations[agent], self.infos[agent])
 
     # -------------------------------------------------------------- helpers
     def _require_game(self) -> None:
@@ -282,9 +295,11 @@ class FarlAECEnv(AECEnv):
 
     def _after_move(self) -> None:
         s = self._state
-        self.agent_selection = self.possible_agents[int(s[TO_MOVE])]
+        self._to_move = int(s[TO_MOVE])
+        self._over = bool(s[TERMINAL])
+        self.agent_selection = self.possible_agents[self._to_move]
         self.game.legal_actions(self.game.p, s, self._mask)
-        if s[TERMINAL]:
+        if self._over:
             self.terminations = {a: True for a in self.agents}
         elif self.game.eliminated is not None:
             self._mark_eliminated()
@@ -309,6 +324,7 @@ class FarlAECEnv(AECEnv):
         self.infos[agent] = {"illegal_move": True}
         self._state = self._state.copy()
         self._state[TERMINAL] = 1
+        self._over = True
         self._mask[:] = 0
         self.terminations = {a: True for a in self.agents}
         self._accumulate_rewards()
