@@ -16,7 +16,7 @@ from numba import njit, typeof
 import farl_envs
 from farl_envs.core.kernels import SEARCH_LOOPS, KernelsType, kernels_of, shared_sources
 from farl_envs.core.playout import random_playout
-from farl_envs.core.rng import make_rng, rng_choice_mask
+from farl_envs.core.rng import make_rng, rng_choice_mask, rng_choice_mask_counted
 from farl_envs.core.spec import TERMINAL
 
 ROOT = Path(farl_envs.__file__).resolve().parents[1]
@@ -117,3 +117,27 @@ def test_the_compiled_playout_plays_what_a_python_loop_over_the_kernels_plays(na
         assert plies == plies_py > 0
         assert np.array_equal(s, s_py) and np.array_equal(rng, rng_py)
         assert np.array_equal(total, total_py)
+
+
+@pytest.mark.parametrize("name", farl_envs.list_games())
+def test_legal_actions_returns_the_number_of_legal_actions(name):
+    """The playouts draw among ``legal_actions``' returned count without counting the mask again
+    (``rng_choice_mask_counted``): the count must be the mask's, at every ply of random games."""
+    g = farl_envs.game_spec(name)
+    mask, rewards = np.zeros(g.n_actions, dtype=np.int8), np.zeros(g.n_players)
+    rng = make_rng(11)
+    for _ in range(3):
+        s = g.initial_state(g.p, rng)
+        for _ in range(400):
+            n = g.legal_actions(g.p, s, mask)
+            assert n == int(np.count_nonzero(mask))
+            if s[TERMINAL]:
+                assert n == 0
+                break
+            mirror = rng.copy()
+            a = rng_choice_mask(rng, mask)
+            assert rng_choice_mask_counted(mirror, mask, n) == a and np.array_equal(mirror, rng)
+            g.afterstate(g.p, s, a, s, rewards)
+            if not s[TERMINAL]:
+                g.chance(g.p, s, rng)
+

@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from farl_envs.core.kernels import afterstate, chance, kernels_of, legal_actions
-from farl_envs.core.rng import rng_choice_mask
+from farl_envs.core.rng import rng_choice_mask_counted
 from farl_envs.core.spec import TERMINAL
 
 
@@ -28,8 +28,7 @@ def random_playout(kernels, p, s, mask, rewards, total, rng):
     total[:] = 0.0
     plies = 0
     while s[TERMINAL] == 0:
-        legal_actions(kernels, p, s, mask)
-        a = rng_choice_mask(rng, mask)
+        a = rng_choice_mask_counted(rng, mask, legal_actions(kernels, p, s, mask))
         afterstate(kernels, p, s, a, s, rewards)
         if s[TERMINAL] == 0:
             chance(kernels, p, s, rng)

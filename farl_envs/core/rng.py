@@ -85,31 +85,21 @@ def _nonzero_bytes(w):
     return np.int64(_popcount(w & _LOW_BITS))
 
 
-@njit(cache=True)
-def rng_choice_mask(rng, mask):
-    """Uniform index ``i`` among the entries with ``mask[i] != 0``; -1 if none.
-
-    Byte masks (the kernels' ``int8``) are read eight entries at a time, so
-    games with many action numbers and few legal ones (Breakthrough's 768)
-    skip the empty stretches; the pick is the same as entry by entry.
-    """
-    n = mask.shape[0]
-    words = n // 8 if mask.itemsize == 1 and mask.flags.c_contiguous else 0
+@njit(cache=True, inline="always")
+def _mask_words(mask):
+    """``mask`` read as ``uint64`` words (eight byte entries each), or an empty array when it cannot be."""
+    words = mask.shape[0] // 8 if mask.itemsize == 1 and mask.flags.c_contiguous else 0
     if words > 0:
-        packed = mask[: words * 8].view(np.uint64)
-    else:  # wider entries, or a strided view that cannot be read as words: entry by entry
-        packed = np.empty(0, dtype=np.uint64)
-    count = 0
-    for i in range(words):
-        count += _nonzero_bytes(packed[i])
-    for i in range(words * 8, n):
-        if mask[i] != 0:
-            count += 1
-    if count == 0:
-        return -1
-    k = rng_below(rng, count)
-    start = words * 8
-    for i in range(words):
+        return mask[: words * 8].view(np.uint64)
+    return np.empty(0, dtype=np.uint64)  # wider entries, or a strided view: entry by entry
+
+
+@njit(cache=True, inline="always")
+def _kth_set(mask, packed, k):
+    """Index of the ``k``-th (0-based) nonzero entry of ``mask``; -1 if there are not that many."""
+    n = mask.shape[0]
+    start = packed.shape[0] * 8
+    for i in range(packed.shape[0]):
         c = _nonzero_bytes(packed[i])
         if k < c:
             start = 8 * i
@@ -121,6 +111,35 @@ def rng_choice_mask(rng, mask):
                 return i
             k -= 1
     return -1
+
+
+@njit(cache=True)
+def rng_choice_mask(rng, mask):
+    """Uniform index ``i`` among the entries with ``mask[i] != 0``; -1 if none.
+
+    Byte masks (the kernels' ``int8``) are read eight entries at a time, so
+    games with many action numbers and few legal ones (Breakthrough's 768)
+    skip the empty stretches; the pick is the same as entry by entry.
+    """
+    packed = _mask_words(mask)
+    count = 0
+    for i in range(packed.shape[0]):
+        count += _nonzero_bytes(packed[i])
+    for i in range(packed.shape[0] * 8, mask.shape[0]):
+        if mask[i] != 0:
+            count += 1
+    if count == 0:
+        return -1
+    return _kth_set(mask, packed, rng_below(rng, count))
+
+
+@njit(cache=True)
+def rng_choice_mask_counted(rng, mask, count):
+    """:func:`rng_choice_mask` when ``count``, the number of nonzero entries, is known (a kernel's
+    ``legal_actions`` returns it): the same draw and the same pick, without the counting pass."""
+    if count <= 0:
+        return -1
+    return _kth_set(mask, _mask_words(mask), rng_below(rng, count))
 
 
 @njit(cache=True)
