@@ -86,8 +86,13 @@ def random_walk_set(game: GameSpec, count: int, length: int, seed: int) -> np.nd
     for _ in range(count):
         cells = [int(rng.integers(game.n_cells))]
         while len(cells) < length:
-            frontier = sorted({j for c in cells for j in nbrs[c]} - set(cells))
-            cells.append(int(frontier[rng.integers(len(frontier))]))
+            # a cell of the tuple, then one of its free neighbours (another cell if it has none). This is the
+            # rule of GBG's random walks: a cell with several neighbours in the tuple is reached more often
+            # than under a uniform pick from the tuple's whole free border, so the tuples come out compact
+            # (docs/notes/hex_gap_audit.md, 3.2)
+            free = [j for j in nbrs[cells[int(rng.integers(len(cells)))]] if j not in cells]
+            if free:
+                cells.append(int(free[int(rng.integers(len(free)))]))
         tuples.append(sorted(cells))
     return np.array(tuples, dtype=np.int32)
 
