@@ -171,7 +171,10 @@ LAMBDA_NOTE = (
     "unchanged, which decays like 0.89 per ply for its 0.8, where the paper's Fig. 8 shows learning break down "
     "(λ >= 0.9); they broke down the same way (TCL[rr] never above 34 % success in 1,000,000 games; TCL[et] "
     "swinging between 2 % and 95 %). Those runs are kept in "
-    "`docs/results/archive/eligibility_traces_lambda_per_entry_runs/` (see the archive's README).")
+    "`docs/results/archive/eligibility_traces_lambda_per_entry_runs/` (see the archive's README). Whether λ² "
+    "is enough is open: in the first λ² run of TCL[rr] (seed 0, checked at 320,000 games, success 0.5 %) the "
+    "values of all seven opening moves had saturated at +1.0, a divergence the paper does not report; the first "
+    "TCL[et] run was at 85 % at 360,000 games.")
 
 
 def write_report(out, budget: str, variants: list[str], command: str | None = None) -> Path:
