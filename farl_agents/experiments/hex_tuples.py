@@ -24,7 +24,7 @@ import numpy as np
 
 from farl_agents import cli
 from farl_agents.atomic import atomic_write_text
-from farl_agents.experiments.table1_rows import RESULTS_DIR
+from farl_agents.experiments.table1_rows import PAPER_TABLE1, RESULTS_DIR
 from farl_agents.ntuple.sets import adjacency
 
 RUNS = Path("runs/hex_walk")
@@ -32,6 +32,7 @@ OLD_RUNS = RESULTS_DIR / "table1_runs" / "hex"
 PAGE = RESULTS_DIR / "hex_tuples.md"
 GAMES_PER_SEAT = 50
 OPPONENT = "mcts10000"
+PAPER = PAPER_TABLE1[("hex", OPPONENT)][0]  # Konen & Bagheri 2020, Table 1, Hex 6x6 FARL: win rate, s.e.
 
 
 def run_seed(seed: int, runs: Path = RUNS) -> dict:
@@ -91,7 +92,7 @@ def write_page(seeds: list[int], runs: Path = RUNS, old_runs: Path = OLD_RUNS, p
              "| seed | Table 1 run: win rate | first seat | second seat | runs with GBG's rule: win rate | "
              "first seat | second seat | compactness |",
              "|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    old_all, new_all = [], []
+    old_all, new_all, old_by_seed, new_by_seed = [], [], [], []
     for seed in seeds:
         old_file = old_runs / f"farl-seed{seed}" / "final_eval.json"
         new_file = runs / f"seed{seed}" / "eval.json"
@@ -100,6 +101,8 @@ def write_page(seeds: list[int], runs: Path = RUNS, old_runs: Path = OLD_RUNS, p
         comp = "–"
         if new is not None and (runs / f"seed{seed}" / "agent.npz").exists():
             comp = f"{compactness(NTupleAgent.load(runs / f'seed{seed}' / 'agent.npz').tuples):.2f}"
+        old_by_seed.append(old)
+        new_by_seed.append(new)
         if old:
             old_all.append(old)
         if new:
@@ -110,6 +113,18 @@ def write_page(seeds: list[int], runs: Path = RUNS, old_runs: Path = OLD_RUNS, p
     for rows in (old_all, new_all):
         summary.append(" | ".join(_mean_se([r[k] for r in rows]) if len(rows) > 1 else "–" for k in range(3)))
     lines.append(f"| mean ± s.e. ({len(old_all)} / {len(new_all)} runs) | {summary[0]} | {summary[1]} | |")
+    pairs = [(o[0], n[0]) for o, n in zip(old_by_seed, new_by_seed) if o and n]
+    if len(pairs) > 1:
+        diff = np.array([n - o for o, n in pairs])
+        se = diff.std(ddof=1) / np.sqrt(len(diff))
+        new_mean = float(np.mean([r[0] for r in new_all]))
+        lines += ["", f"Paired by seed ({len(pairs)} seeds), GBG's rule minus Table 1's: {100 * diff.mean():+.1f} "
+                      f"points ± {100 * se:.1f} (s.e.) in the win rate: "
+                      + ("more than two standard errors." if abs(diff.mean()) > 2 * se else
+                         "within two standard errors, so these seeds alone do not prove the rule matters.")
+                  + f" With GBG's rule the cell is {100 * new_mean:.1f} %, "
+                  + ("within" if abs(new_mean - PAPER[0]) <= PAPER[1] else "outside")
+                  + f" the paper's {100 * PAPER[0]:.0f} % ± {100 * PAPER[1]:.0f}."]
     atomic_write_text(page, "\n".join(lines) + "\n")
     return page
 
