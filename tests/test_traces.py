@@ -107,3 +107,9 @@ def test_ctrl_c_during_a_measurement_stops_the_run_after_it(tmp_path, monkeypatc
     rows = traces.read_success(tmp_path / "run" / "success.csv")
     assert [r["episode"] for r in rows] == [0, 100]  # the measurement under way was kept
     assert traces.run_task(task)["status"] == "done"  # and the run resumes to the end
+
+
+def test_weight_growth_reports_the_largest_weight_per_chunk():
+    rows = traces.weight_growth("tcl-std", games=30, every=20)
+    assert [g for g, _ in rows] == [20, 30]
+    assert 0 < rows[0][1] <= rows[1][1]  # weights start at 0 and a TD update moves at least one

@@ -238,12 +238,35 @@ def cost(variant: str = "tcl-rr", games: int = 50_000, seed: int = 0) -> dict:
     return out
 
 
+def weight_growth(variant: str = "tcl-rr", games: int = 300_000, every: int = 25_000, seed: int = 0,
+                  **overrides) -> list[tuple[int, float]]:
+    """``(games, largest |weight|)`` every ``every`` training games of ``variant`` (no measurements): a check that
+    the tables stay bounded. ``overrides`` change the variant's settings (e.g. ``trace_mode="rep"``)."""
+    from farl_agents.learners import NTupleAgent
+
+    spec = run_spec(variant, seed, "paper")
+    agent = NTupleAgent(farl_envs.game_spec(spec.game, **spec.game_params), spec.config.replace(**overrides))
+    out = []
+    while agent.episodes_done < games:
+        agent.train(min(every, games - agent.episodes_done))
+        out.append((agent.episodes_done, float(abs(agent.net.weights).max())))
+    return out
+
+
 if __name__ == "__main__":
     import argparse
 
-    ap = argparse.ArgumentParser(description="Cost of the eligibility-trace study: training and one measurement")
+    ap = argparse.ArgumentParser(description="Cost of the eligibility-trace study (training and one measurement), "
+                                             "or with --growth the largest weight during training")
     ap.add_argument("--variant", default="tcl-rr", choices=list(VARIANTS))
     ap.add_argument("--games", type=int, default=50_000)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--growth", action="store_true", help="print the largest |weight| every 25,000 games instead")
+    ap.add_argument("--trace-mode", help="with --growth: another trace mode (et, res, rep, rr)")
     a = ap.parse_args()
-    print(json.dumps(cost(a.variant, a.games, a.seed)))
+    if a.growth:
+        extra = {"trace_mode": a.trace_mode} if a.trace_mode else {}
+        for g, w in weight_growth(a.variant, a.games, seed=a.seed, **extra):
+            print(f"{a.variant} {a.trace_mode or ''} {g:>9,} games: largest |weight| {w:.2f}", flush=True)
+    else:
+        print(json.dumps(cost(a.variant, a.games, a.seed)))

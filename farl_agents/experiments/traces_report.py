@@ -174,7 +174,12 @@ LAMBDA_NOTE = (
     "`docs/results/archive/eligibility_traces_lambda_per_entry_runs/` (see the archive's README). Whether λ² "
     "is enough is open: in the first λ² run of TCL[rr] (seed 0, checked at 320,000 games, success 0.5 %) the "
     "values of all seven opening moves had saturated at +1.0, a divergence the paper does not report; the first "
-    "TCL[et] run was at 85 % at 360,000 games.")
+    "TCL[et] run was at 85 % at 360,000 games. The divergence comes from reset and replace together, not from λ: "
+    "in training alone TCL[rr]'s largest weight grows without bound (1.3 after 25,000 games, 5.7 after 100,000, "
+    "18 after 300,000: the all-empty patterns shared by almost every position, balanced by negative weights "
+    "elsewhere), while at the same λ = 0.64 standard, reset-only and replace-only traces stay near 1.2-1.8 "
+    "(`python -m farl_agents.experiments.traces --growth --variant tcl-rr --games 300000`, add "
+    "`--trace-mode rep` etc.). Until that is understood the [rr] runs are paused.")
 
 
 def write_report(out, budget: str, variants: list[str], command: str | None = None) -> Path:
