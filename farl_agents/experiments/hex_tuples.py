@@ -1,11 +1,12 @@
 """Hex 6x6, Table 1's FARL cell, with GBG's random-walk rule for the n-tuples: does it close the gap to the paper?
 
-Table 1's Hex row (``docs/results/table1.md``) was trained with random-walk tuples grown by a uniform pick from
-the tuple's free border, which makes stretched tuples; GBG grows them from a random cell of the tuple, which
-makes compact ones (``docs/notes/hex_gap_audit.md``). ``farl_agents.ntuple.sets.random_walk_set`` now follows
-GBG. This trains the paper preset again per seed (the same command as ``farl train hex --preset paper --seed S``)
-and evaluates it as Table 1 does (50 games per seat against MCTS10000 from the empty board, evaluation seed 0),
-then writes the per-seed, per-seat comparison with Table 1's runs::
+Table 1's first Hex runs (now in ``docs/results/archive/table1_hex_border_walk_runs``) were trained with
+random-walk tuples grown by a uniform pick from the tuple's free border, which makes stretched tuples; GBG grows
+them from a random cell of the tuple, which makes compact ones (``docs/notes/hex_gap_audit.md``).
+``farl_agents.ntuple.sets.random_walk_set`` now follows GBG. This trains the paper preset again per seed (the
+same command as ``farl train hex --preset paper --seed S``) and evaluates it as Table 1 does (50 games per seat
+against MCTS10000 from the empty board, evaluation seed 0), then writes the per-seed, per-seat comparison with
+those first runs::
 
     python -m farl_agents.experiments.hex_tuples --seeds 0 1 2 3 4 5 6 7 8 9
 
@@ -28,7 +29,7 @@ from farl_agents.experiments.table1_rows import PAPER_TABLE1, RESULTS_DIR
 from farl_agents.ntuple.sets import adjacency
 
 RUNS = Path("runs/hex_walk")
-OLD_RUNS = RESULTS_DIR / "table1_runs" / "hex"
+OLD_RUNS = RESULTS_DIR / "archive" / "table1_hex_border_walk_runs"  # Table 1's Hex runs before the fix
 PAGE = RESULTS_DIR / "hex_tuples.md"
 GAMES_PER_SEAT = 50
 OPPONENT = "mcts10000"
@@ -77,19 +78,20 @@ def _mean_se(xs: list[float]) -> str:
 
 
 def write_page(seeds: list[int], runs: Path = RUNS, old_runs: Path = OLD_RUNS, page: Path = PAGE) -> Path:
-    """The per-seed table: Table 1's runs (old walk rule) beside the runs with GBG's rule."""
+    """The per-seed table: Table 1's first runs (old walk rule) beside the runs with GBG's rule."""
     import farl_envs  # noqa: F401  (registers the games for NTupleAgent.load)
     from farl_agents.learners import NTupleAgent
 
     lines = ["# Hex 6x6: the random-walk rule of the n-tuples", "",
              "Table 1's FARL cell for Hex 6x6 (TD-FARL, 300,000 episodes, paper preset) against MCTS10000, 50 games "
-             "per seat from the empty board, evaluation seed 0: Table 1's runs, whose random-walk tuples were grown "
-             "by a uniform pick from the tuple's free border, beside runs whose tuples grow as GBG's do (a random "
+             "per seat from the empty board, evaluation seed 0: Table 1's first runs (archived in "
+             "`docs/results/archive/table1_hex_border_walk_runs/`), whose random-walk tuples were grown by a uniform "
+             "pick from the tuple's free border, beside runs whose tuples grow as GBG's do (a random "
              "cell of the tuple, then a free neighbour of it; `docs/notes/hex_gap_audit.md`). Same seeds, same "
              "settings otherwise. *Compactness*: adjacent cell pairs inside a 6-tuple, mean over the run's 25 "
              "tuples. The paper: 81 % ± 5.", "",
              "Made by", "", f"    python -m farl_agents.experiments.hex_tuples --seeds {' '.join(map(str, seeds))}", "",
-             "| seed | Table 1 run: win rate | first seat | second seat | runs with GBG's rule: win rate | "
+             "| seed | first Table 1 run: win rate | first seat | second seat | runs with GBG's rule: win rate | "
              "first seat | second seat | compactness |",
              "|---:|---:|---:|---:|---:|---:|---:|---:|"]
     old_all, new_all, old_by_seed, new_by_seed = [], [], [], []
@@ -118,8 +120,8 @@ def write_page(seeds: list[int], runs: Path = RUNS, old_runs: Path = OLD_RUNS, p
         diff = np.array([n - o for o, n in pairs])
         se = diff.std(ddof=1) / np.sqrt(len(diff))
         new_mean = float(np.mean([r[0] for r in new_all]))
-        lines += ["", f"Paired by seed ({len(pairs)} seeds), GBG's rule minus Table 1's: {100 * diff.mean():+.1f} "
-                      f"points ± {100 * se:.1f} (s.e.) in the win rate: "
+        lines += ["", f"Paired by seed ({len(pairs)} seeds), GBG's rule minus the first Table 1 runs: "
+                      f"{100 * diff.mean():+.1f} points ± {100 * se:.1f} (s.e.) in the win rate: "
                       + ("more than two standard errors." if abs(diff.mean()) > 2 * se else
                          "within two standard errors, so these seeds alone do not prove the rule matters.")
                   + f" With GBG's rule the cell is {100 * new_mean:.1f} %, "

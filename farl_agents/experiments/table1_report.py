@@ -20,6 +20,7 @@ import farl_envs
 from farl_agents.atomic import atomic_write_text
 from farl_agents.experiments.table1_rows import (
     NPLAYER_ROWS,
+    PAPER_ROW_NOTES,
     PAPER_TABLE1,
     ROWS,
     Row,
@@ -184,6 +185,8 @@ def write_table(out: Path, budget: str, command: str | None, seconds: float | No
         lines += _row_lines(row, res, plan(row, budget).episodes, notes)
     lines += ["", "Protocol per row (games are per seat and opponent in the final evaluation):", ""]
     lines += [_protocol_line(row, budget) for row in ROWS.values()]
+    if budget == "paper":
+        notes += [PAPER_ROW_NOTES[key] for key in ROWS if key in PAPER_ROW_NOTES]
     if notes:
         lines += [""] + [f"* {n}" for n in notes]
     lines += ["", "Time per row is the wall time of its finished runs (training and evaluation) added up; runs",
