@@ -289,10 +289,9 @@ def write_extra_section(out: str, rows: list, load_before: str, load_after: str,
               "split a turn into several actions (Amazons: queen, destination, arrow; Chinese Checkers: one hop "
               "per action) have cheap plies but many per game."]
     page = Path(out).read_text()
-    head, sep, rest = page.partition(EXTRA_SECTION)
-    if sep:
-        nxt = rest.find("\n## ")
-        page = head + "\n".join(lines) + ("\n" + rest[nxt + 1:] if nxt >= 0 else "\n")
+    head, section, after = split_extra_section(page)
+    if section:
+        page = head + "\n".join(lines) + "\n" + after
     else:
         marker = "## Start of a run"
         head, sep, rest = page.partition(marker)
@@ -302,14 +301,21 @@ def write_extra_section(out: str, rows: list, load_before: str, load_after: str,
     print(f"wrote {out}")
 
 
+def split_extra_section(page: str) -> tuple[str, str, str]:
+    """``page`` as (text before :data:`EXTRA_SECTION`, the section up to the next one, the rest); the section and
+    the rest are "" when the page has none."""
+    head, sep, rest = page.partition(EXTRA_SECTION)
+    if not sep:
+        return page, "", ""
+    nxt = rest.find("\n## ")
+    if nxt < 0:
+        return head, sep + rest, ""
+    return head, sep + rest[:nxt + 1], rest[nxt + 1:]
+
+
 def kept_extra_section(out: str) -> str:
     """The :data:`EXTRA_SECTION` of the page at ``out`` (up to the next section), or "" when it has none."""
-    page = Path(out).read_text() if Path(out).exists() else ""
-    _, sep, rest = page.partition(EXTRA_SECTION)
-    if not sep:
-        return ""
-    nxt = rest.find("\n## ")
-    return (sep + (rest[:nxt] if nxt >= 0 else rest)).rstrip("\n")
+    return split_extra_section(Path(out).read_text() if Path(out).exists() else "")[1].rstrip("\n")
 
 
 def main(argv=None) -> int:

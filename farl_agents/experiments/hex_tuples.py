@@ -25,6 +25,7 @@ import numpy as np
 
 from farl_agents import cli
 from farl_agents.atomic import atomic_write_text
+from farl_agents.experiments.table1_report import mean_se
 from farl_agents.experiments.table1_rows import PAPER_TABLE1, RESULTS_DIR
 from farl_agents.ntuple.sets import adjacency
 
@@ -72,9 +73,8 @@ def _rates(evaluation: dict) -> tuple[float, float, float]:
 
 
 def _mean_se(xs: list[float]) -> str:
-    a = np.asarray(xs, dtype=float)
-    se = a.std(ddof=1) / np.sqrt(len(a)) if len(a) > 1 else float("nan")
-    return f"{100 * a.mean():.1f} % ± {100 * se:.1f}"
+    mean, se, _ = mean_se(xs)
+    return f"{100 * mean:.1f} % ± {100 * se:.1f}"
 
 
 def write_page(seeds: list[int], runs: Path = RUNS, old_runs: Path = OLD_RUNS, page: Path = PAGE) -> Path:
@@ -89,12 +89,12 @@ def write_page(seeds: list[int], runs: Path = RUNS, old_runs: Path = OLD_RUNS, p
              "pick from the tuple's free border, beside runs whose tuples grow as GBG's do (a random "
              "cell of the tuple, then a free neighbour of it; `docs/notes/hex_gap_audit.md`). Same seeds, same "
              "settings otherwise. *Compactness*: adjacent cell pairs inside a 6-tuple, mean over the run's 25 "
-             "tuples. The paper: 81 % ± 5.", "",
+             f"tuples. The paper: {100 * PAPER[0]:.0f} % ± {100 * PAPER[1]:.0f}.", "",
              "Made by", "", f"    python -m farl_agents.experiments.hex_tuples --seeds {' '.join(map(str, seeds))}", "",
              "| seed | first Table 1 run: win rate | first seat | second seat | runs with GBG's rule: win rate | "
              "first seat | second seat | compactness |",
              "|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    old_all, new_all, old_by_seed, new_by_seed = [], [], [], []
+    old_by_seed, new_by_seed = [], []
     for seed in seeds:
         old_file = old_runs / f"farl-seed{seed}" / "final_eval.json"
         new_file = runs / f"seed{seed}" / "eval.json"
@@ -105,24 +105,20 @@ def write_page(seeds: list[int], runs: Path = RUNS, old_runs: Path = OLD_RUNS, p
             comp = f"{compactness(NTupleAgent.load(runs / f'seed{seed}' / 'agent.npz').tuples):.2f}"
         old_by_seed.append(old)
         new_by_seed.append(new)
-        if old:
-            old_all.append(old)
-        if new:
-            new_all.append(new)
         cells = [" | ".join(f"{100 * x:.0f} %" for x in r) if r else "– | – | –" for r in (old, new)]
         lines.append(f"| {seed} | {cells[0]} | {cells[1]} | {comp} |")
+    old_all, new_all = [r for r in old_by_seed if r], [r for r in new_by_seed if r]
     summary = []
     for rows in (old_all, new_all):
         summary.append(" | ".join(_mean_se([r[k] for r in rows]) if len(rows) > 1 else "–" for k in range(3)))
     lines.append(f"| mean ± s.e. ({len(old_all)} / {len(new_all)} runs) | {summary[0]} | {summary[1]} | |")
     pairs = [(o[0], n[0]) for o, n in zip(old_by_seed, new_by_seed) if o and n]
     if len(pairs) > 1:
-        diff = np.array([n - o for o, n in pairs])
-        se = diff.std(ddof=1) / np.sqrt(len(diff))
-        new_mean = float(np.mean([r[0] for r in new_all]))
+        gain, se, _ = mean_se([n - o for o, n in pairs])
+        new_mean = mean_se([r[0] for r in new_all])[0]
         lines += ["", f"Paired by seed ({len(pairs)} seeds), GBG's rule minus the first Table 1 runs: "
-                      f"{100 * diff.mean():+.1f} points ± {100 * se:.1f} (s.e.) in the win rate: "
-                      + ("more than two standard errors." if abs(diff.mean()) > 2 * se else
+                      f"{100 * gain:+.1f} points ± {100 * se:.1f} (s.e.) in the win rate: "
+                      + ("more than two standard errors." if abs(gain) > 2 * se else
                          "within two standard errors, so these seeds alone do not prove the rule matters.")
                   + f" With GBG's rule the cell is {100 * new_mean:.1f} %, "
                   + ("within" if abs(new_mean - PAPER[0]) <= PAPER[1] else "outside")

@@ -216,13 +216,18 @@ def reproduce(variants: list[str], runs: int = 3, budget: str = "paper", out=RES
 
 
 # ------------------------------------------------------------- cost of the study
-def cost(variant: str = "tcl-rr", games: int = 50_000, seed: int = 0) -> dict:
-    """CPU seconds of ``games`` training games of ``variant`` and of one 200-game measurement after them, with
-    a fresh perfect player (cold solver table) and then with the same one again (warm), as the runs use it."""
+def fresh_agent(variant: str, seed: int = 0, **overrides):
+    """An untrained agent with ``variant``'s paper-budget settings (``overrides`` change some of them)."""
     from farl_agents.learners import NTupleAgent
 
     spec = run_spec(variant, seed, "paper")
-    agent = NTupleAgent(farl_envs.game_spec(spec.game, **spec.game_params), spec.config)
+    return NTupleAgent(farl_envs.game_spec(spec.game, **spec.game_params), spec.config.replace(**overrides))
+
+
+def cost(variant: str = "tcl-rr", games: int = 50_000, seed: int = 0) -> dict:
+    """CPU seconds of ``games`` training games of ``variant`` and of one 200-game measurement after them, with
+    a fresh perfect player (cold solver table) and then with the same one again (warm), as the runs use it."""
+    agent = fresh_agent(variant, seed)
     t = time.process_time()
     agent.train(games)
     out = {"variant": variant, "games": games, "train_cpu": time.process_time() - t}
@@ -242,10 +247,7 @@ def weight_growth(variant: str = "tcl-rr", games: int = 300_000, every: int = 25
                   **overrides) -> list[tuple[int, float]]:
     """``(games, largest |weight|)`` every ``every`` training games of ``variant`` (no measurements): a check that
     the tables stay bounded. ``overrides`` change the variant's settings (e.g. ``trace_mode="rep"``)."""
-    from farl_agents.learners import NTupleAgent
-
-    spec = run_spec(variant, seed, "paper")
-    agent = NTupleAgent(farl_envs.game_spec(spec.game, **spec.game_params), spec.config.replace(**overrides))
+    agent = fresh_agent(variant, seed, **overrides)
     out = []
     while agent.episodes_done < games:
         agent.train(min(every, games - agent.episodes_done))

@@ -121,11 +121,7 @@ class FarlAECEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        # the common case (a legal Python int) without integral_action's checks
-        if type(action) is int and 0 <= action < self.game.n_actions and self._mask[action]:
-            a = action
-        else:
-            a = self._legal_or_none(action)
+        a = self._legal_or_none(action)
         self._cumulative_rewards[agent] = 0
         if a is None:
             if self.illegal_action == "raise":
@@ -314,6 +310,8 @@ class FarlAECEnv(AECEnv):
             self._deads_step_first()
 
     def _legal_or_none(self, action):
+        if type(action) is int:  # the common case, without integral_action's checks (a per-step cost)
+            return action if 0 <= action < self.game.n_actions and self._mask[action] else None
         a = integral_action(action)
         if a is None or not 0 <= a < self.game.n_actions or not self._mask[a]:
             return None
