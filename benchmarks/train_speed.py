@@ -151,6 +151,7 @@ def setup(key: str):
 def measure(key: str) -> dict:
     import farl_envs
     from farl_agents.learners import NTupleAgent, sarsa_farl, td_farl
+    from farl_agents.ntuple.network import stored_bytes
 
     game, params, cfg, (n_fast, n_aec) = setup(key)
     loop = td_farl.self_play if cfg.algo == "td" else sarsa_farl.self_play
@@ -170,7 +171,7 @@ def measure(key: str) -> dict:
     peak_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     with tempfile.TemporaryDirectory() as d:
         size = agent.save(Path(d) / "agent.npz").stat().st_size
-    weights_mb = agent.net.weights.nbytes / 2**20 + 2 * agent.net.tcl_n.nbytes / 2**20
+    weights_mb = stored_bytes(agent.net) / 2**20
     agent = None
     # the same first n_aec episodes on both paths
     a = NTupleAgent(game, cfg, **params)

@@ -36,7 +36,7 @@ import farl_envs
 from farl_agents.atomic import atomic_write_text
 from farl_agents.learners import NTupleAgent
 from farl_agents.learners.presets import nplayer_config, nplayer_game, paper_config, paper_game_params
-from farl_agents.ntuple.network import board_indices
+from farl_agents.ntuple.network import board_indices, slots_of
 from farl_envs.core.rng import make_rng, rng_choice_mask, rng_uniform
 from farl_envs.core.spec import TERMINAL, TO_MOVE
 
@@ -87,8 +87,7 @@ def value_after_step(agent: NTupleAgent, state: np.ndarray, player: int, target:
     board = np.zeros(2 * g.n_cells, dtype=np.int32)[: g.n_cells]
     g.board(g.p, state, board)
     board_indices(net, board, idx)
-    w = net.weights[0, player]
-    nu = float(w[idx].sum())
+    nu = float(net.weights[0, player, slots_of(net, idx)].sum())
     v = float(np.tanh(nu)) if prm.tanh_output else nu
     change = (target - v) * ((1.0 - v * v) if prm.tanh_output else 1.0)
     alpha = float(agent.schedules(1)[0][0])
@@ -101,7 +100,8 @@ def value_after_step(agent: NTupleAgent, state: np.ndarray, player: int, target:
                 continue
             factor = 1.0
             if net.tcl_n.shape[0] > 0:
-                ratio = abs(float(net.tcl_n[0, player, k])) / float(net.tcl_a[0, player, k])
+                at = int(slots_of(net, k))
+                ratio = abs(float(net.tcl_n[0, player, at])) / float(net.tcl_a[0, player, at])
                 factor = np.exp(prm.tcl_beta * (ratio - 1.0)) if prm.tcl_exp else ratio
             moved[k] = step * change * factor
     nu_after = nu + sum(moved[int(k)] for k in idx.ravel())

@@ -17,7 +17,8 @@ from farl_agents.learners import agent_io, sarsa_farl, td_farl
 from farl_agents.learners.agent_io import AgentFileError
 from farl_agents.learners.config import LearnerConfig
 from farl_agents.learners.kernels import kernels_of
-from farl_agents.ntuple.budget import check_network_memory
+from farl_agents.ntuple import network
+from farl_agents.ntuple.budget import check_network_memory, network_bytes
 from farl_agents.ntuple.network import Net, board_indices, build_net, value
 from farl_agents.ntuple.sets import make_set
 from farl_agents.ntuple.traces import TRACE_MODES, horizon_entries, make_traces
@@ -25,6 +26,10 @@ from farl_envs.core.rng import make_rng
 from farl_envs.core.spec import TO_MOVE, GameSpec
 
 ENV_SEED_OFFSET = 0x5EED
+LAYOUTS = ("auto", "dense", "paged")
+PAGED_FROM_BYTES = 256 * 2**20
+"""``layout="auto"`` pages the tables (:mod:`farl_agents.ntuple.network`) when dense ones would take at least this
+much (2048's paper preset: 768 MiB); smaller ones stay dense, where a read costs no page look-up."""
 
 
 def _schedule_run(start: float, final: float | None, kind: str, first: int, n: int, episodes: int) -> np.ndarray:
@@ -56,10 +61,16 @@ class NTupleAgent:
         config: the learner settings; ``presets.paper_config(game)`` gives Konen & Bagheri 2020's.
         tuples: use this n-tuple set instead of making one from ``config``
             (loading a saved agent does this).
+        layout: how the weight tables are held: ``dense`` (every entry from the start), ``paged`` (memory grows
+            with the entries written; see :mod:`farl_agents.ntuple.network`) or ``auto`` (paged from
+            :data:`PAGED_FROM_BYTES` of dense tables). Both learn the same floats and write the same files.
         **game_params: the game's parameters when ``game`` is a name.
     """
 
-    def __init__(self, game: str | GameSpec, config: LearnerConfig | None = None, tuples=None, **game_params):
+    def __init__(self, game: str | GameSpec, config: LearnerConfig | None = None, tuples=None, layout: str = "auto",
+                 **game_params):
+        if layout not in LAYOUTS:
+            raise ValueError(f"unknown layout {layout!r}; use one of {', '.join(LAYOUTS)}")
         self.game = farl_envs.game_spec(game, **game_params) if isinstance(game, str) else game
         self.config = config or LearnerConfig()
         cfg, g = self.config, self.game
@@ -81,8 +92,12 @@ class NTupleAgent:
             action_syms = np.tile(np.arange(g.n_actions, dtype=np.int32), (cell_syms.shape[0], 1))
         else:
             raise ValueError(f"{g.id} defines no action symmetries: SARSA/Q need them (or use_symmetry=False)")
+        if layout == "auto":
+            dense_bytes = network_bytes(self.tuples.shape[0], self.tuples.shape[1], g.n_cell_values, g.n_players,
+                                        n_outputs, cfg.tcl != "none")
+            layout = "paged" if dense_bytes >= PAGED_FROM_BYTES else "dense"
         self.net: Net = build_net(self.tuples, g.n_cell_values, g.n_players, n_outputs, cell_syms, action_syms,
-                                  cfg.use_symmetry, cfg.tcl != "none", cfg.tcl_init)
+                                  cfg.use_symmetry, cfg.tcl != "none", cfg.tcl_init, paged=layout == "paged")
         n_sym, m = self.net.sym_cells.shape[:2]
         self.traces = make_traces(g.n_players, horizon_entries(cfg.lam, cfg.horizon_cut), n_sym, m)
         # a foreign game (a spec-like object trained through its own AEC env, see train_aec) has no kernels:
@@ -201,21 +216,28 @@ class NTupleAgent:
         meta = {"game": g.name, "game_params": g.params, "n_cell_values": g.n_cell_values,
                 "config": cfg.to_dict(), "episodes_done": self.episodes_done}
         arrays = {"tuples": self.tuples, "agent_rng": self.agent_rng, "env_rng": self.env_rng}
-        if weight_format is None:
-            agent_io.put_table(arrays, "weights", net.weights, 0.0)
-        else:
-            agent_io.put_masked_table(arrays, "weights", net.weights, 0.0, weight_format)
+        tables = [("weights", net.weights, 0.0)]
         if net.tcl_n.size:
-            agent_io.put_table(arrays, "tcl_n", net.tcl_n, cfg.tcl_init)
-            agent_io.put_table(arrays, "tcl_a", net.tcl_a, cfg.tcl_init)
+            tables += [("tcl_n", net.tcl_n, cfg.tcl_init), ("tcl_a", net.tcl_a, cfg.tcl_init)]
+        for name, table, base in tables:
+            if name == "weights" and weight_format is not None:
+                agent_io.put_masked_table(arrays, name, network.as_dense(net, table), base, weight_format)
+            elif network.is_paged(net):  # the entries of the pages handed out; no whole table is built
+                keys, slots = network.written(net)
+                rows = np.arange(table.shape[0] * table.shape[1], dtype=np.int64)[:, None]
+                positions = (rows * network.lut_size(net) + keys).ravel()
+                agent_io.put_entries(arrays, name, positions, table[:, :, slots].ravel(), base)
+            else:
+                agent_io.put_table(arrays, name, table, base)
         if cfg.carry_traces:
             for field in self.traces._fields:
                 arrays["traces_" + field] = getattr(self.traces, field)
         return agent_io.write_agent_file(path, meta, arrays)
 
     @classmethod
-    def load(cls, path, game: str | None = None) -> "NTupleAgent":
-        """Read an agent written by :meth:`save`; ``game`` (optional) must match the file's game.
+    def load(cls, path, game: str | None = None, layout: str = "auto") -> "NTupleAgent":
+        """Read an agent written by :meth:`save`; ``game`` (optional) must match the file's game; ``layout`` as in
+        the constructor (a file holds no layout: either loads it).
 
         Raises :class:`~farl_agents.learners.agent_io.AgentFileError` (a
         ``ValueError``) for anything that is not a valid farl agent file,
@@ -231,7 +253,7 @@ class NTupleAgent:
             raise AgentFileError(f"{path}: field 'episodes_done' must be a whole number >= 0, got {episodes_done!r}")
         try:
             config = LearnerConfig.from_dict(meta["config"])
-            agent = cls(meta["game"], config, tuples=arrays["tuples"], **meta["game_params"])
+            agent = cls(meta["game"], config, tuples=arrays["tuples"], layout=layout, **meta["game_params"])
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise AgentFileError(f"{path}: inconsistent agent description ({exc})") from None
         stored_p = meta.get("n_cell_values")
@@ -240,7 +262,7 @@ class NTupleAgent:
                                  f"encodes that game with {agent.game.n_cell_values} values: train the agent again")
         net = agent.net
         try:
-            net.weights[...] = agent_io.get_table(arrays, "weights", net.weights.shape, 0.0)
+            agent._load_table(arrays, "weights", net.weights, 0.0)
         except AgentFileError as exc:
             if stored_p is None:  # written before the files recorded P: the encoding may have changed since
                 raise AgentFileError(f"{path}: {exc} (the file may come from a farl whose {meta['game']} n-tuple "
@@ -248,8 +270,8 @@ class NTupleAgent:
             raise AgentFileError(f"{path}: {exc}") from None
         try:
             if net.tcl_n.size:
-                net.tcl_n[...] = agent_io.get_table(arrays, "tcl_n", net.tcl_n.shape, config.tcl_init)
-                net.tcl_a[...] = agent_io.get_table(arrays, "tcl_a", net.tcl_a.shape, config.tcl_init)
+                agent._load_table(arrays, "tcl_n", net.tcl_n, config.tcl_init)
+                agent._load_table(arrays, "tcl_a", net.tcl_a, config.tcl_init)
         except AgentFileError as exc:
             raise AgentFileError(f"{path}: {exc}") from None
         for name in ("agent_rng", "env_rng"):
@@ -266,6 +288,19 @@ class NTupleAgent:
                 target[...] = stored
         agent.episodes_done = episodes_done
         return agent
+
+    def _load_table(self, arrays: dict, name: str, table: np.ndarray, base: float) -> None:
+        """Fill this fresh agent's ``table`` (all entries at ``base``) from the file's field ``name``."""
+        net = self.net
+        shape = table.shape[:2] + (network.lut_size(net),)
+        positions, values = agent_io.get_entries(arrays, name, shape)
+        if positions is None:
+            if not network.is_paged(net):
+                table[...] = values
+                return
+            positions = np.flatnonzero(values != np.float32(base))
+            values = values.ravel()[positions]
+        network.store(net, table, positions, values)
 
     @classmethod
     def pretrained(cls, game: str) -> "NTupleAgent":

@@ -9,7 +9,9 @@ Layout (format ``farl-agent``, version 1):
 ``tuples``         the n-tuple set, ``int32[m, n]``
 ``weights``        dense ``float32`` tables, *or* ``weights_index`` (int64
                    flat positions) + ``weights_value`` (float32) when fewer
-                   than a third of the entries are non-zero, *or* (shipped
+                   than a third of the entries are non-zero (always for
+                   a paged network: its entries, never a whole table),
+                   *or* (shipped
                    agents, :func:`put_masked_table`) ``weights_mask`` (the
                    non-zero entries as bits, ``uint8``) and, one per marked
                    entry in table order, ``weights_values`` (``float16`` or
@@ -73,6 +75,16 @@ def put_table(arrays: dict, name: str, table: np.ndarray, base: float) -> None:
         arrays[name + "_value"] = flat[changed]
     else:
         arrays[name] = table
+
+
+def put_entries(arrays: dict, name: str, positions: np.ndarray, values: np.ndarray, base: float) -> None:
+    """Add a table given by some of its entries (flat ``positions`` in increasing order, float32 ``values``; every
+    other entry is ``base``) to ``arrays`` under ``name``, sparse: the form :func:`put_table` writes for a table
+    with few entries changed, without ever building the whole table."""
+    values = np.asarray(values, dtype=np.float32)
+    changed = values != np.float32(base)
+    arrays[name + "_index"] = np.asarray(positions, dtype=np.int64)[changed]
+    arrays[name + "_value"] = values[changed]
 
 
 MAX_LEVELS = 256
@@ -142,8 +154,9 @@ def put_masked_table(arrays: dict, name: str, table: np.ndarray, base: float, va
         arrays[name + "_values"] = stored
 
 
-def _masked_table(arrays: dict, name: str, size: int, base: float) -> np.ndarray:
-    """The flat table of a masked field (see :func:`put_masked_table`), every part checked."""
+def _masked_entries(arrays: dict, name: str, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The flat positions and values of a masked field's marked entries (see :func:`put_masked_table`), every
+    part checked."""
     mask = arrays[name + "_mask"]
     if mask.dtype != np.uint8 or mask.shape != ((size + 7) // 8,):
         raise AgentFileError(f"field {name + '_mask'!r} must be {(size + 7) // 8} uint8 bytes (one bit per entry)")
@@ -151,14 +164,13 @@ def _masked_table(arrays: dict, name: str, size: int, base: float) -> np.ndarray
     if bits[size:].any():
         raise AgentFileError(f"field {name + '_mask'!r} marks entries beyond the table's {size}")
     where = np.flatnonzero(bits[:size])
-    table = np.full(size, base, dtype=np.float32)
+    del bits
     values = arrays.get(name + "_values")
     if values is not None:
         if values.dtype not in (np.float16, np.float32) or values.shape != where.shape:
             raise AgentFileError(f"field {name + '_values'!r} must hold one float16 or float32 per marked entry "
                                  f"({where.size})")
-        table[where] = values
-        return table
+        return where, values.astype(np.float32)
     codes, levels = arrays.get(name + "_codes"), arrays.get(name + "_levels")
     for part, a in (("_codes", codes), ("_levels", levels)):
         if a is None:
@@ -169,8 +181,7 @@ def _masked_table(arrays: dict, name: str, size: int, base: float) -> np.ndarray
         raise AgentFileError(f"field {name + '_levels'!r} must be at most {MAX_LEVELS} float32 values")
     if codes.size and int(codes.max()) >= levels.size:
         raise AgentFileError(f"field {name + '_codes'!r} refers to level {int(codes.max())} of {levels.size}")
-    table[where] = levels[codes]
-    return table
+    return where, levels[codes]
 
 
 def get_table(arrays: dict, name: str, shape: tuple, base: float) -> np.ndarray:
@@ -180,32 +191,49 @@ def get_table(arrays: dict, name: str, shape: tuple, base: float) -> np.ndarray:
     wrong shape or type, positions out of range, or a value that is not a
     finite number (a NaN weight would make the agent play at random).
     """
+    positions, values = get_entries(arrays, name, shape)
+    if positions is None:
+        return values
+    table = np.full(int(np.prod(shape)), base, dtype=np.float32)
+    table[positions] = values
+    return table.reshape(shape)
+
+
+def get_entries(arrays: dict, name: str, shape: tuple) -> tuple[np.ndarray | None, np.ndarray]:
+    """The table ``name`` as :func:`get_table` checks it, but as ``(positions, values)``: the flat positions of
+    the entries the file lists and their values (sparse forms; every other entry holds the table's starting
+    value), or ``(None, table)`` for a table stored whole. Lets a paged network load a sparse file without
+    building a whole table."""
+    size = int(np.prod(shape))
     if name in arrays:
         table = arrays[name]
         if table.shape != shape or table.dtype != np.float32:
             raise AgentFileError(f"field {name!r} has shape {table.shape}/{table.dtype}, expected {shape}/float32")
-        table = table.copy()
-    elif name + "_mask" in arrays:
-        table = _masked_table(arrays, name, int(np.prod(shape)), base).reshape(shape)
+        _check_finite(name, table)
+        return None, table.copy()
+    if name + "_mask" in arrays:
+        positions, values = _masked_entries(arrays, name, size)
     else:
         index, values = arrays.get(name + "_index"), arrays.get(name + "_value")
         if index is None and values is None:
             raise AgentFileError(f"missing field {name!r} (dense) or {name + '_index'!r} + {name + '_value'!r}")
         if index is None or values is None:
             raise AgentFileError(f"field {name + ('_value' if values is None else '_index')!r} is missing")
-        size = int(np.prod(shape))
         if (index.ndim != 1 or index.dtype.kind not in "iu" or index.shape != values.shape
                 or (index.size and (index.min() < 0 or index.max() >= size))):
             raise AgentFileError(f"field {name + '_index'!r}: positions must be integers in 0..{size - 1}, "
                                  f"one per value")
         if values.dtype != np.float32:
             raise AgentFileError(f"field {name + '_value'!r} must be float32, got {values.dtype}")
-        table = np.full(size, base, dtype=np.float32)
-        table[index] = values
-        table = table.reshape(shape)
-    if not np.isfinite(table).all():
-        raise AgentFileError(f"field {name!r} holds {int((~np.isfinite(table)).sum())} values that are not finite")
-    return table
+        positions, last = np.unique(index[::-1].astype(np.int64), return_index=True)  # a repeated position: last wins
+        values = values[::-1][last]
+    _check_finite(name, values)
+    return positions, values
+
+
+def _check_finite(name: str, values: np.ndarray) -> None:
+    if not np.isfinite(values).all():
+        raise AgentFileError(f"field {name!r} holds {int((~np.isfinite(values)).sum())} values that are not finite")
 
 
 def write_agent_file(path: str | os.PathLike, meta: dict, arrays: dict) -> Path:

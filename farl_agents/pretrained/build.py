@@ -238,11 +238,12 @@ def playing_copy(agent, storage: str = "float32"):
     """
     from farl_agents.learners.agent import NTupleAgent
     from farl_agents.learners.agent_io import quantize
+    from farl_agents.ntuple.network import as_dense
 
     if storage not in STORAGES:
         raise ValueError(f"unknown storage {storage!r}; use one of {', '.join(STORAGES)}")
-    copy = NTupleAgent(agent.game, agent.config.replace(tcl="none"), tuples=agent.tuples)
-    weights = np.array(agent.net.weights, dtype=np.float32)
+    copy = NTupleAgent(agent.game, agent.config.replace(tcl="none"), tuples=agent.tuples, layout="dense")
+    weights = np.array(as_dense(agent.net, agent.net.weights), dtype=np.float32)
     flat = weights.reshape(-1)
     live = np.flatnonzero(flat)
     if storage == "float16-largest-half" and live.size:
