@@ -64,6 +64,18 @@ ENTRIES = (
     Entry("EWN 6x6, 3 players", "ewn3p", True, 50_000),
 )
 
+#: The games of Cohen-Solal 2020's descent paper that farl added later (issue 20): they have no n-tuple preset,
+#: so only random self-play is measured (``--random-only``), at the envs' default sizes
+RANDOM_ONLY = (
+    ("Breakthrough 8x8", "breakthrough"),
+    ("Clobber 5x6", "clobber"),
+    ("Amazons 10x10", "amazons"),
+    ("Lines of Action 8x8", "lines_of_action"),
+    ("Outer-Open Gomoku 15x15", "outer_open_gomoku"),
+    ("Santorini", "santorini"),
+    ("Surakarta", "surakarta"),
+)
+
 
 def make_agent(entry: Entry, farl: bool, seed: int) -> NTupleAgent:
     """A fresh agent of ``entry``'s preset (``farl`` switches both parts), budget = ``entry.episodes``."""
@@ -312,13 +324,16 @@ def report(results: list[dict]) -> str:
                      f"{_pct(m['last_mover_wins'])} | {_pct(m['last_mover_loses'])} | "
                      f"{_pct(m['losses_lost'])} | {_pct(m['wins_lost'])} | {_seats(m['seat_ended'])} | "
                      f"{_seats(m['seat_losses_lost'])} | {_seats(m['seat_wins_lost'])} |")
+    trained = [r for r in results if "farl" in r]
     for name, title in (("nofarl", "no-FARL agent"), ("farl", "FARL agent")):
+        if not trained:
+            break
         lines += ["", f"### Self-play of the {title} (ε-greedy with the preset's ε)", "",
                   "| game | episodes | plies | last mover wins | losses lost without FARL | per seat | "
                   "V(s_last) of a non-mover who lost | … who won | … drew | part-1 delta | part-1 step moves V by | "
                   "last TD error | part-2 delta | part-2 step moves V by |",
                   "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-        for r in results:
+        for r in trained:
             m = r[name]
             v = m["v_nonmover"]
             lines.append(f"| {r['label']} | {r['episodes']:,} | {m['plies_mean']:.1f} | "
@@ -341,9 +356,22 @@ def main(argv=None) -> None:
     ap.add_argument("--one-sided", choices=("hide", "plain"), help="instead: train one no-FARL Othello agent, "
                     "hiding each mover's own final loss (hide) or not (plain), and score it against Bench")
     ap.add_argument("--episodes", type=int, default=12_000, help="--one-sided: training episodes")
+    ap.add_argument("--random-only", action="store_true",
+                    help="instead: random self-play only, on the descent paper's games (RANDOM_ONLY)")
     args = ap.parse_args(argv)
     if args.one_sided:
         print(json.dumps(one_sided_othello(args.one_sided == "hide", args.episodes, args.seed, args.games)))
+        return
+    if args.random_only:
+        results = [{"label": label, "preset": game,
+                    "random": measure(farl_envs.game_spec(game), None, args.games, 0.0, args.seed)}
+                   for label, game in RANDOM_ONLY]
+        if args.out:
+            atomic_write_text(args.out, json.dumps(results, indent=1))
+        text = report(results)
+        if args.report:
+            atomic_write_text(args.report, text)
+        print(text)
         return
     known = {e.preset: e for e in ENTRIES}
     chosen = args.only or list(known)
