@@ -102,6 +102,12 @@ def test_auto_layout_pages_only_large_tables():
     assert not network.is_paged(NTupleAgent("tictactoe", paper_config("tictactoe")).net)
     with pytest.raises(ValueError, match="layout"):
         NTupleAgent("tictactoe", paper_config("tictactoe"), layout="sparse")
+    with pytest.raises(ValueError, match="table_layout"):
+        paper_config("tictactoe").replace(table_layout="sparse")
+    # the setting is part of the config (a flag of farl train), the constructor's argument overrides it
+    assert network.is_paged(NTupleAgent("tictactoe", paper_config("tictactoe").replace(table_layout="paged")).net)
+    assert not network.is_paged(NTupleAgent("tictactoe", paper_config("tictactoe").replace(table_layout="paged"),
+                                            layout="dense").net)
 
 
 def test_get_table_keeps_the_last_of_repeated_positions():

@@ -15,7 +15,7 @@ from numba import njit
 import farl_envs
 from farl_agents.learners import agent_io, sarsa_farl, td_farl
 from farl_agents.learners.agent_io import AgentFileError
-from farl_agents.learners.config import LearnerConfig
+from farl_agents.learners.config import TABLE_LAYOUTS, LearnerConfig
 from farl_agents.learners.kernels import kernels_of
 from farl_agents.ntuple import network
 from farl_agents.ntuple.budget import check_network_memory, network_bytes
@@ -26,7 +26,6 @@ from farl_envs.core.rng import make_rng
 from farl_envs.core.spec import TO_MOVE, GameSpec
 
 ENV_SEED_OFFSET = 0x5EED
-LAYOUTS = ("auto", "dense", "paged")
 PAGED_FROM_BYTES = 256 * 2**20
 """``layout="auto"`` pages the tables (:mod:`farl_agents.ntuple.network`) when dense ones would take at least this
 much (2048's paper preset: 768 MiB); smaller ones stay dense, where a read costs no page look-up."""
@@ -61,19 +60,22 @@ class NTupleAgent:
         config: the learner settings; ``presets.paper_config(game)`` gives Konen & Bagheri 2020's.
         tuples: use this n-tuple set instead of making one from ``config``
             (loading a saved agent does this).
-        layout: how the weight tables are held: ``dense`` (every entry from the start), ``paged`` (memory grows
-            with the entries written; see :mod:`farl_agents.ntuple.network`) or ``auto`` (paged from
-            :data:`PAGED_FROM_BYTES` of dense tables). Both learn the same floats and write the same files.
+        layout: how the weight tables are held, instead of ``config.table_layout``: ``dense`` (every entry from
+            the start), ``paged`` (memory grows with the entries written; see :mod:`farl_agents.ntuple.network`)
+            or ``auto`` (paged from :data:`PAGED_FROM_BYTES` of dense tables). All learn the same floats and write
+            the same files.
         **game_params: the game's parameters when ``game`` is a name.
     """
 
-    def __init__(self, game: str | GameSpec, config: LearnerConfig | None = None, tuples=None, layout: str = "auto",
-                 **game_params):
-        if layout not in LAYOUTS:
-            raise ValueError(f"unknown layout {layout!r}; use one of {', '.join(LAYOUTS)}")
+    def __init__(self, game: str | GameSpec, config: LearnerConfig | None = None, tuples=None,
+                 layout: str | None = None, **game_params):
         self.game = farl_envs.game_spec(game, **game_params) if isinstance(game, str) else game
         self.config = config or LearnerConfig()
         cfg, g = self.config, self.game
+        if layout is None:
+            layout = cfg.table_layout
+        elif layout not in TABLE_LAYOUTS:
+            raise ValueError(f"unknown layout {layout!r}; use one of {', '.join(TABLE_LAYOUTS)}")
         n_outputs = 1 if cfg.algo == "td" else g.n_actions
         if tuples is None:
             check_network_memory(cfg.ntuple_count, cfg.ntuple_length, g.n_cell_values, g.n_players, n_outputs,
@@ -235,9 +237,9 @@ class NTupleAgent:
         return agent_io.write_agent_file(path, meta, arrays)
 
     @classmethod
-    def load(cls, path, game: str | None = None, layout: str = "auto") -> "NTupleAgent":
+    def load(cls, path, game: str | None = None, layout: str | None = None) -> "NTupleAgent":
         """Read an agent written by :meth:`save`; ``game`` (optional) must match the file's game; ``layout`` as in
-        the constructor (a file holds no layout: either loads it).
+        the constructor (any layout loads any file; None: the file's ``table_layout`` setting).
 
         Raises :class:`~farl_agents.learners.agent_io.AgentFileError` (a
         ``ValueError``) for anything that is not a valid farl agent file,

@@ -86,8 +86,8 @@ class Net(NamedTuple):
 
 PAGE_SIZE = 4
 """Indices per page of the paged layout. Measured on a 2048 agent after 200,000 paper-preset games (22.7 % of
-its entries touched): pages of 1, 2, 4, 8, 16 indices would need 430, 345, 332, 355, 408 MiB with the page table,
-against 768 MiB dense (``benchmarks/table_memory.py``)."""
+its entries written): pages of 2, 4, 8, 16 indices would need 345, 332, 355, 408 MiB with the page table, against
+768 MiB dense (``benchmarks/table_memory.py``, ``docs/results/table_memory.md``)."""
 PAGE_BITS = 2
 assert 1 << PAGE_BITS == PAGE_SIZE
 
