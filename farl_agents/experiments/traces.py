@@ -265,10 +265,22 @@ if __name__ == "__main__":
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--growth", action="store_true", help="print the largest |weight| every 25,000 games instead")
     ap.add_argument("--trace-mode", help="with --growth: another trace mode (et, res, rep, rr)")
+    ap.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
+                    help="with --growth: change one more LearnerConfig setting (a JSON value or a word), e.g. "
+                         "--set tcl=none --set epsilon=0; repeatable")
     a = ap.parse_args()
     if a.growth:
         extra = {"trace_mode": a.trace_mode} if a.trace_mode else {}
+        for item in a.set:
+            field, sep, text = item.partition("=")
+            if not sep:
+                ap.error(f"--set takes FIELD=VALUE, got {item!r}")
+            try:
+                extra[field] = json.loads(text)
+            except json.JSONDecodeError:
+                extra[field] = text
+        label = " ".join(f"{k}={v}" for k, v in extra.items())
         for g, w in weight_growth(a.variant, a.games, seed=a.seed, **extra):
-            print(f"{a.variant} {a.trace_mode or ''} {g:>9,} games: largest |weight| {w:.2f}", flush=True)
+            print(f"{a.variant} {label} {g:>9,} games: largest |weight| {w:.2f}", flush=True)
     else:
         print(json.dumps(cost(a.variant, a.games, a.seed)))

@@ -179,7 +179,12 @@ LAMBDA_NOTE = (
     "18 after 300,000: the all-empty patterns shared by almost every position, balanced by negative weights "
     "elsewhere), while at the same λ = 0.64 standard, reset-only and replace-only traces stay near 1.2-1.8 "
     "(`python -m farl_agents.experiments.traces --growth --variant tcl-rr --games 300000`, add "
-    "`--trace-mode rep` etc.). Until that is understood the [rr] runs are paused.")
+    "`--trace-mode rep` etc.). It is not TCL's doing: after 200,000 games the largest weight is 11.9 with TC-EXP, "
+    "4.9 with TC-id and 8.5 without TCL (`--set tcl=id`, `--set tcl=none`), against 1.4 for replace-only traces; "
+    "and it needs the random moves: with ε = 0 (`--set epsilon=0`: no random move, so no reset) TCL[rr] stays at "
+    "0.23. So replacing traces cut at every random move (farl clears every player's list then, as Alg. 1 of Thill "
+    "et al. resets its one trace vector) drift where either option alone does not; the mechanism is not found "
+    "yet. Until it is understood the [rr] runs are paused.")
 
 
 def write_report(out, budget: str, variants: list[str], command: str | None = None) -> Path:
