@@ -94,7 +94,10 @@ def aec_steps_per_second(make_env, seconds: float) -> float:
             if term or trunc:
                 action = None
             else:
-                legal = np.flatnonzero(obs["action_mask"])
+                # the mask's nonzero entries, found on a bool array (Gymnasium's masked sampling does the same,
+                # ``mask == 1``): numpy's nonzero() calls a function per entry of an int8 array, 9 µs on
+                # Lines of Action's 8192 entries, which measured numpy rather than the env
+                legal = np.flatnonzero(obs["action_mask"] != 0)
                 action = int(legal[int(rnd.random() * legal.shape[0])])
                 steps += 1
             env.step(action)
@@ -247,7 +250,8 @@ def main(argv=None) -> int:
     lines += [
         "",
         "AEC steps/CPU-s: `env.last()` + `env.step()` with a uniformly random legal action taken from the",
-        "observation's action mask, through `farl_envs.make(name)` (order-enforcing wrapper, afterstate",
+        "observation's action mask (`np.flatnonzero(mask != 0)`: numpy scans a bool array in one vectorised pass,",
+        "an int8 one entry by entry), through `farl_envs.make(name)` (order-enforcing wrapper, afterstate",
         "recorded in `infos` every step) and PettingZoo's `env()` (its three default wrappers).",
         "OpenSpiel Python-driven steps/CPU-s: `open_spiel.python.rl_environment.Environment(game).step([action])`",
         "with a random action from the time step's legal actions (OpenSpiel's per-step loop for RL; it builds",

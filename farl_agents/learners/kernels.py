@@ -20,7 +20,8 @@ watches the file of the cached function itself.
 numba passes into a function, takes from a named tuple or slices is
 reference-counted with atomic instructions; with the ``Net``, ``Memory`` and
 ``Traces`` tuples (25 arrays) that cost more than the learning itself (a
-TicTacToe ply paid ~2 µs of its ~4 µs for it). :func:`borrowed` returns the
+TicTacToe ply paid ~2 µs of its ~4 µs for it).
+:func:`~farl_envs.core.kernel_utils.borrowed` (shared with the playouts) returns the
 same arrays without their owner (a null ``meminfo``), which numba does not
 count. Only for arrays that outlive the call: the loops borrow their
 arguments, which the Python caller holds until the call returns, and never
@@ -34,8 +35,7 @@ import inspect
 from pathlib import Path
 
 from numba import njit, types
-from numba.core import cgutils
-from numba.extending import NativeValue, intrinsic, models, overload, register_model, typeof_impl, unbox
+from numba.extending import NativeValue, models, overload, register_model, typeof_impl, unbox
 
 KERNEL_NAMES = ("initial_state", "legal_actions", "afterstate", "chance", "board")
 """The kernels the learners' loops call (see :mod:`farl_envs.core.spec`)."""
@@ -241,25 +241,3 @@ def _ol_board_inline(kernels, p, s, out):
     fn = _kernel(kernels, "board", inline=True)
     if fn is not None:
         return lambda kernels, p, s, out: fn(p, s, out)
-
-
-def _borrow(context, builder, ty, val):
-    if isinstance(ty, types.Array):
-        ary = context.make_array(ty)(context, builder, value=val)
-        ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
-        ary.parent = cgutils.get_null_value(ary.parent.type)
-        return ary._getvalue()
-    if isinstance(ty, types.BaseTuple):
-        for i, t in enumerate(ty.types):
-            val = builder.insert_value(val, _borrow(context, builder, t, builder.extract_value(val, i)), i)
-        return val
-    return val
-
-
-@intrinsic
-def borrowed(typingctx, x):
-    """``x`` (an array, or a tuple of arrays and scalars) without reference counting; see the module docstring."""
-    def codegen(context, builder, signature, args):
-        return _borrow(context, builder, signature.args[0], args[0])
-
-    return x(x), codegen

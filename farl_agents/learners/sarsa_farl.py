@@ -25,11 +25,10 @@ import numpy as np
 from numba import njit
 
 from farl_agents.learners import kernels as K
-from farl_agents.learners.kernels import borrowed
 from farl_agents.learners.td_farl import random_opening
 from farl_agents.ntuple.network import board_indices, value
 from farl_agents.ntuple.traces import adapt, clear_traces
-from farl_envs.core.kernel_utils import copy_state
+from farl_envs.core.kernel_utils import borrowed, copy_state
 from farl_envs.core.rng import rng_argmax, rng_below, rng_uniform
 from farl_envs.core.spec import TERMINAL, TO_MOVE
 

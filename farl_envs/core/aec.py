@@ -130,8 +130,8 @@ class FarlAECEnv(AECEnv):
             self._penalize(agent)
             return
         game = self.game
-        nxt = np.empty_like(self._state)
-        game.afterstate(game.p, self._state, a, nxt, self._reward_buf)
+        nxt = self._state.copy()  # played in place (a kernel's ``out`` may be its ``s``): cheaper than empty_like
+        game.afterstate(game.p, nxt, a, nxt, self._reward_buf)
         every_seat = dict(zip(self.possible_agents, self._reward_buf.tolist()))
         if len(self.agents) == len(every_seat):  # nobody eliminated: the same agents in the same order
             self.rewards = every_seat.copy()
@@ -194,7 +194,7 @@ class FarlAECEnv(AECEnv):
     def afterstates(self) -> dict:
         """``{action: Afterstate}`` for every legal action of the agent to move."""
         self._require_game()
-        return {int(a): self._afterstate_of(int(a)) for a in np.flatnonzero(self._mask)}
+        return {a: self._afterstate_of(a) for a in self._legal_list()}
 
     def board(self) -> np.ndarray:
         """The current position in n-tuple cell encoding (``int32[n_cells]``); learners of Q(s, a) read it."""
@@ -206,7 +206,7 @@ class FarlAECEnv(AECEnv):
     def legal_actions(self) -> list[int]:
         """The legal actions of the agent to move (empty when the game is over)."""
         self._require_game()
-        return [int(a) for a in np.flatnonzero(self._mask)]
+        return self._legal_list()
 
     def action_mask(self) -> np.ndarray:
         """``int8`` mask of the legal actions of the agent to move."""
@@ -250,9 +250,9 @@ class FarlAECEnv(AECEnv):
 
     def _afterstate_of(self, a: int) -> Afterstate:
         game = self.game
-        out = np.empty_like(self._state)
+        out = self._state.copy()
         rew = np.zeros(game.n_players, dtype=np.float64)
-        game.afterstate(game.p, self._state, a, out, rew)
+        game.afterstate(game.p, out, a, out, rew)
         agents = self.possible_agents
         return self._record(a, agents[int(self._state[TO_MOVE])], out,
                             {agents[i]: float(rew[i]) for i in range(game.n_players)})
@@ -308,6 +308,12 @@ class FarlAECEnv(AECEnv):
             self.terminations[a] = True
         if newly:
             self._deads_step_first()
+
+    def _legal_list(self) -> list[int]:
+        """The legal actions as Python ints, increasing. ``mask != 0`` first: numpy finds the nonzero entries of a
+        bool array in one vectorised pass but calls a function per entry of an int8 one (Lines of Action's 8192
+        entries: ~9 µs instead of ~1.5 µs)."""
+        return np.flatnonzero(self._mask != 0).tolist()
 
     def _legal_or_none(self, action):
         if type(action) is int:  # the common case, without integral_action's checks (a per-step cost)

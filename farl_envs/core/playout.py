@@ -5,12 +5,22 @@ value (:func:`~farl_envs.core.kernels.kernels_of`) and call them through its
 stubs: numba compiles one specialised copy per game, the calls inline as if
 the loop were written for that game alone, and the copy is cached on disk
 (compiled once per game and set of sources, not once per process).
+
+The playout works on *borrowed* arrays
+(:func:`~farl_envs.core.kernel_utils.borrowed`): numba counts the
+references to every array a compiled function receives with atomic
+instructions, and a ply passes the same few arrays through the kernel stubs,
+the kernels and the random choice several times; on a shared virtual
+machine those counts cost more than the rules themselves (Amazons: 60 % of a
+ply). The caller holds the arrays until the playout returns, so nothing
+needs counting.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
+from farl_envs.core.kernel_utils import borrowed
 from farl_envs.core.kernels import afterstate, chance, kernels_of, legal_actions
 from farl_envs.core.rng import rng_choice_mask_counted
 from farl_envs.core.spec import TERMINAL
@@ -25,6 +35,9 @@ def random_playout(kernels, p, s, mask, rewards, total, rng):
     scratch; ``total`` receives the summed reward deltas of every player.
     Returns the number of plies played.
     """
+    # the caller holds every array until we return: borrow them (no reference counting, see the module docstring)
+    p, s, mask = borrowed(p), borrowed(s), borrowed(mask)
+    rewards, total, rng = borrowed(rewards), borrowed(total), borrowed(rng)
     total[:] = 0.0
     plies = 0
     while s[TERMINAL] == 0:

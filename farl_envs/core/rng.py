@@ -14,9 +14,14 @@ state, period 2**64, passes BigCrush; ample for games and exploration.
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
+from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
+
+from farl_envs.core.bits import lowest_bit, popcount
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -65,52 +70,87 @@ def rng_below(rng, n):
     return int(rng_uniform(rng) * n)
 
 
-@intrinsic
-def _popcount(typingctx, x):
-    """Number of set bits of a ``uint64`` (LLVM ``ctpop``)."""
-    def codegen(context, builder, signature, args):
-        return builder.ctpop(args[0])
-    return types.uint64(types.uint64), codegen
-
-
 _LOW_BITS = np.uint64(0x0101010101010101)
+_ONE = np.uint64(1)
+_LITTLE_ENDIAN = sys.byteorder == "little"
+"""Byte ``j`` of a word loaded from memory is its bits ``8 j .. 8 j + 7`` (every platform numba targets)."""
+
+
+@njit(cache=True, inline="always")
+def _nonzero_flags(w):
+    """Bit ``8 j`` set for each nonzero byte ``j`` of the ``uint64`` ``w``, every other bit clear."""
+    w |= w >> np.uint64(4)
+    w |= w >> np.uint64(2)
+    w |= w >> np.uint64(1)
+    return w & _LOW_BITS
 
 
 @njit(cache=True, inline="always")
 def _nonzero_bytes(w):
     """Number of nonzero bytes of the ``uint64`` ``w`` (as ``int64``: numba makes uint64 + int64 a float)."""
-    w |= w >> np.uint64(4)
-    w |= w >> np.uint64(2)
-    w |= w >> np.uint64(1)
-    return np.int64(_popcount(w & _LOW_BITS))
+    return np.int64(popcount(_nonzero_flags(w)))
+
+
+@intrinsic
+def _word_at(typingctx, mask, i):
+    """Entries ``8 i .. 8 i + 7`` of the byte array ``mask`` as one ``uint64``: one unaligned load.
+
+    Only for a C-contiguous array of 1-byte entries with at least ``8 i + 8``
+    of them (:func:`_n_words`). A ``mask.view(np.uint64)`` would do the same
+    through a numba call that checks the layout and counts a reference on
+    every draw, which cost more than the scan it serves.
+    """
+    if not isinstance(mask, types.Array):
+        return None
+
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(signature.args[0])(context, builder, value=args[0])
+        first = builder.gep(builder.bitcast(ary.data, ir.IntType(8).as_pointer()),
+                            [builder.mul(args[1], ir.Constant(args[1].type, 8))])
+        return builder.load(builder.bitcast(first, ir.IntType(64).as_pointer()), align=1)
+
+    return types.uint64(mask, types.intp), codegen
 
 
 @njit(cache=True, inline="always")
-def _mask_words(mask):
-    """``mask`` read as ``uint64`` words (eight byte entries each), or an empty array when it cannot be."""
-    words = mask.shape[0] // 8 if mask.itemsize == 1 and mask.flags.c_contiguous else 0
-    if words > 0:
-        return mask[: words * 8].view(np.uint64)
-    return np.empty(0, dtype=np.uint64)  # wider entries, or a strided view: entry by entry
+def _n_words(mask):
+    """Words of eight entries :func:`_word_at` may read from ``mask``: 0 for wider entries or a strided view."""
+    return mask.shape[0] // 8 if mask.itemsize == 1 and mask.flags.c_contiguous else 0
 
 
 @njit(cache=True, inline="always")
-def _kth_set(mask, packed, k):
-    """Index of the ``k``-th (0-based) nonzero entry of ``mask``; -1 if there are not that many."""
+def _kth_set(mask, words, k):
+    """Index of the ``k``-th (0-based) nonzero entry of ``mask``; -1 if there are not that many.
+
+    The first ``words`` words of eight entries are read a word at a time
+    (:func:`_word_at`): whole words are skipped by their count of nonzero
+    bytes, and inside the word that holds the pick the ``k`` lower nonzero
+    bytes are cleared off its flags. The rest is read entry by entry. One
+    ``return``: inlined copies then count no references to ``mask``.
+    """
     n = mask.shape[0]
-    start = packed.shape[0] * 8
-    for i in range(packed.shape[0]):
-        c = _nonzero_bytes(packed[i])
+    start = words * 8
+    found = -1
+    for i in range(words):
+        flags = _nonzero_flags(_word_at(mask, i))
+        c = np.int64(popcount(flags))
         if k < c:
-            start = 8 * i
+            if _LITTLE_ENDIAN:
+                for _ in range(k):
+                    flags &= flags - _ONE
+                found = 8 * i + (np.int64(lowest_bit(flags)) >> 3)
+                start = n
+            else:
+                start = 8 * i
             break
         k -= c
     for i in range(start, n):
         if mask[i] != 0:
             if k == 0:
-                return i
+                found = i
+                break
             k -= 1
-    return -1
+    return found
 
 
 @njit(cache=True)
@@ -121,16 +161,16 @@ def rng_choice_mask(rng, mask):
     games with many action numbers and few legal ones (Breakthrough's 768)
     skip the empty stretches; the pick is the same as entry by entry.
     """
-    packed = _mask_words(mask)
+    words = _n_words(mask)
     count = 0
-    for i in range(packed.shape[0]):
-        count += _nonzero_bytes(packed[i])
-    for i in range(packed.shape[0] * 8, mask.shape[0]):
+    for i in range(words):
+        count += _nonzero_bytes(_word_at(mask, i))
+    for i in range(words * 8, mask.shape[0]):
         if mask[i] != 0:
             count += 1
     if count == 0:
         return -1
-    return _kth_set(mask, packed, rng_below(rng, count))
+    return _kth_set(mask, words, rng_below(rng, count))
 
 
 @njit(cache=True)
@@ -139,7 +179,7 @@ def rng_choice_mask_counted(rng, mask, count):
     ``legal_actions`` returns it): the same draw and the same pick, without the counting pass."""
     if count <= 0:
         return -1
-    return _kth_set(mask, _mask_words(mask), rng_below(rng, count))
+    return _kth_set(mask, _n_words(mask), rng_below(rng, count))
 
 
 @njit(cache=True)

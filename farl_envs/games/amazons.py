@@ -146,7 +146,33 @@ def start_squares(n: int) -> tuple[list[int], list[int]]:
 
 
 _STARTS = {n: start_squares(n) for n in BOARD_SIZES}
-_START_ARRAYS = {n: np.array(_STARTS[n][0] + _STARTS[n][1], dtype=np.int64) for n in BOARD_SIZES}
+
+# The kernels' parameters ``p`` (int64): p[0] = n, p[1:9] the start cells (player_0's four, then player_1's), then
+# two move tables of this board size, so that the kernels never divide a cell index into row and column:
+P_STEP = 9
+"""p[P_STEP + d]: the change of cell index of one step in direction d (``DR[d] * n + DC[d]``)."""
+P_REACH = P_STEP + 8
+"""p[P_REACH + 8 * cell + d]: the number of squares from ``cell`` to the edge in direction d; after these
+``8 * n * n`` entries, p[P_REACH + 8 * n * n + 8 * cell + d]: the neighbour of ``cell`` in direction d, or ``cell``
+itself where that is off the board."""
+
+
+def kernel_params(n: int) -> np.ndarray:
+    """The kernels' ``p`` for an ``n x n`` board: size, start cells and move tables (layout above)."""
+    nn = n * n
+    reach = np.zeros((nn, 8), dtype=np.int64)
+    neighbour = np.repeat(np.arange(nn, dtype=np.int64)[:, None], 8, axis=1)
+    for cell in range(nn):
+        r, c = divmod(cell, n)
+        for d in range(8):
+            rr, cc = r + DR[d], c + DC[d]
+            if 0 <= rr < n and 0 <= cc < n:
+                neighbour[cell, d] = rr * n + cc
+            while 0 <= rr < n and 0 <= cc < n:
+                reach[cell, d] += 1
+                rr, cc = rr + DR[d], cc + DC[d]
+    start = _STARTS[n][0] + _STARTS[n][1]
+    return np.concatenate([[n], start, DR * n + DC, reach.ravel(), neighbour.ravel()]).astype(np.int64)
 
 
 def state_size(n: int) -> int:
@@ -168,54 +194,44 @@ def _initial(n, cells):
 
 @njit(cache=True)
 def initial_state(p, rng):
-    """The start position (``int32[3 + n*n + 11]``); ``p`` = ``[n, 8 start cells]``, ``rng`` unused."""
+    """The start position (``int32[3 + n*n + 11]``); ``p`` = ``[n, 8 start cells, move tables]``, ``rng`` unused."""
     return _initial(p[0], p[1:9])
 
 
 @njit(cache=True, inline="always")
-def _can_step(s, n, cell):
-    """True when the square ``cell`` has an empty neighbour (a queen there can move)."""
-    r, c = cell // n, cell % n
+def _has_free_neighbour(p, s, q):
+    """True when the occupied square ``q`` has an empty neighbour (a queen there can move).
+
+    Reads the neighbour table of ``p``, in which a neighbour off the board is
+    ``q`` itself: ``q`` holds a queen, so it never counts as empty and the
+    eight tests need no bounds check. One ``return`` (a ``break``, not an
+    early return) keeps the inlined copies free of reference counting.
+    """
+    row = P_REACH + 8 * p[0] * p[0] + 8 * q
+    free = False
     for d in range(8):
-        rr, cc = r + DR[d], c + DC[d]
-        if 0 <= rr < n and 0 <= cc < n and s[HEADER + rr * n + cc] == EMPTY:
-            return True
-    return False
-
-
-@njit(cache=True)
-def _player_can_move(s, n, seat):
-    """True when a queen of ``seat`` has an empty neighbour (read from the queen list)."""
-    base = HEADER + n * n + 3 + 4 * seat
-    for k in range(4):
-        if _can_step(s, n, s[base + k]):
-            return True
-    return False
+        if s[HEADER + p[row + d]] == EMPTY:
+            free = True
+            break
+    return free
 
 
 @njit(cache=True, inline="always")
-def _mark_rays(s, n, cell, mask):
-    """Set ``mask`` on every square a queen on ``cell`` reaches over empty squares; return their number."""
-    r, c = cell // n, cell % n
+def _mark_rays(p, s, cell, mask):
+    """Set ``mask`` on every square a queen on ``cell`` reaches over empty squares; return their number.
+
+    Each direction walks at most the tabled number of squares to the edge,
+    one index step at a time: no row/column arithmetic, no bounds test.
+    """
     count = 0
     for d in range(8):
-        dr, dc = DR[d], DC[d]
-        # squares to the edge in this direction, so the walk needs no bounds test
-        steps = n
-        if dr < 0:
-            steps = r
-        elif dr > 0:
-            steps = n - 1 - r
-        if dc < 0:
-            steps = min(steps, c)
-        elif dc > 0:
-            steps = min(steps, n - 1 - c)
-        i = cell
-        for _ in range(steps):
-            i += dr * n + dc
-            if s[HEADER + i] != EMPTY:
+        step = p[P_STEP + d]
+        i = HEADER + cell
+        for _ in range(p[P_REACH + 8 * cell + d]):
+            i += step
+            if s[i] != EMPTY:
                 break
-            mask[i] = 1
+            mask[i - HEADER] = 1
             count += 1
     return count
 
@@ -223,8 +239,7 @@ def _mark_rays(s, n, cell, mask):
 @njit(cache=True)
 def legal_actions(p, s, mask):
     """Mark the legal choices of the current decision in ``mask`` (``int8[n*n]``); return their count."""
-    n = p[0]
-    nn = n * n
+    nn = p[0] * p[0]
     for i in range(nn):
         mask[i] = 0
     if s[TERMINAL]:
@@ -235,13 +250,11 @@ def legal_actions(p, s, mask):
         count = 0
         for k in range(4):
             q = s[base + k]
-            if _can_step(s, n, q):
+            if _has_free_neighbour(p, s, q):
                 mask[q] = 1
                 count += 1
         return count
-    if phase == DESTINATION:
-        return _mark_rays(s, n, s[HEADER + nn + 1], mask)
-    return _mark_rays(s, n, s[HEADER + nn + 2], mask)
+    return _mark_rays(p, s, s[HEADER + nn + phase], mask)  # from the lifted-from (1) or moved-to (2) square
 
 
 @njit(cache=True)
@@ -252,14 +265,11 @@ def afterstate(p, s, a, out, rewards):
     reward deltas into ``rewards`` (``float64[2]``): nonzero only after an
     arrow that leaves the opponent without a move.
     """
-    n = p[0]
-    nn = n * n
+    nn = p[0] * p[0]
     copy_state(s, out)
     mover = out[TO_MOVE]
     phase = out[HEADER + nn]
-    rewards[0] = 0.0
-    rewards[1] = 0.0
-    out[PLY] += 1
+    reward = 0.0  # the mover's
     if phase == PICK:
         out[HEADER + a] = EMPTY
         out[HEADER + nn + 1] = a
@@ -286,10 +296,21 @@ def afterstate(p, s, a, out, rewards):
         out[HEADER + nn + 1] = -1
         out[HEADER + nn + 2] = -1
         out[TO_MOVE] = 1 - mover
-        if not _player_can_move(out, n, 1 - mover):
+        # the opponent is stuck when none of its queens has an empty neighbour
+        base = HEADER + nn + 7 - 4 * mover
+        stuck = True
+        for k in range(4):
+            if _has_free_neighbour(p, out, out[base + k]):
+                stuck = False
+                break
+        if stuck:
             out[TERMINAL] = 1
-            rewards[mover] = 1.0
-            rewards[1 - mover] = -1.0
+            reward = 1.0
+    # ``out`` and ``rewards`` are last touched here on every path: numba's reference-count pruning then removes all
+    # the atomic counting of this call (a branch that used one last would keep a pair on every call)
+    out[PLY] += 1
+    rewards[mover] = reward
+    rewards[1 - mover] = 0.0 - reward  # +0.0, not -0.0, when nobody scores
 
 
 @njit(cache=True)
@@ -563,7 +584,7 @@ def make_spec(board_size: int = 10) -> GameSpec:
     nn = n * n
     return GameSpec(
         name="amazons", version=0, params={"board_size": n},
-        p=np.concatenate([[n], _START_ARRAYS[n]]).astype(np.int64),
+        p=kernel_params(n),
         n_players=2, n_actions=nn, state_size=state_size(n), n_cells=nn, n_cell_values=5,
         obs_shape=(n, n, 5), obs_high=1, max_plies=3 * (nn - 8), has_chance=False, reward_range=(-1.0, 1.0),
         initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate,

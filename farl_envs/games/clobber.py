@@ -88,10 +88,9 @@ Version history: v0, first release.
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, types
-from numba.extending import intrinsic
+from numba import njit
 
+from farl_envs.core.bits import first_column, lowest_bit, row_bits
 from farl_envs.core.kernel_utils import copy_state
 from farl_envs.core.spec import (
     HEADER,
@@ -130,78 +129,87 @@ def initial_state(p, rng):
     return s
 
 
-@intrinsic
-def _lowest_bit(typingctx, x):
-    """Index of the lowest set bit of a nonzero ``int64`` (LLVM ``cttz``)."""
-    def codegen(context, builder, signature, args):
-        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
-    return types.int64(types.int64), codegen
-
-
-@njit(cache=True, inline="always")
-def _mark(mask, bits, first, direction):
-    """Set the mask entry of ``direction`` for square ``first + c`` of every bit ``c``; return the count."""
-    n = 0
-    while bits:
-        mask[(first + _lowest_bit(bits)) * N_DIRECTIONS + direction] = 1
-        bits &= bits - 1
-        n += 1
-    return n
-
-
 @njit(cache=True)
 def legal_actions(p, s, mask):
-    # Row by row on bit masks (bit c = column c; columns <= 26 fit a word):
-    # the mover's pieces with an opponent piece to the right, left, below
-    # or above are found for a whole row with a few shifts and ANDs, and only
-    # the moves found touch the mask.
+    # On bit boards of a few whole rows at a time (bit j = square r0 * cols + j,
+    # at most 63 squares): the mover's pieces next to an opponent piece in
+    # each direction are found with a few shifts and ANDs, then each piece
+    # with a move writes its four entries (0 or 1: stores rather than tests,
+    # which random play would mispredict).
     mask[:] = 0
     if s[TERMINAL]:
         return 0
     rows, cols = p[0], p[1]
     me = s[TO_MOVE] + 1
+    them = 3 - me
+    end = HEADER + rows * cols
+    chunk = 63 // cols  # rows per bit board (at least 2: columns <= 26)
     n = 0
-    opp_above = np.int64(0)
-    own = np.int64(0)
-    opp = np.int64(0)
-    for r in range(rows + 1):
-        if r < rows:
-            white = np.int64(0)
-            black = np.int64(0)
-            row = HEADER + r * cols
-            for c in range(cols):
-                v = np.int64(s[row + c])
-                white |= (v & 1) << c
-                black |= (v >> 1) << c
-            own_below, opp_below = (white, black) if me == 1 else (black, white)
+    for r0 in range(0, rows, chunk):
+        k = min(chunk, rows - r0)
+        count = k * cols
+        start = HEADER + r0 * cols
+        own = row_bits(s, start, count, me)
+        opp = row_bits(s, start, count, them)
+        # the opponent's pieces one row below / above each square
+        below = row_bits(s, start + cols, min(count, end - start - cols), them)
+        if r0 > 0:
+            above = row_bits(s, start - cols, count, them)
         else:
-            own_below = np.int64(0)
-            opp_below = np.int64(0)
-        if r > 0:  # moves from row r - 1, now that the rows around it are known
-            first = (r - 1) * cols
-            n += _mark(mask, own & (opp >> 1), first, RIGHT)
-            n += _mark(mask, own & (opp << 1), first, LEFT)
-            n += _mark(mask, own & opp_below, first, DOWN)
-            n += _mark(mask, own & opp_above, first, UP)
-        opp_above = opp
-        own, opp = own_below, opp_below
+            above = row_bits(s, start, count - cols, them) << cols
+        left = first_column(k, cols)
+        right = left << (cols - 1)
+        up = own & above
+        east = own & ~right & (opp >> 1)
+        down = own & below
+        west = own & ~left & (opp << 1)
+        movers = up | east | down | west
+        while movers:
+            j = lowest_bit(movers)
+            movers &= movers - 1
+            base = (r0 * cols + j) * N_DIRECTIONS
+            to_up, to_east, to_down, to_west = (up >> j) & 1, (east >> j) & 1, (down >> j) & 1, (west >> j) & 1
+            mask[base + UP] = to_up
+            mask[base + RIGHT] = to_east
+            mask[base + DOWN] = to_down
+            mask[base + LEFT] = to_west
+            n += to_up + to_east + to_down + to_west
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _any_move(rows, cols, s):
-    """True when two opposite pieces are orthogonal neighbours somewhere."""
-    for r in range(rows):
-        row = HEADER + r * cols
-        for c in range(cols):
-            v = s[row + c]
-            if v == 0:
-                continue
-            if c + 1 < cols and v + s[row + c + 1] == 3:
-                return True
-            if r + 1 < rows and v + s[row + cols + c] == 3:
-                return True
-    return False
+    """True when two opposite pieces are orthogonal neighbours somewhere.
+
+    On bit boards of ``step + 1`` rows (at most 63 squares; columns <= 26)
+    that overlap by one row, so every vertical pair lies inside one of them.
+    """
+    step = 63 // cols - 1
+    found = False
+    r0 = 0
+    while r0 < rows and not found:
+        k = min(step + 1, rows - r0)
+        count = k * cols
+        start = HEADER + r0 * cols
+        white = row_bits(s, start, count, 1)
+        black = row_bits(s, start, count, 2)
+        inner = ~(first_column(k, cols) << (cols - 1))  # squares with a right neighbour
+        found = ((white & (black >> 1) & inner) | (black & (white >> 1) & inner)
+                 | (white & (black >> cols)) | (black & (white >> cols))) != 0
+        r0 += step
+    return found
+
+
+@njit(cache=True, inline="always")
+def _target(cell, direction, cols):
+    """The square a move in ``direction`` from ``cell`` lands on.
+
+    Computed without branches (a random move's direction is unpredictable):
+    up and left go back (-1), right and down forward (+1), up and down a
+    whole row of ``cols`` squares, right and left one square.
+    """
+    sign = ((direction + 1) & 2) - 1
+    return cell + sign * (1 + (cols - 1) * (1 - (direction & 1)))
 
 
 @njit(cache=True)
@@ -211,27 +219,15 @@ def afterstate(p, s, a, out, rewards):
     ply = s[PLY]
     copy_state(s, out)
     cell = a // N_DIRECTIONS
-    direction = a % N_DIRECTIONS
-    if direction == UP:
-        target = cell - cols
-    elif direction == RIGHT:
-        target = cell + 1
-    elif direction == DOWN:
-        target = cell + cols
-    else:
-        target = cell - 1
+    target = _target(cell, a % N_DIRECTIONS, cols)
     out[HEADER + cell] = 0
     out[HEADER + target] = mover + 1
     out[PLY] = ply + 1
     out[TO_MOVE] = 1 - mover
-    rewards[:] = 0.0
-    # usually the piece that just moved still touches an opponent piece,
-    # which settles it; otherwise the whole board is searched
-    them = 2 - mover
-    r, c = target // cols, target % cols
-    if ((r > 0 and out[HEADER + target - cols] == them) or (r + 1 < rows and out[HEADER + target + cols] == them)
-            or (c > 0 and out[HEADER + target - 1] == them) or (c + 1 < cols and out[HEADER + target + 1] == them)):
-        return
+    rewards[0] = 0.0
+    rewards[1] = 0.0
+    # the whole board on bit boards costs less than a square-by-square
+    # search, even one that first looks around the moved piece
     if not _any_move(rows, cols, out):
         out[TERMINAL] = 1
         rewards[mover] = 1.0

@@ -93,10 +93,9 @@ Version history: v0, first release.
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, types
-from numba.extending import intrinsic
+from numba import njit
 
+from farl_envs.core.bits import lowest_bit
 from farl_envs.core.kernel_utils import copy_state
 from farl_envs.core.spec import (
     HEADER,
@@ -211,14 +210,6 @@ def initial_state(p, rng):
     return s
 
 
-@intrinsic
-def _lowest_cell(typingctx, x):
-    """Index of the lowest set bit of a non-zero ``uint64`` (LLVM ``cttz``), as ``int64``."""
-    def codegen(context, builder, signature, args):
-        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))  # 1: x == 0 is undefined (never asked)
-    return types.int64(types.uint64), codegen
-
-
 @njit(cache=True)
 def _both_sides(s, own):
     """The cells of the pieces ``own`` (1 or 2) and of the other side, as two 64-bit sets."""
@@ -254,7 +245,7 @@ def legal_actions(p, s, mask):
     n = 0
     pieces = mine
     while pieces:
-        f = _lowest_cell(pieces)
+        f = np.int64(lowest_bit(pieces))
         pieces &= pieces - _ONE
         for d in range(8):
             t = _target(s, f, d, mine, theirs)
@@ -277,7 +268,7 @@ def _has_move_bits(s, mine, theirs):
     """True when the side whose pieces are ``mine`` (the other side's ``theirs``) has a legal move."""
     pieces = mine
     while pieces:
-        f = _lowest_cell(pieces)
+        f = np.int64(lowest_bit(pieces))
         pieces &= pieces - _ONE
         for d in range(8):
             if _target(s, f, d, mine, theirs) >= 0:

@@ -84,10 +84,9 @@ docs/results/othello_kernel_speed.md.
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, types
-from numba.extending import intrinsic
+from numba import njit
 
+from farl_envs.core.bits import lowest_bit, popcount
 from farl_envs.core.kernel_utils import copy_state
 from farl_envs.core.spec import HEADER, PLY, TERMINAL, TO_MOVE, GameSpec, check_header
 from farl_envs.games._grid import cell_action_symmetries, square_symmetries
@@ -127,22 +126,6 @@ _S1 = np.uint64(1)  # one step east (<<) or west (>>)
 _S7 = np.uint64(7)  # south-west (<<) or north-east (>>)
 _S8 = np.uint64(8)  # south (<<) or north (>>)
 _S9 = np.uint64(9)  # south-east (<<) or north-west (>>)
-
-
-@intrinsic
-def _ctz(typingctx, x):
-    """Index of the lowest set bit of a nonzero ``uint64`` (LLVM ``cttz``)."""
-    def codegen(context, builder, signature, args):
-        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
-    return types.uint64(types.uint64), codegen
-
-
-@intrinsic
-def _popcount(typingctx, x):
-    """Number of set bits of a ``uint64`` (LLVM ``ctpop``)."""
-    def codegen(context, builder, signature, args):
-        return builder.ctpop(args[0])
-    return types.uint64(types.uint64), codegen
 
 
 @njit(cache=True)
@@ -240,7 +223,7 @@ def legal_actions(p, s, mask):
         return 1
     n = 0
     while m:
-        mask[_ctz(m)] = 1
+        mask[lowest_bit(m)] = 1
         m &= m - _ONE
         n += 1
     return n
@@ -260,7 +243,7 @@ def afterstate(p, s, a, out, rewards):
         opp ^= f
         out[HEADER + a] = me
         while f:
-            out[HEADER + _ctz(f)] = me
+            out[HEADER + lowest_bit(f)] = me
             f &= f - _ONE
     out[PLY] = ply + 1
     out[TO_MOVE] = 1 - mover
@@ -269,8 +252,8 @@ def afterstate(p, s, a, out, rewards):
     # first: when it can move, which is the usual case, one test suffices)
     if legal_bits(opp, own) == _ZERO and legal_bits(own, opp) == _ZERO:
         out[TERMINAL] = 1
-        mine = _popcount(own)
-        theirs = _popcount(opp)
+        mine = popcount(own)
+        theirs = popcount(opp)
         if mine != theirs:
             won = mover if mine > theirs else 1 - mover
             rewards[won] = 1.0
@@ -303,7 +286,7 @@ def board(p, s, out):
     if m == _ZERO:  # the player to move must pass: the other one moves next
         m = legal_bits(opp, own)
     while m:
-        out[_ctz(m)] = 3
+        out[lowest_bit(m)] = 3
         m &= m - _ONE
 
 
