@@ -262,12 +262,15 @@ def main(argv=None) -> int:
         "Issue 20 targets: \"playouts yes\" when farl's compiled playouts reach 5× pyspiel's, \"AEC yes\" when",
         "farl's AEC steps/s reach OpenSpiel's Python-driven steps/s.",
         "",
-        "The ratios depend on the machine's state. The previous version of this page (2026-11-23, wall",
-        "seconds, a quieter machine: `git log -p docs/results/env_speed.md`) had Connect Four's compiled",
-        "playouts at 14.74 M plies/s against pyspiel's 758 k (19×), TicTacToe 14.92 M against 841 k (18×), Hex",
-        "5.20 M against 784 k (7×). This run's compiled figures are 1.3-2.5× lower than those, although CPU",
-        "seconds can only be fewer than wall seconds, while pyspiel's are higher: presumably the compiled loops",
-        "lose more than the interpreter to the hardware threads and caches the other processes share.",
+        "The ratios depend on the machine's state. Versions of this page between 2026-11-23 and 2026-11-26",
+        "(`git log -p docs/results/env_speed.md`) swung by up to 2.5× in the compiled column (Connect Four from",
+        "14.74 M down to 5.58 M plies/s) while pyspiel's column hardly moved. What swung was numba's reference",
+        "counting: every array a compiled function receives is counted with atomic instructions, and on this",
+        "shared virtual machine an atomic pair cost ~20 ns, more than the rules of a ply (a `perf` profile of",
+        "Amazons put 75 % of a playout there). The playouts now borrow their arrays",
+        "(`farl_envs/core/kernel_utils.py`) and the kernels are written so that numba can drop the counts",
+        "(one `return` per inlined helper, no division by a runtime value in the hot loops); the compiled",
+        "column is back at its 2026-11-23 level (Connect Four 14.41 M).",
     ]
     atomic_write_text(args.out, "\n".join(lines) + "\n")
     print(f"wrote {args.out}")
