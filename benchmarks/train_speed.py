@@ -528,9 +528,10 @@ def main(argv=None) -> int:
               "*paged* (`farl_agents/ntuple/network.py`): a page of 4 entries gets its place when first written,",
               "handed out in order, so the memory follows the entries written; the floats are the same. The",
               "measurements (training from scratch, loading the shipped agent, the pages a 200,000-game agent",
-              "writes) are in `table_memory.md` (`python benchmarks/table_memory.py`): e.g. 267 MB against",
-              "1,188 MB peak after 3,000 games, about 332 MiB of tables after 200,000 games, at about 1.2x the CPU",
-              "time per game. The 2048 row above is measured with the paged tables."]
+              "writes) are in `table_memory.md` (`python benchmarks/table_memory.py`): e.g. a process peak of 261",
+              "against 935 MB after 3,000 games, about 332 MiB of tables after 200,000 games, at 1.1-1.2x the CPU",
+              "time per game. The 2048 row above is measured with the paged tables (its first 200 games read mostly",
+              "page 0 and run as fast as dense ones)."]
     atomic_write_text(args.out, "\n".join(lines) + "\n")
     print(f"wrote {args.out}")
     return 0

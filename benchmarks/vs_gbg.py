@@ -136,11 +136,14 @@ def run_gbg(gbg: Path, cp: str, game: str, java_opts: list[str], jit_seconds: fl
     return row
 
 
-def measure_farl(game: str, scale: float) -> dict:
-    """farl's paper preset for ``game``: warm-up (compiles the loop), then timed games, in this process."""
+def measure_farl(game: str, scale: float, table_layout: str = "auto") -> dict:
+    """farl's paper preset for ``game``: warm-up (compiles the loop), then timed games, in this process.
+
+    ``table_layout`` (``LearnerConfig.table_layout``): ``auto`` is farl's default (2048's tables paged),
+    ``dense`` holds every table entry from the start, as GBG does."""
     from farl_agents.learners import NTupleAgent, paper_config, paper_game_params
 
-    cfg = paper_config(game)
+    cfg = paper_config(game).replace(table_layout=table_layout)
     warmup, games = budget(game, scale)
     agent = NTupleAgent(game, cfg, **paper_game_params(game))
     agent.train(warmup)
@@ -156,9 +159,10 @@ def measure_farl(game: str, scale: float) -> dict:
     }
 
 
-def run_farl(game: str, scale: float) -> dict:
+def run_farl(game: str, scale: float, table_layout: str = "auto") -> dict:
     """One fresh Python process pinned to core 0 running :func:`measure_farl`."""
-    proc = subprocess.run([*pin(), sys.executable, __file__, "--farl-one", game, "--scale", str(scale)],
+    proc = subprocess.run([*pin(), sys.executable, __file__, "--farl-one", game, "--scale", str(scale),
+                           "--table-layout", table_layout],
                           capture_output=True, text=True,
                           env={**os.environ, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"})
     if proc.returncode != 0:
@@ -221,10 +225,12 @@ def main(argv=None) -> int:
                     help="CPU seconds a throwaway GBG agent trains first so the JIT has compiled GBG's code")
     ap.add_argument("--java-opts", default="", help="extra JVM options, e.g. -Xmx4g")
     ap.add_argument("--json", help="also write every run's measurements to this file")
+    ap.add_argument("--table-layout", choices=("auto", "dense", "paged"), default="auto",
+                    help="farl's weight tables: auto (farl's default: 2048's paged) or dense (like GBG's) or paged")
     ap.add_argument("--farl-one", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.farl_one:
-        print(json.dumps(measure_farl(args.farl_one, args.scale)))
+        print(json.dumps(measure_farl(args.farl_one, args.scale, args.table_layout)))
         return 0
     games = args.games.split(",")
     for game in games:
@@ -250,7 +256,7 @@ def main(argv=None) -> int:
         for game in games:
             for rep in range(args.repeats):  # the two sides alternate, so a change in load hits both
                 a = run_gbg(gbg, cp, game, args.java_opts.split(), args.jit_seconds, args.scale)
-                b = run_farl(game, args.scale)
+                b = run_farl(game, args.scale, args.table_layout)
                 runs[game]["gbg"].append(a)
                 runs[game]["farl"].append(b)
                 print(f"{game:13s} run {rep + 1}: GBG {a['games_per_cpu_s']:9.1f} games/CPU-s "
