@@ -531,7 +531,7 @@ def main(argv=None) -> int:
               "writes) are in `table_memory.md` (`python benchmarks/table_memory.py`): e.g. a process peak of 261",
               "against 935 MB after 3,000 games, about 332 MiB of tables after 200,000 games, at 1.1-1.2x the CPU",
               "time per game. The 2048 row above is measured with the paged tables (its first 200 games read mostly",
-              "page 0 and run as fast as dense ones)."]
+              "page 0 and run about as fast as dense ones)."]
     atomic_write_text(args.out, "\n".join(lines) + "\n")
     print(f"wrote {args.out}")
     return 0
