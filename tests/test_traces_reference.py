@@ -226,3 +226,23 @@ def test_smallest_tcl_case(mode, expected):
     for delta in (1.0, -1.0):
         adapt(net, traces, 0, 0, idx, delta, 1.0, 1.0, 0.5, TRACE_MODES[mode], True, BETA)
     assert net.weights[0, 0, 0] == pytest.approx(expected, abs=1e-6)
+
+
+def test_a_random_move_cuts_every_list_or_only_the_movers():
+    from farl_agents.learners import NTupleAgent, paper_config
+    from farl_agents.ntuple.traces import cut_traces, make_traces
+
+    traces = make_traces(2, 4, 1, 1)
+    traces.length[:] = [3, 2]
+    cut_traces(traces, 0, False)
+    assert list(traces.length) == [0, 2]
+    traces.length[:] = [3, 2]
+    cut_traces(traces, 0, True)
+    assert list(traces.length) == [0, 0]
+    # the setting reaches the compiled loop: with resetting traces the two scopes learn different weights
+    cfg = paper_config("tictactoe").replace(lam=0.5, trace_mode="res", epsilon=0.3, epsilon_final=None,
+                                            learn_from_random_moves=False)
+    every, mover = (NTupleAgent("tictactoe", cfg.replace(reset_all_players=flag)) for flag in (True, False))
+    every.train(300)
+    mover.train(300)
+    assert not np.array_equal(every.net.weights, mover.net.weights)

@@ -112,7 +112,8 @@ class NTupleAgent:
             gamma=float(cfg.gamma), lam=float(cfg.lam), trace_mode=TRACE_MODES[cfg.trace_mode],
             learn_from_random=bool(cfg.learn_from_random_moves), tanh_output=bool(cfg.tanh_output),
             tcl_exp=cfg.tcl == "exp", tcl_beta=float(cfg.tcl_beta), farl=bool(cfg.farl),
-            farl_terminal=bool(cfg.farl_terminal), reward_scale=float(cfg.reward_scale))
+            farl_terminal=bool(cfg.farl_terminal), reward_scale=float(cfg.reward_scale),
+            reset_all=bool(cfg.reset_all_players))
         self.agent_rng = make_rng(cfg.seed)
         self.env_rng = make_rng(self.env_seed)
         self.episodes_done = 0

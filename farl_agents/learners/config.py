@@ -59,6 +59,10 @@ class LearnerConfig:
     The four variants of Thill, Bagheri, Koch & Konen 2014."""
     learn_from_random_moves: bool = False
     """T_lrnRM: also learn from transitions that random moves produced (else those updates are skipped)."""
+    reset_all_players: bool = True
+    """``res`` / ``rr`` traces: a random move empties every player's eligibility list (True; Alg. 1 of Thill et
+    al. 2014 resets its one trace vector), or only the mover's (False: to the other players the random move is
+    part of what their own move led to, not their exploration)."""
     tanh_output: bool = True
     """σ = tanh on the output ("output sigmoid"), else identity."""
     use_symmetry: bool = True

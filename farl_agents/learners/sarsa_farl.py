@@ -27,7 +27,7 @@ from numba import njit
 from farl_agents.learners import kernels as K
 from farl_agents.learners.td_farl import random_opening
 from farl_agents.ntuple.network import board_indices, value
-from farl_agents.ntuple.traces import adapt, clear_traces
+from farl_agents.ntuple.traces import adapt, clear_traces, cut_traces
 from farl_envs.core.kernel_utils import borrowed, copy_state
 from farl_envs.core.rng import rng_argmax, rng_below, rng_uniform
 from farl_envs.core.spec import TERMINAL, TO_MOVE
@@ -123,7 +123,7 @@ def transition(net, traces, prm, mem, player, n_legal, terminal, step_rewards, e
         target = mem.cum[player] - mem.last_cum[player] + prm.gamma * m_value
         if mem.last_random[player] and not prm.learn_from_random and not terminal:
             if prm.trace_mode == 1 or prm.trace_mode == 3:
-                clear_traces(traces)
+                cut_traces(traces, player, prm.reset_all)
         else:
             _adapt_pair(net, traces, prm, player, mem.last_idx[player], mem.last_action[player], target, alpha)
     if not terminal and (not sarsa or reselect):

@@ -32,7 +32,7 @@ from numba import njit
 
 from farl_agents.learners import kernels as K
 from farl_agents.ntuple.network import board_indices, board_indices_from, value
-from farl_agents.ntuple.traces import adapt, clear_traces
+from farl_agents.ntuple.traces import adapt, clear_traces, cut_traces
 from farl_envs.core.kernel_utils import borrowed, copy_state
 from farl_envs.core.rng import rng_argmax, rng_below, rng_choice_mask, rng_uniform
 from farl_envs.core.spec import TERMINAL, TO_MOVE
@@ -51,6 +51,7 @@ class TDParams(NamedTuple):
     farl: bool               # final adaptation part 1
     farl_terminal: bool      # final adaptation part 2
     reward_scale: float
+    reset_all: bool          # res / rr: a random move empties every player's traces (else the mover's)
 
 
 class Memory(NamedTuple):
@@ -147,7 +148,7 @@ def after_move(net, traces, prm, mem, player, after_idx, step_rewards, next_term
             v_next = value(net, player, 0, after_idx, prm.tanh_output)
         if was_random and not prm.learn_from_random:
             if prm.trace_mode == 1 or prm.trace_mode == 3:  # res / rr: a random move cuts the traces
-                clear_traces(traces)
+                cut_traces(traces, player, prm.reset_all)
         else:
             adapt_towards(net, traces, prm, player, mem.last_idx[player], r + prm.gamma * v_next, alpha)
     mem.last_idx[player] = after_idx

@@ -63,6 +63,15 @@ def clear_traces(traces):
 
 
 @njit(cache=True, inline="always")
+def cut_traces(traces, player, everyone):
+    """After ``player``'s random move (``res`` / ``rr``): empty every player's list, or only ``player``'s."""
+    if everyone:
+        traces.length[:] = 0
+    else:
+        traces.length[player] = 0
+
+
+@njit(cache=True, inline="always")
 def _mark_replaced(traces, player, slot, head, n_newer, output, q):
     """skip[j, i] = the index of entry ``slot`` at (j, i) was already changed by one of the ``n_newer`` entries
     after it (the slots ``head``, ``head - 1``, ... of the ring)."""
