@@ -307,12 +307,9 @@ def lut_size(net: Net) -> int:
 
 
 def written(net: Net) -> tuple[np.ndarray, np.ndarray]:
-    """``(indices, slots)`` of every entry that has a place of its own: all of them (dense), or those of the
-    pages handed out (paged), in index order."""
+    """``(indices, slots)`` of the entries of a paged network's pages handed out, in index order (a dense network
+    has every entry at its own index)."""
     lut = lut_size(net)
-    if not is_paged(net):
-        every = np.arange(lut, dtype=np.int64)
-        return every, every
     q = np.flatnonzero(net.page_of)
     offsets = np.arange(PAGE_SIZE, dtype=np.int64)
     keys = (q[:, None].astype(np.int64) * PAGE_SIZE + offsets).ravel()
