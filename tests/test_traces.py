@@ -54,6 +54,15 @@ def test_table_one_lambda_is_per_ply(variant, lam_per_ply):
         assert cfg.lam ** k == pytest.approx(lam_per_ply ** (2 * k))
 
 
+def test_reset_traces_cut_only_the_random_movers_list():
+    """Table I's reset rows empty only the random mover's list (see presets.THILL2014_RESET_MODES); rows without
+    a reset keep the default, which their finished runs were made with."""
+    for variant in ("tcl-res", "tcl-rr", "tdl-rr", "tcl-m-rr"):
+        assert traces.run_spec(variant, 0, "paper").config.reset_all_players is False
+    for variant in ("tdl-std", "tcl-std", "tcl-et", "tcl-rep", "tcl-m-et"):
+        assert traces.run_spec(variant, 0, "paper").config.reset_all_players is True
+
+
 def test_smoke_study_runs_resumes_and_reports(tmp_path):
     code = traces.reproduce(["tcl-rr"], runs=1, budget="smoke", out=tmp_path, jobs=1, progress=False,
                             log=lambda *a: None)

@@ -58,6 +58,13 @@ _PAPER = {
 #: λ = 0.8 decays like 0.89 per ply, the range where their Fig. 8 shows learning break down (λ >= 0.9), and
 #: our first runs did the same (docs/results/eligibility_traces.md).
 THILL2014_PLAYERS = 2
+#:
+#: Reset traces (``res``, ``rr``): their Alg. 1 empties its one trace vector at a random move. farl keeps one
+#: list per player and, for these rows, empties only the random mover's (``reset_all_players=False``): to the
+#: other player the random move is part of what its own move led to, not its exploration. Emptying every
+#: player's list makes TCL[rr]'s shared weights drift (largest weight 11.9 after 200,000 games, against 2.7
+#: with the mover's list only and 1.4 with replacing traces alone; docs/results/eligibility_traces.md).
+THILL2014_RESET_MODES = ("res", "rr")
 
 
 def player_centred_lambda(lam_per_ply: float, players: int = THILL2014_PLAYERS) -> float:
@@ -93,6 +100,8 @@ def paper_config(game: str, algo: str = "td", farl: bool = True, **overrides) ->
                     episodes=2_000_000)
         base.update(_THILL2014[key])
         base["lam"] = player_centred_lambda(base["lam"])
+        if base.get("trace_mode") in THILL2014_RESET_MODES:
+            base["reset_all_players"] = False
     elif key in _PAPER:
         base = dict(_PAPER[key])
     else:

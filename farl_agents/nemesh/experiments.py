@@ -57,6 +57,8 @@ BOARDS = {"7x6": (6, 7), "6x8": (6, 8)}
 STAGES = ("alpha", "train-7x6", "tdfarl-7x6", "eval-7x6", "train-6x8", "tdfarl-6x8", "eval-6x8",
           "ablation-7x6", "abdl-7x6", "speed", "report")
 COMMAND = "python -m farl_agents.nemesh.experiments"
+FULL_BUDGET_LINE = ("The report's whole curriculum on 6x8, against TD-FARL at its own full budget and at Nemesh's "
+                    "training time: [nemesh_full.md](nemesh_full.md) (`python -m farl_agents.nemesh.full_budget`).")
 
 
 def _stage_alpha(args) -> dict:
@@ -330,7 +332,7 @@ def write_report(args) -> str:
             commands.setdefault(_load(args, stage)["command"], []).append(stage)
     for command, stages in commands.items():
         lines.append(f"* `{command}` -- stages {', '.join(stages)}")
-    lines.append("")
+    lines += ["", FULL_BUDGET_LINE, ""]
     if _have(args, "alpha"):
         lines += ["## Learning rate", "",
                   "alpha = alpha0 / (1 + T0 + turn). Largest |weight| after 100 games vs random and 400 self-play "
