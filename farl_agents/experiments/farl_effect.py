@@ -1,0 +1,147 @@
+"""Does final adaptation make TD agents stronger on the descent paper's games? A test of ``farl_when.md``'s rule.
+
+``docs/results/farl_when.md`` explains Konen & Bagheri 2020's open question (why Othello ignores FARL) with a
+rule: FARL matters when one sign of a seat's final reward can only arrive after its last move, that is, when
+the game ends on the move that decides it. Random self-play puts five of Cohen-Solal 2020's games firmly on that
+side and Lines of Action (24 % of losses reach the loser's own move) and Surakarta (8 %) slightly towards
+Othello. This script checks the prediction on agents: per game and seed, two TD agents with the same settings
+and budget (the pretrained agents' build, :func:`farl_agents.pretrained.build.preset_of`), one with final
+adaptation and one without, then
+
+* each against a uniformly random player and against MCTS with 300 iterations, from the initial position;
+* the two against each other from random 2-ply openings (two greedy players would replay one game otherwise),
+
+every seat, a win scoring 1 and a draw ½::
+
+    python -m farl_agents.experiments.farl_effect --seeds 3 --out docs/results/farl_effect_descent_games.json
+
+The JSON keeps one entry per game and seed and is written after each, so a stopped run continues where it
+stopped (entries already in the file are skipped); ``--table`` prints the Markdown table of a finished file.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from farl_agents.atomic import atomic_write_json
+
+#: the descent comparisons' games, in farl_when.md's order (most one-sided first)
+GAMES = ("breakthrough", "clobber", "amazons", "outer_open_gomoku", "santorini", "surakarta", "lines_of_action")
+LABELS = {"breakthrough": "Breakthrough 6x6", "clobber": "Clobber 5x6", "amazons": "Amazons 6x6",
+          "outer_open_gomoku": "Outer-Open Gomoku 9x9", "santorini": "Santorini", "surakarta": "Surakarta",
+          "lines_of_action": "Lines of Action 8x8"}
+
+
+def agents_for(game: str, seed: int, episodes: int | None = None):
+    """The FARL and no-FARL agents of ``game`` (untrained), same settings and seed; and the game's parameters."""
+    from farl_agents.learners import NTupleAgent
+    from farl_agents.pretrained.build import preset_of
+
+    config, params, _ = preset_of(game)
+    config = config.replace(seed=seed, **({} if episodes is None else {"episodes": episodes}))
+    with_farl = NTupleAgent(game, config.replace(farl=True, farl_terminal=True), **params)
+    without = NTupleAgent(game, config.replace(farl=False, farl_terminal=False), **params)
+    return with_farl, without, params
+
+
+def _score(res) -> dict:
+    m = res.matchups[0]
+    return {"score": float(m.score), "se": float(m.score_se), "games": int(m.n_games),
+            "per_seat": [float(s.win_rate if s.win_rate is not None else s.mean_score) for s in m.per_seat]}
+
+
+def measure_one(game: str, seed: int, episodes: int | None, games: int, mcts: int) -> dict:
+    """Train both agents of ``game`` and ``seed`` and play the three kinds of matchup (``games`` per seat)."""
+    from farl_agents.evaluate import evaluate
+
+    with_farl, without, params = agents_for(game, seed, episodes)
+    out = {"game": game, "params": params, "seed": seed, "episodes": with_farl.config.episodes}
+    for key, agent in (("farl", with_farl), ("nofarl", without)):
+        t = time.process_time()
+        agent.train(agent.config.episodes)
+        out[f"{key}_train_cpu"] = round(time.process_time() - t, 1)
+    spec = with_farl.game
+    for key, agent in (("farl", with_farl), ("nofarl", without)):
+        for opp in ("random", f"mcts{mcts}"):
+            res = evaluate(spec, agent, opp, n_games=games, start_states="initial", seed=seed, keep_games=False)
+            out[f"{key}_vs_{opp.rstrip('0123456789')}"] = _score(res)
+    res = evaluate(spec, with_farl, without, n_games=games, start_states=("random", 2), seed=seed,
+                   keep_games=False)
+    out["farl_vs_nofarl"] = _score(res)
+    return out
+
+
+def run(games_list, seeds: int, out: Path, episodes: int | None = None, games: int = 50, mcts: int = 300,
+        log=print) -> dict:
+    """Measure every game and seed not yet in ``out`` (resumable); returns the file's contents."""
+    data = json.loads(out.read_text()) if out.is_file() else {"entries": {}}
+    data.update(settings={"games_per_seat": games, "mcts": mcts, "episodes": episodes})
+    for seed in range(seeds):
+        for game in games_list:
+            key = f"{game}/seed{seed}"
+            if key in data["entries"]:
+                continue
+            t = time.perf_counter()
+            data["entries"][key] = measure_one(game, seed, episodes, games, mcts)
+            atomic_write_json(out, data)
+            e = data["entries"][key]
+            log(f"{key}: FARL vs no-FARL {e['farl_vs_nofarl']['score']:.2f}, vs MCTS {e['farl_vs_mcts']['score']:.2f}"
+                f" / {e['nofarl_vs_mcts']['score']:.2f} ({time.perf_counter() - t:.0f} s)")
+    return data
+
+
+def _mean_se(values) -> str:
+    v = np.asarray(values, dtype=float)
+    se = v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else 0.0
+    return f"{100 * v.mean():.1f} % ± {100 * se:.1f}"
+
+
+def table(data: dict) -> str:
+    """The Markdown table: per game, the mean over seeds ± its standard error."""
+    by_game: dict = {}
+    for e in data["entries"].values():
+        by_game.setdefault(e["game"], []).append(e)
+    lines = ["| game | seeds | FARL vs no-FARL | FARL vs random | no-FARL vs random | FARL vs MCTS | "
+             "no-FARL vs MCTS |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for game in [g for g in GAMES if g in by_game] + [g for g in by_game if g not in GAMES]:
+        es = by_game[game]
+        cells = [_mean_se([e[k]["score"] for e in es]) for k in
+                 ("farl_vs_nofarl", "farl_vs_random", "nofarl_vs_random", "farl_vs_mcts", "nofarl_vs_mcts")]
+        lines.append(f"| {LABELS.get(game, game)} | {len(es)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", default=",".join(GAMES), help=f"comma list (default: {', '.join(GAMES)})")
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--episodes", type=int, default=None, help="training episodes per agent (default: the "
+                                                               "pretrained build's)")
+    ap.add_argument("--games-per-seat", type=int, default=50)
+    ap.add_argument("--mcts", type=int, default=300, help="MCTS iterations of the reference opponent")
+    ap.add_argument("--out", required=True, help="JSON file (resumable: its entries are kept)")
+    ap.add_argument("--table", action="store_true", help="print the Markdown table of --out and stop")
+    a = ap.parse_args(argv)
+    out = Path(a.out)
+    if a.table:
+        if not out.is_file():
+            ap.error(f"{out} does not exist")
+        print(table(json.loads(out.read_text())))
+        return 0
+    names = [g.strip() for g in a.games.split(",") if g.strip()]
+    unknown = [g for g in names if g not in GAMES]
+    if unknown or not names:
+        ap.error(f"unknown game(s) {', '.join(unknown) or a.games!r}; known: {', '.join(GAMES)}")
+    if a.seeds < 1 or a.games_per_seat < 1:
+        ap.error("--seeds and --games-per-seat must be >= 1")
+    data = run(names, a.seeds, out, a.episodes, a.games_per_seat, a.mcts)
+    print(table(data))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

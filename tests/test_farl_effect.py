@@ -1,0 +1,37 @@
+"""The FARL-effect experiment on a tiny budget: both agents differ only in final adaptation, entries resume."""
+import json
+
+import pytest
+
+from farl_agents.experiments import farl_effect
+
+
+def test_agents_differ_only_in_final_adaptation():
+    with_farl, without, params = farl_effect.agents_for("clobber", 3, episodes=10)
+    assert with_farl.config.farl and with_farl.config.farl_terminal
+    assert not without.config.farl and not without.config.farl_terminal
+    assert with_farl.config.replace(farl=False, farl_terminal=False) == without.config
+    assert with_farl.config.seed == 3 and with_farl.config.episodes == 10 and params == {"rows": 5, "columns": 6}
+
+
+def test_tiny_run_measures_resumes_and_tabulates(tmp_path, capsys):
+    out = tmp_path / "fe.json"
+    argv = ["--games", "clobber", "--seeds", "1", "--episodes", "20", "--games-per-seat", "1", "--mcts", "5",
+            "--out", str(out)]
+    assert farl_effect.main(argv) == 0
+    entry = json.loads(out.read_text())["entries"]["clobber/seed0"]
+    assert entry["episodes"] == 20
+    for key in ("farl_vs_nofarl", "farl_vs_random", "nofarl_vs_random", "farl_vs_mcts", "nofarl_vs_mcts"):
+        assert entry[key]["games"] == 2 and 0.0 <= entry[key]["score"] <= 1.0 and len(entry[key]["per_seat"]) == 2
+    # a second seed adds one entry and keeps the first unchanged
+    assert farl_effect.main(argv[:3] + ["2"] + argv[4:]) == 0
+    data = json.loads(out.read_text())
+    assert sorted(data["entries"]) == ["clobber/seed0", "clobber/seed1"] and data["entries"]["clobber/seed0"] == entry
+    capsys.readouterr()
+    assert farl_effect.main(["--out", str(out), "--table"]) == 0
+    assert "| Clobber 5x6 | 2 |" in capsys.readouterr().out
+
+
+def test_unknown_game_is_refused(tmp_path):
+    with pytest.raises(SystemExit):
+        farl_effect.main(["--games", "chess", "--out", str(tmp_path / "x.json")])
