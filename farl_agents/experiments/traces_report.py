@@ -183,13 +183,17 @@ LAMBDA_NOTE = (
     "4.9 with TC-id and 8.5 without TCL (`--set tcl=id`, `--set tcl=none`), against 1.4 for replace-only traces; "
     "and it needs the random moves: with ε = 0 (`--set epsilon=0`: no random move, so no reset) TCL[rr] stays at "
     "0.23. So replacing traces cut at every random move drift where either option alone does not. Most of it "
-    "comes from cutting the *other* players' lists: farl empties every player's list at a random move, as Alg. 1 "
-    "of Thill et al. resets its one trace vector, and with only the mover's list emptied "
-    "(`--set reset_all_players=false`, a `LearnerConfig` setting) the largest weight is 2.7 after 200,000 games "
-    "instead of 11.9, still above replace-only traces' 1.4. In farl's player-centred learner the opponent's random "
-    "move is part of what a player's own move led to, not that player's exploration, so the mover-only cut is "
-    "arguably the faithful translation; the study's runs would have to be repeated with it. Until then the [rr] "
-    "runs are paused.")
+    "came from cutting the *other* players' lists: Alg. 1 of Thill et al. resets its one trace vector, and the "
+    "first runs emptied every player's list at a random move. In farl's player-centred learner the opponent's "
+    "random move is part of what a player's own move led to, not that player's exploration, so the reset rows "
+    "(TCL[res], TCL[rr], TDL[rr], TCL-M[rr]) now empty only the random mover's list "
+    "(`THILL2014_RESET_MODES` in `farl_agents/learners/presets.py`; `LearnerConfig.reset_all_players` keeps "
+    "the other choice). With it the largest weight is 2.7 after 200,000 games instead of 11.9, but it still "
+    "climbs at about 1 per 100,000 games (3.8 after 300,000, 6.3 after 600,000: "
+    "`python -m farl_agents.experiments.traces --growth --variant tcl-rr --games 600000`), where replace-only "
+    "traces stay at 1.4; what drives that remainder is not measured yet. The TCL[rr] run made with every list "
+    "cut (seed 0, success 0-1 % from 200,000 games on) is kept in "
+    "`docs/results/archive/eligibility_traces_reset_all_runs/`.")
 
 
 def write_report(out, budget: str, variants: list[str], command: str | None = None) -> Path:
