@@ -191,8 +191,11 @@ LAMBDA_NOTE = (
     "the other choice). With it the largest weight is 2.7 after 200,000 games instead of 11.9, but it still "
     "climbs at about 1 per 100,000 games (3.8 after 300,000, 6.3 after 600,000: "
     "`python -m farl_agents.experiments.traces --growth --variant tcl-rr --games 600000`), where replace-only "
-    "traces stay at 1.4; what drives that remainder is not measured yet. The TCL[rr] run made with every list "
-    "cut (seed 0, success 0-1 % from 200,000 games on) is kept in "
+    "traces stay at 1.4. The remainder needs the cut itself: with `--set learn_from_random_moves=true` (no "
+    "update is skipped, so, as in GBG, no list is cut) TCL[rr] stays at 1.25 after 200,000 games, and it is "
+    "not the mirror symmetry (`--set use_symmetry=false`: 3.7 after 200,000); why replacing traces drift when "
+    "their lists are cut, where replacing or cutting alone does not, is still open. The TCL[rr] run made with "
+    "every list cut (seed 0, success 0-1 % from 200,000 games on) is kept in "
     "`docs/results/archive/eligibility_traces_reset_all_runs/`.")
 
 
