@@ -15,8 +15,11 @@ every seat, a win scoring 1 and a draw ½::
 
     python -m farl_agents.experiments.farl_effect --seeds 3 --out docs/results/farl_effect_descent_games.json
 
-The JSON keeps one entry per game and seed and is written after each, so a stopped run continues where it
-stopped (entries already in the file are skipped); ``--table`` prints the Markdown table of a finished file.
+Beside the matchups, each agent's own ε-greedy self-play is measured as ``farl_when`` measures the Table 1
+games: how many games are decided, and the share of losses and wins that reach a seat only after its last move
+(lost without FARL). The JSON keeps one entry per game and seed and is written after each, so a stopped run
+continues where it stopped (complete entries are skipped; an entry without the self-play measurement gets it
+and keeps its matchups); ``--table`` prints the Markdown tables of a finished file.
 """
 from __future__ import annotations
 
@@ -54,9 +57,19 @@ def _score(res) -> dict:
             "per_seat": [float(s.win_rate if s.win_rate is not None else s.mean_score) for s in m.per_seat]}
 
 
-def measure_one(game: str, seed: int, episodes: int | None, games: int, mcts: int) -> dict:
-    """Train both agents of ``game`` and ``seed`` and play the three kinds of matchup (``games`` per seat)."""
+#: what :func:`farl_agents.experiments.farl_when.measure` reports that the page quotes
+MECHANISM_KEYS = ("games", "plies_mean", "decided", "last_mover_wins", "last_mover_loses", "losses_lost",
+                  "wins_lost", "v_nonmover")
+
+
+def measure_one(game: str, seed: int, episodes: int | None, games: int, mcts: int, have: dict | None = None,
+                mechanism_games: int = 200) -> dict:
+    """Train both agents of ``game`` and ``seed``; in each one's ε-greedy self-play, who receives the final
+    reward after its last move (:func:`farl_agents.experiments.farl_when.measure`, ``mechanism_games`` games);
+    and the three kinds of matchup (``games`` per seat). ``have``: an earlier entry of the same game, seed and
+    budget whose matchups are kept (training is seeded, so its agents are these)."""
     from farl_agents.evaluate import evaluate
+    from farl_agents.experiments.farl_when import measure
 
     with_farl, without, params = agents_for(game, seed, episodes)
     out = {"game": game, "params": params, "seed": seed, "episodes": with_farl.config.episodes}
@@ -64,6 +77,10 @@ def measure_one(game: str, seed: int, episodes: int | None, games: int, mcts: in
         t = time.process_time()
         agent.train(agent.config.episodes)
         out[f"{key}_train_cpu"] = round(time.process_time() - t, 1)
+        got = measure(agent.game, agent, mechanism_games, agent.config.epsilon, seed)
+        out[f"{key}_selfplay"] = {k: got[k] for k in MECHANISM_KEYS}
+    if have is not None and have.get("episodes") == out["episodes"] and "farl_vs_nofarl" in have:
+        return {**have, **out}
     spec = with_farl.game
     for key, agent in (("farl", with_farl), ("nofarl", without)):
         for opp in ("random", f"mcts{mcts}"):
@@ -83,10 +100,11 @@ def run(games_list, seeds: int, out: Path, episodes: int | None = None, games: i
     for seed in range(seeds):
         for game in games_list:
             key = f"{game}/seed{seed}"
-            if key in data["entries"]:
+            have = data["entries"].get(key)
+            if have is not None and "farl_selfplay" in have:
                 continue
             t = time.perf_counter()
-            data["entries"][key] = measure_one(game, seed, episodes, games, mcts)
+            data["entries"][key] = measure_one(game, seed, episodes, games, mcts, have)
             atomic_write_json(out, data)
             e = data["entries"][key]
             log(f"{key}: FARL vs no-FARL {e['farl_vs_nofarl']['score']:.2f}, vs MCTS {e['farl_vs_mcts']['score']:.2f}"
@@ -115,6 +133,39 @@ def table(data: dict) -> str:
     return "\n".join(lines)
 
 
+def _mean(values) -> float | None:
+    v = [x for x in values if x is not None]
+    return float(np.mean(v)) if v else None
+
+
+def _pct(x) -> str:
+    return "–" if x is None else f"{100 * x:.0f} %"
+
+
+def _val(x) -> str:
+    return "–" if x is None else f"{x:+.2f}"
+
+
+def mechanism_table(data: dict) -> str:
+    """Per game (means over seeds), each agent's own self-play: decided games, the share of losses and of wins
+    that arrive after the receiver's last move, and the value V_p(s_last) of a losing seat that did not move last.
+    """
+    by_game: dict = {}
+    for e in data["entries"].values():
+        if "farl_selfplay" in e:
+            by_game.setdefault(e["game"], []).append(e)
+    lines = ["| game | agent | plies | decided | losses lost without FARL | wins lost without FARL | "
+             "V(last afterstate) of a loser that did not move last |", "|---|---|---:|---:|---:|---:|---:|"]
+    for game in [g for g in GAMES if g in by_game]:
+        for key, name in (("farl", "FARL"), ("nofarl", "no-FARL")):
+            sp = [e[f"{key}_selfplay"] for e in by_game[game]]
+            lines.append(f"| {LABELS[game]} | {name} | {_mean([x['plies_mean'] for x in sp]):.0f} | "
+                         f"{_pct(_mean([x['decided'] for x in sp]))} | "
+                         f"{_pct(_mean([x['losses_lost'] for x in sp]))} | {_pct(_mean([x['wins_lost'] for x in sp]))}"
+                         f" | {_val(_mean([x['v_nonmover']['loss'] for x in sp]))} |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", default=",".join(GAMES), help=f"comma list (default: {', '.join(GAMES)})")
@@ -130,7 +181,8 @@ def main(argv=None) -> int:
     if a.table:
         if not out.is_file():
             ap.error(f"{out} does not exist")
-        print(table(json.loads(out.read_text())))
+        data = json.loads(out.read_text())
+        print(table(data) + "\n\n" + mechanism_table(data))
         return 0
     names = [g.strip() for g in a.games.split(",") if g.strip()]
     unknown = [g for g in names if g not in GAMES]
@@ -139,7 +191,7 @@ def main(argv=None) -> int:
     if a.seeds < 1 or a.games_per_seat < 1:
         ap.error("--seeds and --games-per-seat must be >= 1")
     data = run(names, a.seeds, out, a.episodes, a.games_per_seat, a.mcts)
-    print(table(data))
+    print(table(data) + "\n\n" + mechanism_table(data))
     return 0
 
 
