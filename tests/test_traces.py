@@ -32,6 +32,18 @@ def test_run_summary_minutes_and_asymptotic():
     assert r["time_to_learn"] == pytest.approx(40 + 10 * (0.8 - 0.68) / (0.82 - 0.68))
     assert r["minutes_to_learn"] == pytest.approx(r["time_to_learn"] * 6.0 / 60)
     assert r["asymptotic"] == pytest.approx(0.9)  # the last half: episodes 60..100
+    assert r["first_reach"] == 50 and r["relapses"] == 0.0  # smoothed 0.82 at 50; nothing below 50 % after it
+
+
+def test_relapses_count_raw_falls_after_the_first_reach():
+    success = [0, .9, .9, .9, .9, .9, .1, .9, .9, .0, .9]  # smoothed (5 points, fewer at the start): 0.72 at 20
+    rows = [{"episode": 10 * i, "success": s, "train_seconds": float(i)} for i, s in enumerate(success)]
+    r = run_summary(rows, 100)
+    assert r["first_reach"] == 30  # (.9 + .9 + .9 + .9 + .9) / 5 at episode 30
+    # after episode 30: 0.9 0.9 0.1 0.9 0.9 0.0 0.9 -> 2 of 7 below one half
+    assert r["relapses"] == pytest.approx(2 / 7)
+    never = run_summary([{**row, "success": 0.3} for row in rows], 100)
+    assert never["first_reach"] is None and never["relapses"] is None and never["time_to_learn"] is None
 
 
 def test_variants_and_specs():

@@ -43,24 +43,40 @@ def last_crossing(x, y, level: float):
     return float(x[i] + (level - y[i]) / (y[i + 1] - y[i]) * (x[i + 1] - x[i]))
 
 
+def first_reach(x, y, level: float):
+    """The first x at which ``y`` is at or above ``level``; None if it never is."""
+    at = np.nonzero(np.asarray(y, dtype=float) >= level)[0]
+    return float(np.asarray(x, dtype=float)[at[0]]) if len(at) else None
+
+
+#: a measurement below this after the smoothed curve first reached the level counts as a relapse
+RELAPSE_BELOW = 0.5
+
+
 def run_summary(rows: list[dict], episodes: int, level: float = 0.8) -> dict:
-    """Time to learn (games, training minutes), asymptotic success and final success of one run."""
+    """Time to learn (games, training minutes), when the smoothed curve first reached ``level``, the share of
+    later raw measurements below :data:`RELAPSE_BELOW` (relapses), asymptotic and final success of one run."""
     ep = np.array([r["episode"] for r in rows], dtype=float)
     sec = np.array([r["train_seconds"] for r in rows], dtype=float)
-    s = smooth([r["success"] for r in rows])
+    raw = np.array([r["success"] for r in rows], dtype=float)
+    s = smooth(raw)
     games = last_crossing(ep, s, level)
+    first = first_reach(ep, s, level)
+    later = raw[ep > first] if first is not None else raw[:0]
     minutes = None
     if games is not None:
         minutes = float(np.interp(games, ep, sec)) / 60
     window = min(ASYMPTOTIC_GAMES, episodes / 2)
     tail = [r["success"] for r in rows if r["episode"] > episodes - window]
-    return {"time_to_learn": games, "minutes_to_learn": minutes,
+    return {"time_to_learn": games, "minutes_to_learn": minutes, "first_reach": first,
+            "relapses": float(np.mean(later < RELAPSE_BELOW)) if len(later) else None,
             "asymptotic": float(np.mean(tail)) if tail else None,
             "final_success": rows[-1]["success"] if rows else None, "measurements": len(rows)}
 
 
 def collect(out, budget: str, variants: list[str]) -> dict:
-    """``{variant: [per-run dict]}``: finished runs from result.json, unfinished ones from success.csv."""
+    """``{variant: [per-run dict]}``, summarised from each run's success.csv; a run is finished when it has a
+    result.json (whose summary, written at the end, is recomputed here so that every run has the same fields)."""
     import json
 
     from farl_agents.experiments.traces_rows import BUDGETS, prefix, read_success
@@ -70,10 +86,11 @@ def collect(out, budget: str, variants: list[str]) -> dict:
     for v in variants:
         runs = []
         for folder in sorted((Path(out) / f"{prefix(budget)}_runs" / v).glob("seed*")):
+            rows = read_success(folder / "success.csv")
             if (folder / "result.json").is_file():
-                runs.append({**json.loads((folder / "result.json").read_text()), "finished": True})
+                result = json.loads((folder / "result.json").read_text())
+                runs.append({**result, **run_summary(rows, result["episodes"]), "finished": True})
             else:
-                rows = read_success(folder / "success.csv")
                 if rows:
                     runs.append({**run_summary(rows, plan.episodes), "finished": False,
                                  "episodes_done": rows[-1]["episode"], "seed": int(folder.name.removeprefix("seed"))})
@@ -85,6 +102,10 @@ def _fmt(x, unit: str = "") -> str:
     if x is None:
         return "–"
     return f"{x:,.0f}{unit}" if unit != " min" else f"{x:.1f}{unit}"
+
+
+def _pct(x) -> str:
+    return "–" if x is None else f"{100 * x:.1f} %"
 
 
 def _med(values):
@@ -215,13 +236,17 @@ def write_report(out, budget: str, variants: list[str], command: str | None = No
              "Time to learn: the games at which the success curve, smoothed by a centred moving mean over "
              f"{SMOOTH_POINTS} measurements, crosses 80 % for the last time; minutes: our training time (wall "
              "seconds of the training chunks, evaluations excluded) at that point. Asymptotic success: the mean "
-             f"success over the last {min(ASYMPTOTIC_GAMES, plan.episodes // 2):,} games. Medians over the "
-             "finished runs that reached 80 %; the paper's are over 20 runs.", ""]
+             f"success over the last {min(ASYMPTOTIC_GAMES, plan.episodes // 2):,} games. First reached: the "
+             "first measurement at which the smoothed curve is at 80 % or more; relapses: the share of the raw "
+             f"measurements after it that fall below {RELAPSE_BELOW:.0%} (a curve that learned once and kept it "
+             "has none; the paper's medians of 20 runs show no such falls). Medians over the finished runs "
+             "(the time to learn: those that reached 80 %); the paper's are over 20 runs.", ""]
     if command:
         lines += ["Made by", "", f"    {command}", ""]
     lines += ["| variant | runs finished (running) | time to learn [80 %], games: ours | paper | "
-              "minutes: ours | paper | asymptotic success | runs that never reached 80 % |",
-              "|---|---|---:|---:|---:|---:|---:|---:|"]
+              "minutes: ours | paper | first reached 80 % | relapses | asymptotic success | "
+              "runs that never reached 80 % |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     meds = {}
     for v in variants:
         runs = found[v]
@@ -229,15 +254,17 @@ def write_report(out, budget: str, variants: list[str], command: str | None = No
         reached = [r for r in done if r["time_to_learn"] is not None]
         meds[v] = _med([r["time_to_learn"] for r in reached])
         asym = _med([r["asymptotic"] for r in done])
+        relapses = _med([r["relapses"] for r in done])
         lines.append(f"| {labels[v]} | {len(done)} ({len(runs) - len(done)}) | {_fmt(meds[v])} | "
                      f"{PAPER_TABLE[v][0]:,} | {_fmt(_med([r['minutes_to_learn'] for r in reached]), ' min')} | "
-                     f"{PAPER_TABLE[v][1]:.1f} min | {'–' if asym is None else f'{100 * asym:.1f} %'} | "
-                     f"{len(done) - len(reached)} |")
+                     f"{PAPER_TABLE[v][1]:.1f} min | {_fmt(_med([r['first_reach'] for r in done]))} | "
+                     f"{_pct(relapses)} | {_pct(asym)} | {len(done) - len(reached)} |")
     lines += ["", "Per run (unfinished runs: progress so far):", ""]
     for v in variants:
         for r in found[v]:
             state = "finished" if r.get("finished") else f"at {r['episodes_done']:,} games"
             lines.append(f"* {labels[v]} seed {r['seed']}: {state}, time to learn {_fmt(r['time_to_learn'])}, "
+                         f"first reached 80 % at {_fmt(r['first_reach'])}, relapses {_pct(r['relapses'])}, "
                          f"last success {100 * r['final_success']:.1f} %")
     lines += ["", "## The paper's claims", ""] + claims(meds)
     lines += ["", "## λ per ply", "", LAMBDA_NOTE]
