@@ -219,6 +219,11 @@ def write_report(args) -> str:
     missing = [s for s, got in zip(STAGES, (td, nm, same)) if not got]
     if missing:
         lines += ["", f"Still to train: {', '.join(missing)} (`{COMMAND}` continues)."]
+        for stage in missing:
+            cpu = read_cpu(_path(args, stage))
+            if cpu["done"]:
+                lines.append(f"Stage {stage} so far: {cpu['done']:,} {'games' if stage == 'nemesh' else 'episodes'}"
+                             f" in {_minutes(cpu['cpu_seconds'])}.")
     ev = _stage_json(args, "eval")
     if ev:
         lines += ["", f"## Strength (Nemesh searches at depth {ev['nemesh_depth']}; every seat)", ""] + _eval_table(ev)
