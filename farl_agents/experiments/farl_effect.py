@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from farl_agents.atomic import atomic_write_json
+from farl_agents.experiments.formatting import pct, pct_mean_se
 
 #: the descent comparisons' games, in farl_when.md's order (most one-sided first)
 GAMES = ("breakthrough", "clobber", "amazons", "outer_open_gomoku", "santorini", "surakarta", "lines_of_action")
@@ -112,12 +113,6 @@ def run(games_list, seeds: int, out: Path, episodes: int | None = None, games: i
     return data
 
 
-def _mean_se(values) -> str:
-    v = np.asarray(values, dtype=float)
-    se = v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else 0.0
-    return f"{100 * v.mean():.1f} % ± {100 * se:.1f}"
-
-
 def table(data: dict) -> str:
     """The Markdown table: per game, the mean over seeds ± its standard error."""
     by_game: dict = {}
@@ -127,7 +122,7 @@ def table(data: dict) -> str:
              "no-FARL vs MCTS |", "|---|---:|---:|---:|---:|---:|---:|"]
     for game in [g for g in GAMES if g in by_game] + [g for g in by_game if g not in GAMES]:
         es = by_game[game]
-        cells = [_mean_se([e[k]["score"] for e in es]) for k in
+        cells = [pct_mean_se([e[k]["score"] for e in es]) for k in
                  ("farl_vs_nofarl", "farl_vs_random", "nofarl_vs_random", "farl_vs_mcts", "nofarl_vs_mcts")]
         lines.append(f"| {LABELS.get(game, game)} | {len(es)} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -136,10 +131,6 @@ def table(data: dict) -> str:
 def _mean(values) -> float | None:
     v = [x for x in values if x is not None]
     return float(np.mean(v)) if v else None
-
-
-def _pct(x) -> str:
-    return "–" if x is None else f"{100 * x:.0f} %"
 
 
 def _val(x) -> str:
@@ -160,8 +151,9 @@ def mechanism_table(data: dict) -> str:
         for key, name in (("farl", "FARL"), ("nofarl", "no-FARL")):
             sp = [e[f"{key}_selfplay"] for e in by_game[game]]
             lines.append(f"| {LABELS[game]} | {name} | {_mean([x['plies_mean'] for x in sp]):.0f} | "
-                         f"{_pct(_mean([x['decided'] for x in sp]))} | "
-                         f"{_pct(_mean([x['losses_lost'] for x in sp]))} | {_pct(_mean([x['wins_lost'] for x in sp]))}"
+                         f"{pct(_mean([x['decided'] for x in sp]), 0)} | "
+                         f"{pct(_mean([x['losses_lost'] for x in sp]), 0)} | "
+                         f"{pct(_mean([x['wins_lost'] for x in sp]), 0)}"
                          f" | {_val(_mean([x['v_nonmover']['loss'] for x in sp]))} |")
     return "\n".join(lines)
 

@@ -34,6 +34,7 @@ import numpy as np
 
 import farl_envs
 from farl_agents.atomic import atomic_write_text
+from farl_agents.experiments.formatting import pct
 from farl_agents.learners import NTupleAgent
 from farl_agents.learners.presets import nplayer_config, nplayer_game, paper_config, paper_game_params
 from farl_agents.ntuple.network import board_indices, slots_of
@@ -300,12 +301,8 @@ def one_sided_othello(hide: bool, episodes: int, seed: int, games: int) -> dict:
             "se": float(m.win_rate_se), "games": int(m.n_games), "cpu_s": round(time.process_time() - t0, 1)}
 
 
-def _pct(x) -> str:
-    return "–" if x is None else f"{100 * x:.0f} %"
-
-
 def _seats(xs) -> str:
-    return " / ".join(_pct(x) for x in xs)
+    return " / ".join(pct(x, 0) for x in xs)
 
 
 def _num(x) -> str:
@@ -320,9 +317,9 @@ def report(results: list[dict]) -> str:
              "per seat: losses lost | per seat: wins lost |", "|---|---:|---:|---:|---:|---:|---:|---|---|---|"]
     for r in results:
         m = r["random"]
-        lines.append(f"| {r['label']} | {m['plies_mean']:.1f} | {_pct(m['plies_even'])} | "
-                     f"{_pct(m['last_mover_wins'])} | {_pct(m['last_mover_loses'])} | "
-                     f"{_pct(m['losses_lost'])} | {_pct(m['wins_lost'])} | {_seats(m['seat_ended'])} | "
+        lines.append(f"| {r['label']} | {m['plies_mean']:.1f} | {pct(m['plies_even'], 0)} | "
+                     f"{pct(m['last_mover_wins'], 0)} | {pct(m['last_mover_loses'], 0)} | "
+                     f"{pct(m['losses_lost'], 0)} | {pct(m['wins_lost'], 0)} | {_seats(m['seat_ended'])} | "
                      f"{_seats(m['seat_losses_lost'])} | {_seats(m['seat_wins_lost'])} |")
     trained = [r for r in results if "farl" in r]
     for name, title in (("nofarl", "no-FARL agent"), ("farl", "FARL agent")):
@@ -337,7 +334,7 @@ def report(results: list[dict]) -> str:
             m = r[name]
             v = m["v_nonmover"]
             lines.append(f"| {r['label']} | {r['episodes']:,} | {m['plies_mean']:.1f} | "
-                         f"{_pct(m['last_mover_wins'])} | {_pct(m['losses_lost'])} | "
+                         f"{pct(m['last_mover_wins'], 0)} | {pct(m['losses_lost'], 0)} | "
                          f"{_seats(m['seat_losses_lost'])} | {_num(v['loss'])} | "
                          f"{_num(v['win'])} | {_num(v['draw'])} | {m['delta_farl1']:.2f} | "
                          f"{m['move_farl1']:.3f} | {m['td_last']:.2f} | {m['delta_farl2']:.2f} | "

@@ -25,7 +25,7 @@ import numpy as np
 
 from farl_agents import cli
 from farl_agents.atomic import atomic_write_text
-from farl_agents.experiments.table1_report import mean_se
+from farl_agents.experiments.formatting import mean_se, pct_mean_se
 from farl_agents.experiments.table1_rows import PAPER_TABLE1, RESULTS_DIR
 from farl_agents.ntuple.sets import adjacency
 
@@ -72,11 +72,6 @@ def _rates(evaluation: dict) -> tuple[float, float, float]:
     return m["win_rate"], seats[0], seats[1]
 
 
-def _mean_se(xs: list[float]) -> str:
-    mean, se, _ = mean_se(xs)
-    return f"{100 * mean:.1f} % ± {100 * se:.1f}"
-
-
 def write_page(seeds: list[int], runs: Path = RUNS, old_runs: Path = OLD_RUNS, page: Path = PAGE) -> Path:
     """The per-seed table: Table 1's first runs (old walk rule) beside the runs with GBG's rule."""
     import farl_envs  # noqa: F401  (registers the games for NTupleAgent.load)
@@ -110,7 +105,7 @@ def write_page(seeds: list[int], runs: Path = RUNS, old_runs: Path = OLD_RUNS, p
     old_all, new_all = [r for r in old_by_seed if r], [r for r in new_by_seed if r]
     summary = []
     for rows in (old_all, new_all):
-        summary.append(" | ".join(_mean_se([r[k] for r in rows]) if len(rows) > 1 else "–" for k in range(3)))
+        summary.append(" | ".join(pct_mean_se([r[k] for r in rows]) if len(rows) > 1 else "–" for k in range(3)))
     lines.append(f"| mean ± s.e. ({len(old_all)} / {len(new_all)} runs) | {summary[0]} | {summary[1]} | |")
     pairs = [(o[0], n[0]) for o, n in zip(old_by_seed, new_by_seed) if o and n]
     if len(pairs) > 1:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import math
 import os
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import numpy as np
 
 import farl_envs
 from farl_agents.atomic import atomic_write_text
+from farl_agents.experiments.formatting import mean_se
 from farl_agents.experiments.table1_rows import (
     NPLAYER_ROWS,
     PAPER_ROW_NOTES,
@@ -78,14 +78,6 @@ def unfinished_progress(folder: Path, row: Row, episodes: int) -> str | None:
 
 
 # ------------------------------------------------------------- numbers and cells
-def mean_se(values) -> tuple[float, float | None, int]:
-    """Mean, standard error of the mean (None for one value) and count."""
-    v = np.asarray(values, dtype=float)
-    if v.size == 0:
-        return math.nan, None, 0
-    return float(v.mean()), (float(v.std(ddof=1) / math.sqrt(v.size)) if v.size > 1 else None), int(v.size)
-
-
 def _fmt(x: float, se, percent: bool, big: bool) -> str:
     if percent:
         s = f"{100 * x:.1f} %"

@@ -16,6 +16,7 @@ from statistics import median
 import numpy as np
 
 from farl_agents.atomic import atomic_write_text
+from farl_agents.experiments.formatting import pct
 
 SMOOTH_POINTS = 5
 ASYMPTOTIC_GAMES = 500_000
@@ -102,10 +103,6 @@ def _fmt(x, unit: str = "") -> str:
     if x is None:
         return "–"
     return f"{x:,.0f}{unit}" if unit != " min" else f"{x:.1f}{unit}"
-
-
-def _pct(x) -> str:
-    return "–" if x is None else f"{100 * x:.1f} %"
 
 
 def _med(values):
@@ -258,13 +255,13 @@ def write_report(out, budget: str, variants: list[str], command: str | None = No
         lines.append(f"| {labels[v]} | {len(done)} ({len(runs) - len(done)}) | {_fmt(meds[v])} | "
                      f"{PAPER_TABLE[v][0]:,} | {_fmt(_med([r['minutes_to_learn'] for r in reached]), ' min')} | "
                      f"{PAPER_TABLE[v][1]:.1f} min | {_fmt(_med([r['first_reach'] for r in done]))} | "
-                     f"{_pct(relapses)} | {_pct(asym)} | {len(done) - len(reached)} |")
+                     f"{pct(relapses)} | {pct(asym)} | {len(done) - len(reached)} |")
     lines += ["", "Per run (unfinished runs: progress so far):", ""]
     for v in variants:
         for r in found[v]:
             state = "finished" if r.get("finished") else f"at {r['episodes_done']:,} games"
             lines.append(f"* {labels[v]} seed {r['seed']}: {state}, time to learn {_fmt(r['time_to_learn'])}, "
-                         f"first reached 80 % at {_fmt(r['first_reach'])}, relapses {_pct(r['relapses'])}, "
+                         f"first reached 80 % at {_fmt(r['first_reach'])}, relapses {pct(r['relapses'])}, "
                          f"last success {100 * r['final_success']:.1f} %")
     lines += ["", "## The paper's claims", ""] + claims(meds)
     lines += ["", "## λ per ply", "", LAMBDA_NOTE]

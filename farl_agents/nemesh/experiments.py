@@ -51,6 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from farl_agents.atomic import atomic_write_json, atomic_write_text
+from farl_agents.experiments.formatting import pct
 from farl_agents.runs.curve import Panel, Series, plot_panels
 
 BOARDS = {"7x6": (6, 7), "6x8": (6, 8)}
@@ -140,7 +141,7 @@ def _stage_tdfarl(args, board: str) -> dict:
             "ntuples": config.ntuples, "budget_seconds": budget}
 
 
-def _matchup_row(res, label: str) -> dict:
+def matchup_row(res, label: str) -> dict:
     m = res.matchups[0]
     return {"label": label, "player": m.player, "opponent": m.opponent, "games": m.n_games, "wins": m.wins,
             "draws": m.draws, "losses": m.losses, "win_rate": m.win_rate, "se": m.win_rate_se,
@@ -170,7 +171,7 @@ def _stage_eval(args, board: str) -> dict:
         label = f"{player.name} vs {getattr(opponent, 'name', opp)}"
         res = evaluate(game, player, opponent, n_games=n, start_states=starts, seed=args.seed, jobs=1,
                        keep_games=False)
-        row = _matchup_row(res, label)
+        row = matchup_row(res, label)
         row["starts"] = starts if isinstance(starts, str) else f"random:{starts[1]}"
         rows.append(row)
         print(f"{board} {label}: {row['win_rate']:.3f} +- {row['se']:.3f} ({row['games']} games, "
@@ -202,7 +203,7 @@ def _stage_ablation(args, board: str) -> dict:
     for player, opponent, n, starts in plan:
         res = evaluate(game, player, opponent, n_games=n, start_states=starts, seed=args.seed, jobs=1,
                        keep_games=False)
-        row = _matchup_row(res, f"{player.name} vs {opponent.name}")
+        row = matchup_row(res, f"{player.name} vs {opponent.name}")
         row["starts"] = starts if isinstance(starts, str) else f"random:{starts[1]}"
         rows_out.append(row)
         print(f"{board} {row['label']}: {row['win_rate']:.3f} +- {row['se']:.3f} ({row['games']} games, "
@@ -224,7 +225,7 @@ def _stage_abdl(args, board: str) -> dict:
     for player in (nemesh, td):
         res = evaluate(nemesh.game, player, opponent, n_games=max(4, args.games // 4), seed=args.seed, jobs=1,
                        keep_games=False)
-        row = _matchup_row(res, f"{player.name} vs {opponent.name}")
+        row = matchup_row(res, f"{player.name} vs {opponent.name}")
         row["starts"] = "initial"
         rows_out.append(row)
         print(f"{board} {row['label']}: {row['win_rate']:.3f} +- {row['se']:.3f} ({row['games']} games, "
@@ -279,19 +280,13 @@ def _have(args, stage: str) -> bool:
 
 
 # ------------------------------------------------------------------ results file
-def _pct(x, se=None) -> str:
-    if x is None:
-        return "-"
-    return f"{100 * x:.1f} %" + (f" ± {100 * se:.1f}" if se is not None else "")
-
-
-def _eval_table(ev: dict) -> list[str]:
+def eval_table(ev: dict) -> list[str]:
     out = ["| player | opponent | starts | games | W / D / L | win rate (draw = ½) | as player 1 | as player 2 "
            "| time |", "|---|---|---|---|---|---|---|---|---|"]
     for r in ev["rows"]:
         seats = {s["seat"]: s["win_rate"] for s in r["per_seat"]}
         out.append(f"| {r['player']} | {r['opponent']} | {r['starts']} | {r['games']} | {r['wins']} / {r['draws']} / "
-                   f"{r['losses']} | {_pct(r['win_rate'], r['se'])} | {_pct(seats.get(0))} | {_pct(seats.get(1))} "
+                   f"{r['losses']} | {pct(r['win_rate'], se=r['se'])} | {pct(seats.get(0))} | {pct(seats.get(1))} "
                    f"| {r['seconds']} s |")
     return out
 
@@ -362,15 +357,15 @@ def write_report(args) -> str:
         lines.append("")
         if _have(args, f"eval-{board}"):
             ev = _load(args, f"eval-{board}")
-            lines += [f"### Strength (Nemesh plays at depth {ev['nemesh_depth']})", ""] + _eval_table(ev) + [""]
+            lines += [f"### Strength (Nemesh plays at depth {ev['nemesh_depth']})", ""] + eval_table(ev) + [""]
         else:
             lines += [f"Evaluation not run yet: `{COMMAND} --stages eval-{board},report`", ""]
         if _have(args, f"abdl-{board}"):
             lines += ["### Against AB-DL (the perfect player that delays a lost game as long as it can)", ""] \
-                + _eval_table(_load(args, f"abdl-{board}")) + [""]
+                + eval_table(_load(args, f"abdl-{board}")) + [""]
         if _have(args, f"ablation-{board}"):
             lines += ["### Search depth and learning (same trained weights at other depths; the untrained initial "
-                      "weights)", ""] + _eval_table(_load(args, f"ablation-{board}")) + [""]
+                      "weights)", ""] + eval_table(_load(args, f"ablation-{board}")) + [""]
         w = np.array(tr["weights"])
         lines += ["<details><summary>Learned weights (w1: player 1's vector, w2: player 2's; 'own': the "
                   "features of the vector's player, initially positive; 'opponent's': initially negative)"

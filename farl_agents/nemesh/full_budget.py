@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 from farl_agents.atomic import atomic_write_json, atomic_write_text
-from farl_agents.nemesh.experiments import _eval_table, _matchup_row
+from farl_agents.nemesh.experiments import eval_table, matchup_row
 from farl_agents.runs import Run, RunSpec
 
 COMMAND = "python -m farl_agents.nemesh.full_budget"
@@ -181,7 +181,7 @@ def stage_eval(args) -> dict:
         opponent = tds[opp] if opp in tds else make_opponent(opp, game)
         res = evaluate(game, player, opponent, n_games=n, start_states=starts, seed=args.seed, jobs=1,
                        keep_games=False)
-        row = _matchup_row(res, f"{label} vs {opp}")
+        row = matchup_row(res, f"{label} vs {opp}")
         row.update(player=label, opponent=opp, starts=starts if isinstance(starts, str) else f"random:{starts[1]}")
         rows.append(row)
         atomic_write_json(partial, {"rows": rows})
@@ -226,7 +226,7 @@ def write_report(args) -> str:
                              f" in {_minutes(cpu['cpu_seconds'])}.")
     ev = _stage_json(args, "eval")
     if ev:
-        lines += ["", f"## Strength (Nemesh searches at depth {ev['nemesh_depth']}; every seat)", ""] + _eval_table(ev)
+        lines += ["", f"## Strength (Nemesh searches at depth {ev['nemesh_depth']}; every seat)", ""] + eval_table(ev)
     else:
         lines += ["", "## Strength", "", "Not measured yet (stage `eval`)."]
     text = "\n".join(lines) + "\n"
