@@ -86,6 +86,20 @@ def test_the_stamp_covers_every_farl_source_the_search_loops_and_the_games_compi
         assert not missing, f"{module.__name__} compiles in {sorted(map(str, missing))}, which the stamp misses"
 
 
+def test_the_learners_stamp_covers_every_farl_source_their_loops_compile_in():
+    from farl_agents.learners import sarsa_farl, td_farl
+    from farl_agents.learners.kernels import LEARNER_LOOPS
+    from farl_agents.learners.kernels import kernels_of as learner_kernels_of
+
+    covered = set(shared_sources(LEARNER_LOOPS))
+    for module in (td_farl, sarsa_farl):
+        missing = _farl_files_used_by(module) - covered
+        assert not missing, f"{module.__name__} compiles in {sorted(map(str, missing))}, which the stamp misses"
+    g = farl_envs.game_spec("tictactoe")
+    assert learner_kernels_of(g) == kernels_of(g, LEARNER_LOOPS)
+    assert learner_kernels_of(g).stamp != kernels_of(g).stamp  # the searches' loops are another family
+
+
 def _python_playout(g, s, rng):
     """The random playout written again in plain Python over the game's kernels (same draws in the same order)."""
     mask = np.zeros(g.n_actions, dtype=np.int8)

@@ -13,7 +13,7 @@ The algorithm is written once, as the ``@njit`` steps below (``choose_move``,
 
 * :func:`self_play` — the whole episode loop compiled with numba, on the game
   kernels (millions of episodes); it is cached on disk per game (the kernels
-  come as a :class:`~farl_agents.learners.kernels.Kernels` value) and works
+  come as a :class:`~farl_envs.core.kernels.Kernels` value) and works
   on borrowed arrays, with every step inlined, so a ply pays no reference
   counting or call overhead (``docs/results/train_speed.md``);
 * :func:`play_episode_aec` — a plain PettingZoo AEC loop that uses only the
