@@ -1,7 +1,8 @@
-"""Small helpers shared by the grid games: symmetry permutations and text boards."""
+"""Small helpers shared by the grid games: symmetry permutations, text boards and the two-plane stone view."""
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 
 def square_symmetries(n: int) -> np.ndarray:
@@ -52,3 +53,17 @@ def text_grid(cells: np.ndarray, rows: int, cols: int, symbols: str, col_labels:
     for r in range(rows):
         lines.append(" ".join(symbols[int(cells[r * cols + c])] for c in range(cols)))
     return "\n".join(lines)
+
+
+@njit(cache=True)
+def stone_planes(s, base, rows, cols, seat, out):
+    """``seat``'s view of a board of stones into ``out`` (``int8[rows, cols, 2]``): its own, then the opponent's.
+
+    The board is ``rows * cols`` cells of ``s`` from ``base``, row-major: 0 empty, ``k + 1`` a stone of seat ``k``.
+    """
+    own = seat + 1
+    for r in range(rows):
+        for c in range(cols):
+            v = s[base + r * cols + c]
+            out[r, c, 0] = 1 if v == own else 0
+            out[r, c, 1] = 1 if v != 0 and v != own else 0

@@ -62,7 +62,7 @@ from farl_envs.core.spec import (
     check_header,
     check_int_param,
 )
-from farl_envs.games._grid import mirror_columns, text_grid
+from farl_envs.games._grid import mirror_columns, stone_planes, text_grid
 
 MIN_SIZE = 4
 MAX_SIZE = 10
@@ -186,13 +186,7 @@ def board(p, s, out):
 def observe(p, s, seat, out):
     """``seat``'s view into ``out`` (``int8[rows, cols, 2]``): own discs, then the opponent's."""
     rows, cols = p[0], p[1]
-    base = HEADER + cols
-    own = seat + 1
-    for r in range(rows):
-        for c in range(cols):
-            v = s[base + r * cols + c]
-            out[r, c, 0] = 1 if v == own else 0
-            out[r, c, 1] = 1 if v != 0 and v != own else 0
+    stone_planes(s, HEADER + cols, rows, cols, seat, out)
 
 
 # ------------------------------------------------------------ Python helpers

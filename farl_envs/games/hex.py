@@ -60,7 +60,7 @@ from farl_envs.core.spec import (
     check_header,
     check_int_param,
 )
-from farl_envs.games._grid import cell_action_symmetries, text_grid
+from farl_envs.games._grid import cell_action_symmetries, stone_planes, text_grid
 
 MIN_SIZE = 2
 MAX_SIZE = 13
@@ -185,13 +185,7 @@ def board(p, s, out):
 @njit(cache=True)
 def observe(p, s, seat, out):
     """``seat``'s view into ``out`` (``int8[size, size, 2]``): own stones, then the opponent's."""
-    n = p[0]
-    own = seat + 1
-    for r in range(n):
-        for c in range(n):
-            v = s[HEADER + r * n + c]
-            out[r, c, 0] = 1 if v == own else 0
-            out[r, c, 1] = 1 if v != 0 and v != own else 0
+    stone_planes(s, HEADER, p[0], p[0], seat, out)
 
 
 # ------------------------------------------------------------ Python helpers

@@ -106,7 +106,7 @@ from farl_envs.core.spec import (
     check_header,
     check_int_param,
 )
-from farl_envs.games._grid import square_symmetries
+from farl_envs.games._grid import square_symmetries, stone_planes
 
 SIZE = 8
 N_CELLS = SIZE * SIZE
@@ -395,12 +395,7 @@ def board(p, s, out):
 @njit(cache=True)
 def observe(p, s, seat, out):
     """``seat``'s view into ``out`` (``int8[8, 8, 2]``): own pieces, then the opponent's."""
-    own = seat + 1
-    for r in range(SIZE):
-        for c in range(SIZE):
-            v = s[CELLS + r * SIZE + c]
-            out[r, c, 0] = 1 if v == own else 0
-            out[r, c, 1] = 1 if v != 0 and v != own else 0
+    stone_planes(s, CELLS, SIZE, SIZE, seat, out)
 
 
 # ------------------------------------------------------------ Python helpers

@@ -124,7 +124,7 @@ from farl_envs.core.spec import (
     check_header,
     check_int_param,
 )
-from farl_envs.games._grid import cell_action_symmetries, square_symmetries, text_grid
+from farl_envs.games._grid import cell_action_symmetries, square_symmetries, stone_planes, text_grid
 
 SIZE = 6
 N_CELLS = 36
@@ -359,12 +359,7 @@ def board(p, s, out):
 @njit(cache=True)
 def observe(p, s, seat, out):
     """``seat``'s view into ``out`` (``int8[6, 6, 2]``): own pieces, then the opponent's."""
-    own = seat + 1
-    for r in range(SIZE):
-        for c in range(SIZE):
-            v = s[HEADER + r * SIZE + c]
-            out[r, c, 0] = 1 if v == own else 0
-            out[r, c, 1] = 1 if v != 0 and v != own else 0
+    stone_planes(s, HEADER, SIZE, SIZE, seat, out)
 
 
 # ------------------------------------------------------------ Python helpers
