@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from farl_agents.experiments import traces
-from farl_agents.experiments.traces_report import last_crossing, run_summary, smooth
+from farl_agents.experiments.traces_report import design_note, last_crossing, run_summary, smooth
 
 
 def test_smooth_is_a_centred_mean():
@@ -134,3 +134,12 @@ def test_weight_growth_reports_the_largest_weight_per_chunk():
     rows = traces.weight_growth("tcl-std", games=30, every=20)
     assert [g for g, _ in rows] == [20, 30]
     assert 0 < rows[0][1] <= rows[1][1]  # weights start at 0 and a TD update moves at least one
+
+
+def test_design_note_names_the_smallest_and_largest_ratio_to_the_paper():
+    paper = {"a": (100_000, 1.0), "b": (200_000, 1.0), "c": (50_000, 1.0)}
+    labels = {"a": "A", "b": "B", "c": "C"}
+    # ratios: a 3.0, b 1.5, c unmeasured (no run reached 80 %)
+    note = design_note({"a": 300_000, "b": 300_000, "c": None}, labels, paper)
+    assert note.startswith("Our median times to learn are 1.5 (B) to 3.0 (A) times the paper's.")
+    assert not design_note({"c": None}, labels, paper).startswith("Our median")
