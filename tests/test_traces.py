@@ -46,6 +46,29 @@ def test_relapses_count_raw_falls_after_the_first_reach():
     assert never["first_reach"] is None and never["relapses"] is None and never["time_to_learn"] is None
 
 
+def test_relapses_are_counted_by_their_opening_where_it_was_recorded():
+    success = [0, .9, .9, .9, .9, .9, .1, .9, .9, .0, .9, .2]
+    openings = [3, 3, 3, 3, 3, 3, 4, 3, 3, None, 3, 3]  # the fall at 90 was written before openings were
+    rows = [{"episode": 10 * i, "success": s, "train_seconds": float(i), "opening": o}
+            for i, (s, o) in enumerate(zip(success, openings))]
+    # relapses after episode 30: at 60 (column 4), 90 (unknown), 110 (column 3)
+    assert run_summary(rows, 110)["relapse_openings"] == [1, 2]
+
+
+def test_success_files_keep_the_opening_and_read_files_without_it(tmp_path):
+    from farl_agents.experiments.traces_rows import read_success, write_success
+
+    old = tmp_path / "old.csv"
+    old.write_text("episode,success,se,train_seconds,eval_seconds\n10000,0.5,0.03,1.5,2.0\n")
+    rows = read_success(old)
+    assert rows == [{"episode": 10000, "success": 0.5, "se": 0.03, "train_seconds": 1.5, "eval_seconds": 2.0}]
+    rows.append({"episode": 20000, "success": 0.75, "se": 0.03, "train_seconds": 3.0, "eval_seconds": 2.0,
+                 "opening": 3})
+    write_success(tmp_path / "new.csv", rows)
+    again = read_success(tmp_path / "new.csv")
+    assert [r["opening"] for r in again] == [None, 3] and again[1]["success"] == 0.75
+
+
 def test_variants_and_specs():
     assert traces.parse_variants("default") == list(traces.DEFAULT_VARIANTS)
     with pytest.raises(ValueError, match="unknown variant"):

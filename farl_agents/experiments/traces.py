@@ -32,6 +32,8 @@ import time
 import traceback
 from pathlib import Path
 
+import numpy as np
+
 import farl_envs
 from farl_agents.atomic import atomic_write_json
 from farl_agents.backend import STREAM_SECONDS, check_backend, check_jobs, local_workers, run_tasks
@@ -56,6 +58,7 @@ from farl_agents.experiments.traces_rows import (  # noqa: F401  (the study's na
 from farl_agents.runs import LostCheckpoint, Run, RunError, RunSpec, read_spec
 from farl_agents.runs.run import ensure_writable
 from farl_agents.runs.safety import StopRequest
+from farl_envs.core.rng import make_rng
 
 _PERFECT = {}
 
@@ -75,6 +78,25 @@ def measure(agent, games: int, seed: int) -> tuple[float, float]:
     res = evaluate(agent.game, agent, perfect_player(agent.game), protocol=PROTOCOL, n_games=games, seed=seed)
     m = res.matchups[0]
     return float(m.score), float(m.score_se)
+
+
+def opening(agent) -> int:
+    """The column of ``agent``'s greedy first move on the empty board (a tie, e.g. between mirror columns, broken
+    by a fixed draw)."""
+    g = agent.game
+    return int(agent.act(g, g.initial_state(g.p, make_rng(0)), make_rng(1)))
+
+
+def opening_values(agent) -> list[float]:
+    """The first player's values of the seven afterstates of the first move."""
+    g = agent.game
+    start = g.initial_state(g.p, make_rng(0))
+    after, rewards = np.empty_like(start), np.zeros(g.n_players)
+    out = []
+    for a in range(g.n_actions):
+        g.afterstate(g.p, start, a, after, rewards)
+        out.append(float(agent.afterstate_value(after, 0)))
+    return out
 
 
 # ------------------------------------------------------------- one run
@@ -156,7 +178,7 @@ def _run_task(task: dict, folder: Path, publish: Path | None) -> dict:
                     return {**_task_id(task), "status": "interrupted", "episodes_done": run.episodes_done}
                 rows.append({"episode": run.episodes_done, "success": success, "se": se,
                              "train_seconds": round(run.train_seconds, 3),
-                             "eval_seconds": round(time.perf_counter() - t0, 3)})
+                             "eval_seconds": round(time.perf_counter() - t0, 3), "opening": opening(run.agent)})
                 write_success(folder / "success.csv", rows)
             if status == "done":
                 break
@@ -255,21 +277,47 @@ def weight_growth(variant: str = "tcl-rr", games: int = 300_000, every: int = 25
     return out
 
 
+def opening_probe(variant: str = "tcl-std", games: int = 300_000, every: int = 10_000, seed: int = 0,
+                  log=print) -> dict:
+    """Train ``variant`` and measure its success every ``every`` games as the study does, with the agent's opening
+    move and the values of the seven first moves; returns the mean success with and without the centre opening."""
+    agent = fresh_agent(variant, seed)
+    centre = agent.game.n_actions // 2
+    by_opening = {True: [], False: []}
+    while agent.episodes_done < games:
+        agent.train(min(every, games - agent.episodes_done))
+        success, _ = measure(agent, 200, seed)
+        first = opening(agent)
+        by_opening[first == centre].append(success)
+        log(f"{variant} {agent.episodes_done:>9,} games: success {100 * success:5.1f} %, opening column {first}, "
+            "values of the first moves " + " ".join(f"{v:+.2f}" for v in opening_values(agent)))
+    summary = {f"{'centre' if k else 'off_centre'}": {"measurements": len(v), "mean_success": float(np.mean(v)) if v
+                                                     else None, "max_success": max(v, default=None)}
+               for k, v in by_opening.items()}
+    log(json.dumps(summary))
+    return summary
+
+
 if __name__ == "__main__":
     import argparse
 
     ap = argparse.ArgumentParser(description="Cost of the eligibility-trace study (training and one measurement), "
-                                             "or with --growth the largest weight during training")
+                                             "with --growth the largest weight during training, or with --openings "
+                                             "the success rate beside the agent's opening move")
     ap.add_argument("--variant", default="tcl-rr", choices=list(VARIANTS))
     ap.add_argument("--games", type=int, default=50_000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--growth", action="store_true", help="print the largest |weight| every 25,000 games instead")
+    ap.add_argument("--openings", action="store_true",
+                    help="measure success every 10,000 games with the agent's opening move and first-move values")
     ap.add_argument("--trace-mode", help="with --growth: another trace mode (et, res, rep, rr)")
     ap.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
                     help="with --growth: change one more LearnerConfig setting (a JSON value or a word), e.g. "
                          "--set tcl=none --set epsilon=0; repeatable")
     a = ap.parse_args()
-    if a.growth:
+    if a.openings:
+        opening_probe(a.variant, a.games, seed=a.seed)
+    elif a.growth:
         extra = {"trace_mode": a.trace_mode} if a.trace_mode else {}
         for item in a.set:
             field, sep, text = item.partition("=")

@@ -52,6 +52,8 @@ def first_reach(x, y, level: float):
 
 #: a measurement below this after the smoothed curve first reached the level counts as a relapse
 RELAPSE_BELOW = 0.5
+CENTRE = 3
+"""Connect Four 7x6's centre column: the one first move that wins against perfect play."""
 
 
 def run_summary(rows: list[dict], episodes: int, level: float = 0.8) -> dict:
@@ -64,6 +66,9 @@ def run_summary(rows: list[dict], episodes: int, level: float = 0.8) -> dict:
     games = last_crossing(ep, s, level)
     first = first_reach(ep, s, level)
     later = raw[ep > first] if first is not None else raw[:0]
+    # the relapses whose opening move was recorded, and how many of them opened off the centre column
+    fallen = [r.get("opening") for r in rows if first is not None and r["episode"] > first
+              and r["success"] < RELAPSE_BELOW and r.get("opening") is not None]
     minutes = None
     if games is not None:
         minutes = float(np.interp(games, ep, sec)) / 60
@@ -72,7 +77,8 @@ def run_summary(rows: list[dict], episodes: int, level: float = 0.8) -> dict:
     return {"time_to_learn": games, "minutes_to_learn": minutes, "first_reach": first,
             "relapses": float(np.mean(later < RELAPSE_BELOW)) if len(later) else None,
             "asymptotic": float(np.mean(tail)) if tail else None,
-            "final_success": rows[-1]["success"] if rows else None, "measurements": len(rows)}
+            "final_success": rows[-1]["success"] if rows else None, "measurements": len(rows),
+            "relapse_openings": [sum(o != CENTRE for o in fallen), len(fallen)]}
 
 
 def collect(out, budget: str, variants: list[str]) -> dict:
@@ -97,6 +103,11 @@ def collect(out, budget: str, variants: list[str]) -> dict:
                                  "episodes_done": rows[-1]["episode"], "seed": int(folder.name.removeprefix("seed"))})
         found[v] = runs
     return found
+
+
+def _openings(run: dict) -> str:
+    off, known = run.get("relapse_openings") or (0, 0)
+    return f", relapses that opened off the centre: {off} of {known}" if known else ""
 
 
 def _fmt(x, unit: str = "") -> str:
@@ -317,7 +328,7 @@ def write_report(out, budget: str, variants: list[str], command: str | None = No
             state = "finished" if r.get("finished") else f"at {r['episodes_done']:,} games"
             lines.append(f"* {labels[v]} seed {r['seed']}: {state}, time to learn {_fmt(r['time_to_learn'])}, "
                          f"first reached 80 % at {_fmt(r['first_reach'])}, relapses {pct(r['relapses'])}, "
-                         f"last success {100 * r['final_success']:.1f} %")
+                         f"last success {100 * r['final_success']:.1f} %" + _openings(r))
     lines += ["", "## The paper's claims", ""] + claims(meds)
     lines += ["", "## λ per ply", "", LAMBDA_NOTE]
     lines += ["", "## Two differences of design", "", design_note(meds, labels, PAPER_TABLE)]

@@ -45,7 +45,9 @@ PAPER_TABLE = {
 PAPER_TABLE.update({one: PAPER_TABLE[base] for one, base in ONE_TABLE_OF.items()})
 PROTOCOL = "c4-seed002"
 LEVEL = 0.8
-SUCCESS_FIELDS = ("episode", "success", "se", "train_seconds", "eval_seconds")
+SUCCESS_FIELDS = ("episode", "success", "se", "train_seconds", "eval_seconds", "opening")
+"""``opening``: the column of the agent's greedy first move at the measurement (empty in rows written before it
+was recorded); the agent moves first in every measured game, so this one move decides much of its result."""
 
 
 @dataclass(frozen=True)
@@ -95,9 +97,19 @@ def read_success(path: Path) -> list[dict]:
     if not path.is_file():
         return []
     with open(path, newline="") as f:
-        return [{k: (int(v) if k == "episode" else float(v)) for k, v in row.items()} for row in csv.DictReader(f)]
+        return [{k: _cell(k, v) for k, v in row.items()} for row in csv.DictReader(f)]
+
+
+def _cell(field: str, text: str):
+    if field in ("episode", "opening"):
+        return int(text) if text != "" else None
+    return float(text)
 
 
 def write_success(path: Path, rows: list[dict]) -> None:
-    lines = [",".join(SUCCESS_FIELDS)] + [",".join(str(r[k]) for k in SUCCESS_FIELDS) for r in rows]
+    def cell(r, k):
+        v = r.get(k)
+        return "" if v is None else str(v)
+
+    lines = [",".join(SUCCESS_FIELDS)] + [",".join(cell(r, k) for k in SUCCESS_FIELDS) for r in rows]
     atomic_write_text(path, "\n".join(lines) + "\n")
