@@ -166,17 +166,3 @@ def test_design_note_names_the_smallest_and_largest_ratio_to_the_paper():
     note = design_note({"a": 300_000, "b": 300_000, "c": None}, labels, paper)
     assert note.startswith("Our median times to learn are 1.5 (B) to 3.0 (A) times the paper's.")
     assert not design_note({"c": None}, labels, paper).startswith("Our median")
-
-
-def test_one_table_rows_stand_beside_the_variant_they_change():
-    from farl_agents.experiments.traces_report import one_table_section
-
-    def run(t, first):
-        return {"finished": True, "time_to_learn": t, "first_reach": first, "relapses": 0.0, "asymptotic": 0.9}
-
-    labels = {"x-1t": "X, one table", "x": "X"}
-    lines = one_table_section({"x-1t": [run(200_000, 150_000)]}, {"x": [run(700_000, 400_000)]},
-                              {"x-1t": "x"}, labels, "paper")
-    row = [line for line in lines if line.startswith("| X, one table")]
-    assert row == ["| X, one table | 1 (0) | 200,000 | 700,000 | 150,000 | 400,000 | 0.0 % | 0.0 % | 90.0 % | 90.0 % |"]
-    assert one_table_section({"x-1t": []}, {}, {"x-1t": "x"}, labels, "paper") == []

@@ -100,8 +100,7 @@ def value_after_step(agent: NTupleAgent, state: np.ndarray, player: int, target:
     board = np.zeros(2 * g.n_cells, dtype=np.int32)[: g.n_cells]
     g.board(g.p, state, board)
     board_indices(net, board, idx)
-    table, sign = int(net.table_of[player]), float(net.sign_of[player])
-    nu = sign * float(net.weights[0, table, slots_of(net, idx)].sum())
+    nu = float(net.weights[0, player, slots_of(net, idx)].sum())
     v = float(np.tanh(nu)) if prm.tanh_output else nu
     change = (target - v) * ((1.0 - v * v) if prm.tanh_output else 1.0)
     alpha = float(agent.schedules(1)[0][0])
@@ -115,7 +114,7 @@ def value_after_step(agent: NTupleAgent, state: np.ndarray, player: int, target:
             factor = 1.0
             if net.tcl_n.shape[0] > 0:
                 at = int(slots_of(net, k))
-                ratio = abs(float(net.tcl_n[0, table, at])) / float(net.tcl_a[0, table, at])
+                ratio = abs(float(net.tcl_n[0, player, at])) / float(net.tcl_a[0, player, at])
                 factor = np.exp(prm.tcl_beta * (ratio - 1.0)) if prm.tcl_exp else ratio
             moved[k] = step * change * factor
     nu_after = nu + sum(moved[int(k)] for k in idx.ravel())

@@ -202,41 +202,14 @@ def design_note(meds: dict, labels: dict, paper: dict) -> str:
         text = (f"Our median times to learn are {ratios[lo]:.1f} ({labels[lo]}) to {ratios[hi]:.1f} ({labels[hi]}) "
                 "times the paper's. ")
     return text + (
-        "Besides the relapses above, two differences of design stand between the two learners. (1) One weight "
-        "table per player: farl's learners, like GBG's (Konen & Bagheri 2020), keep a table per "
+        "Besides the relapses above, two differences of design stand between the two learners; neither is measured "
+        "yet. (1) One weight table per player: farl's learners, like GBG's (Konen & Bagheri 2020), keep a table per "
         "player, trained on that player's own afterstates, and the evaluated agent moves first, so it plays from "
         "the first player's table alone. The paper's Alg. 1 trains one table on every position of the game, valued "
         "from the first player's side, so each of its weights sees about twice the updates that one of ours does "
         "after the same number of games. (2) Starting weights: ours start at 0, the paper's uniform in "
-        "[-0.0005, 0.0005]; this only changes which of equal values is picked in the first games, and is not measured. "
-        "(1) can be: `one_table=true` (`LearnerConfig.one_table`) gives farl's learners the paper's single table "
-        "(the second player's value is the negation of the first's); its runs so far are below.")
-
-def one_table_section(ones: dict, found: dict, base_of: dict, labels: dict, budget: str) -> list[str]:
-    """Lines comparing each one-table variant that has runs with the variant it changes (same summaries)."""
-    ones = {v: runs for v, runs in ones.items() if runs}
-    if not ones:
-        return []
-    lines = ["", "Measured so far: the same variants with one table for both players "
-             f"(`farl reproduce traces --variants {','.join(ones)} --runs 1 --budget {budget}`), beside the "
-             "per-player runs of the table above (medians over finished runs):", "",
-             "| variant | runs finished (running) | time to learn [80 %], games | per-player tables | "
-             "first reached 80 % | per-player tables | relapses | per-player tables | asymptotic success | "
-             "per-player tables |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-
-    def medians(runs):
-        done = [r for r in runs if r.get("finished")]
-        reached = [r["time_to_learn"] for r in done if r["time_to_learn"] is not None]
-        return (len(done), len(runs) - len(done), _med(reached), _med([r["first_reach"] for r in done]),
-                _med([r["relapses"] for r in done]), _med([r["asymptotic"] for r in done]))
-
-    for v, runs in ones.items():
-        n, running, t, first, rel, asym = medians(runs)
-        _, _, bt, bfirst, brel, basym = medians(found.get(base_of[v], []))
-        lines.append(f"| {labels[v]} | {n} ({running}) | {_fmt(t)} | {_fmt(bt)} | {_fmt(first)} | {_fmt(bfirst)} "
-                     f"| {pct(rel)} | {pct(brel)} | {pct(asym)} | {pct(basym)} |")
-    return lines
-
+        "[-0.0005, 0.0005]; this only changes which of equal values is picked in the first games. A learner with the "
+        "paper's single table is not in farl; it would be the way to measure (1).")
 
 LAMBDA_NOTE = (
     "The paper's TD(λ) runs one chain through every position of a game, both players' (one value function, the "
@@ -276,19 +249,10 @@ LAMBDA_NOTE = (
 
 def write_report(out, budget: str, variants: list[str], command: str | None = None) -> Path:
     """Write OUT/<prefix>.md and its box plot from the runs on disk; returns the page's path."""
-    from farl_agents.experiments.traces_rows import (
-        BUDGETS,
-        DEFAULT_VARIANTS,
-        ONE_TABLE_OF,
-        PAPER_TABLE,
-        VARIANTS,
-        prefix,
-    )
+    from farl_agents.experiments.traces_rows import BUDGETS, PAPER_TABLE, VARIANTS, prefix
 
     out = Path(out)
     plan = BUDGETS[budget]
-    # the one-table variants have their own section, beside the variants they change
-    variants = [v for v in variants if v not in ONE_TABLE_OF] or list(DEFAULT_VARIANTS)
     found = collect(out, budget, variants)
     labels = {k: VARIANTS[k][0] for k in VARIANTS}
     lines = [f"# Eligibility traces on Connect Four ({budget} budget)", "",
@@ -332,7 +296,6 @@ def write_report(out, budget: str, variants: list[str], command: str | None = No
     lines += ["", "## The paper's claims", ""] + claims(meds)
     lines += ["", "## λ per ply", "", LAMBDA_NOTE]
     lines += ["", "## Two differences of design", "", design_note(meds, labels, PAPER_TABLE)]
-    lines += one_table_section(collect(out, budget, list(ONE_TABLE_OF)), found, ONE_TABLE_OF, labels, budget)
     cost = _cost(out, budget, variants)
     if cost:
         lines += ["", "## Cost", "", cost]

@@ -26,13 +26,7 @@ VARIANTS = {
     "tcl-rr": ("TCL[rr]", "tcl-rr", {}),
     "tcl-m-et": ("TCL-M[et]", "tcl-m-et", {}),
     "tcl-m-rr": ("TCL-M[rr]", "tcl-m-rr", {}),
-    # beyond the paper's table: its own learner's single weight table (one_table), against farl's one per player
-    "tdl-std-1t": ("TDL-STD, one table", "tdl-et", {"lam": 0.0, "one_table": True}),
-    "tcl-std-1t": ("TCL-STD, one table", "tcl-std", {"one_table": True}),
-    "tcl-rr-1t": ("TCL[rr], one table", "tcl-rr", {"one_table": True}),
 }
-#: one-table variant -> the variant it changes (the page reports them side by side, not in the main table)
-ONE_TABLE_OF = {"tdl-std-1t": "tdl-std", "tcl-std-1t": "tcl-std", "tcl-rr-1t": "tcl-rr"}
 #: the five variants issue 23 asks for (``--variants`` default)
 DEFAULT_VARIANTS = ("tdl-std", "tcl-std", "tcl-et", "tcl-rr", "tcl-m-rr")
 #: Thill et al. 2014, Table I: time to learn [80 %], median of 20 runs: (games, minutes on one i7-3770 core)
@@ -42,7 +36,6 @@ PAPER_TABLE = {
     "tcl-rep": (215_000, 34.8), "tcl-rr": (175_000, 26.1), "tcl-m-et": (145_000, 38.0),
     "tcl-m-rr": (115_000, 25.5),
 }
-PAPER_TABLE.update({one: PAPER_TABLE[base] for one, base in ONE_TABLE_OF.items()})
 PROTOCOL = "c4-seed002"
 LEVEL = 0.8
 SUCCESS_FIELDS = ("episode", "success", "se", "train_seconds", "eval_seconds", "opening")

@@ -63,10 +63,6 @@ class LearnerConfig:
     """``res`` / ``rr`` traces: a random move empties every player's eligibility list (True; Alg. 1 of Thill et
     al. 2014 resets its one trace vector), or only the mover's (False: to the other players the random move is
     part of what their own move led to, not their exploration)."""
-    one_table: bool = False
-    """Two-player zero-sum games: both players read and train one weight table, valued from the first player's
-    side (the second player's value is its negation), as Thill, Bagheri, Koch & Konen 2014 do; False keeps one
-    table per player (Konen & Bagheri 2020, GBG). Refused for games of other player counts."""
     tanh_output: bool = True
     """σ = tanh on the output ("output sigmoid"), else identity."""
     use_symmetry: bool = True

@@ -22,14 +22,6 @@ per action for SARSA/Q). A board position's *index* is
 ``offset[i] + Σ_k cell[t_i[k]] · P**k`` for tuple ``i`` (first listed cell =
 least significant digit).
 
-**One table for two players** (``build_net(..., one_table=True)``): both
-players of a two-player zero-sum game read and train table 0, which values
-a board from the first player's side; the second player's value is its
-negation. This is how Thill, Bagheri, Koch & Konen 2014 (Alg. 1) learn
-Connect Four, and it gives each weight about twice the updates. The
-mapping lives in ``table_of`` and ``sign_of``: every function here reads a
-player's table through them, so callers pass the player as always.
-
 Two layouts map an index to its slot:
 
 * **dense** (the default): the slot is the index; every possible entry has
@@ -90,12 +82,6 @@ class Net(NamedTuple):
     """int64[1]: paged layout, how many pages have been handed out (page 0 not counted)"""
     lut_size: np.ndarray
     """int64[1]: the number of distinct indices, ``m * P**n``"""
-    table_of: np.ndarray
-    """int64[n_players]: the table a player reads and trains (``player`` itself, or 0 for every player with one
-    table)"""
-    sign_of: np.ndarray
-    """float64[n_players]: the sign of a player's value on its table (1, or -1 for the second player with one
-    table)"""
 
 
 PAGE_SIZE = 4
@@ -108,7 +94,7 @@ assert 1 << PAGE_BITS == PAGE_SIZE
 
 def build_net(tuples: np.ndarray, n_values: int, n_players: int, n_outputs: int,
               cell_symmetries: np.ndarray, action_symmetries: np.ndarray, use_symmetry: bool,
-              tcl: bool, tcl_init: float, paged: bool = False, one_table: bool = False) -> Net:
+              tcl: bool, tcl_init: float, paged: bool = False) -> Net:
     """Allocate a zero-initialised network (GBG and the paper start all weights at 0).
 
     Args:
@@ -119,15 +105,11 @@ def build_net(tuples: np.ndarray, n_values: int, n_players: int, n_outputs: int,
         use_symmetry: False keeps only the identity (N_S = 1).
         tcl: allocate the TCL accumulators, both starting at ``tcl_init``.
         paged: the paged layout (module docstring): memory grows with the entries written.
-        one_table: both players of a two-player game on table 0, the second with the opposite sign (module
-            docstring); the second player's tables are then allocated but never used.
     """
     tuples = np.asarray(tuples, dtype=np.int64)
     if tuples.ndim != 2 or tuples.shape[0] == 0 or tuples.shape[1] == 0:
         raise ValueError("tuples must be a non-empty 2-D array [n_tuples, length]")
     m, n = tuples.shape
-    if one_table and n_players != 2:
-        raise ValueError(f"one table for all players needs a two-player game, not {n_players} players")
     if float(n_values) ** n > 2**31:
         raise ValueError(f"a {n}-tuple over {n_values} values needs {n_values}**{n} weights: too many")
     perms = np.asarray(cell_symmetries, dtype=np.int64)
@@ -170,10 +152,8 @@ def build_net(tuples: np.ndarray, n_values: int, n_players: int, n_outputs: int,
             cell_uses[c, : len(u)] = u
     cell_use_count = np.array([len(u) for u in uses], dtype=np.int64)
     action_sym = np.ascontiguousarray(acts, dtype=np.int32)  # C order whatever the game built: one compiled type
-    table_of = np.zeros(n_players, dtype=np.int64) if one_table else np.arange(n_players, dtype=np.int64)
-    sign_of = np.array([1.0, -1.0]) if one_table else np.ones(n_players)
     return Net(weights, tcl_n, tcl_a, sym_cells, powers, offsets, action_sym, cell_uses, cell_use_count, page_of,
-               np.zeros(1, dtype=np.int64), np.array([lut], dtype=np.int64), table_of, sign_of)
+               np.zeros(1, dtype=np.int64), np.array([lut], dtype=np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -251,12 +231,11 @@ def raw_value(net, player, output, idx):
     """
     total = 0.0
     q = net.weights.shape[0] > 1
-    t = net.table_of[player]
     for j in range(idx.shape[0]):
         o = net.action_sym[j, output] if q else 0
         for i in range(idx.shape[1]):
-            total += net.weights[o, t, read_slot(net, idx[j, i])]
-    return net.sign_of[player] * total
+            total += net.weights[o, player, read_slot(net, idx[j, i])]
+    return total
 
 
 @njit(cache=True, inline="always")
@@ -286,8 +265,6 @@ def apply_change(net, player, output, idx, step, change, tcl_exp, tcl_beta, skip
     tcl = net.tcl_n.shape[0] > 0
     q = net.weights.shape[0] > 1
     skipping = skip.shape[0] > 0
-    t = net.table_of[player]
-    change = net.sign_of[player] * change  # the change of the player's value, on its table's side
     n_sym = idx.shape[0]
     for i in range(idx.shape[1]):
         for j in range(n_sym):
@@ -305,16 +282,16 @@ def apply_change(net, player, output, idx, step, change, tcl_exp, tcl_beta, skip
             at = write_slot(net, k)
             if tcl:
                 if not duplicate:  # a duplicate's factor would go unused: no exp for it
-                    ratio = abs(net.tcl_n[o, t, at]) / net.tcl_a[o, t, at]
+                    ratio = abs(net.tcl_n[o, player, at]) / net.tcl_a[o, player, at]
                     if tcl_exp:
                         # exp(β · 0) is exactly 1: the entries whose changes all had one sign (and new ones) skip exp
                         factor = 1.0 if ratio == 1.0 else np.exp(tcl_beta * (ratio - 1.0))
                     else:
                         factor = ratio
-                net.tcl_n[o, t, at] += change
-                net.tcl_a[o, t, at] += abs(change)
+                net.tcl_n[o, player, at] += change
+                net.tcl_a[o, player, at] += abs(change)
             if not duplicate:
-                net.weights[o, t, at] += step * change * factor
+                net.weights[o, player, at] += step * change * factor
 
 
 # ----------------------------------------------------------------------------
