@@ -166,3 +166,12 @@ def test_design_note_names_the_smallest_and_largest_ratio_to_the_paper():
     note = design_note({"a": 300_000, "b": 300_000, "c": None}, labels, paper)
     assert note.startswith("Our median times to learn are 1.5 (B) to 3.0 (A) times the paper's.")
     assert not design_note({"c": None}, labels, paper).startswith("Our median")
+
+
+def test_the_recorded_opening_is_the_best_valued_first_move():
+    agent = traces.fresh_agent("tdl-std", 0)
+    assert traces.opening_values(agent) == [0.0] * 7  # nothing learned yet
+    agent.train(3000)
+    values = np.array(traces.opening_values(agent))
+    assert values.std() > 0
+    assert traces.opening(agent) in np.flatnonzero(values == values.max())

@@ -291,8 +291,9 @@ def opening_probe(variant: str = "tcl-std", games: int = 300_000, every: int = 1
         by_opening[first == centre].append(success)
         log(f"{variant} {agent.episodes_done:>9,} games: success {100 * success:5.1f} %, opening column {first}, "
             "values of the first moves " + " ".join(f"{v:+.2f}" for v in opening_values(agent)))
-    summary = {f"{'centre' if k else 'off_centre'}": {"measurements": len(v), "mean_success": float(np.mean(v)) if v
-                                                     else None, "max_success": max(v, default=None)}
+    summary = {("centre" if k else "off_centre"): {"measurements": len(v), "mean_success": float(np.mean(v)) if v
+                                                   else None, "min_success": min(v, default=None),
+                                                   "max_success": max(v, default=None)}
                for k, v in by_opening.items()}
     log(json.dumps(summary))
     return summary
