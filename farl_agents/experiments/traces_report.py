@@ -105,6 +105,20 @@ def collect(out, budget: str, variants: list[str]) -> dict:
     return found
 
 
+def openings_tally(found: dict) -> str:
+    """One sentence: of the relapses whose opening was recorded, in every run on the page, how many opened off
+    the centre ("" while no run has recorded one)."""
+    off = known = runs = 0
+    for variant_runs in found.values():
+        for r in variant_runs:
+            o, k = r.get("relapse_openings") or (0, 0)
+            off, known, runs = off + o, known + k, runs + (k > 0)
+    if not known:
+        return ""
+    return (f" So far, in the {runs} run{'s' if runs != 1 else ''} with relapses and recorded openings, {off} of "
+            f"their {known} relapses opened off the centre.")
+
+
 def _openings(run: dict) -> str:
     off, known = run.get("relapse_openings") or (0, 0)
     return f", relapses that opened off the centre: {off} of {known}" if known else ""
@@ -309,7 +323,7 @@ def write_report(out, budget: str, variants: list[str], command: str | None = No
                          f"last success {100 * r['final_success']:.1f} %" + _openings(r))
     lines += ["", "## The paper's claims", ""] + claims(meds)
     lines += ["", "## λ per ply", "", LAMBDA_NOTE]
-    lines += ["", "## Why the curves fall back: the opening move", "", OPENING_NOTE]
+    lines += ["", "## Why the curves fall back: the opening move", "", OPENING_NOTE + openings_tally(found)]
     lines += ["", "## Two differences of design", "", design_note(meds, labels, PAPER_TABLE)]
     cost = _cost(out, budget, variants)
     if cost:
