@@ -41,6 +41,7 @@ from farl_agents.evaluate import evaluate
 from farl_agents.experiments.table1_rows import RESULTS_DIR, agents_root
 from farl_agents.experiments.traces_rows import (  # noqa: F401  (the study's names, also used through this module)
     BUDGETS,
+    CENTRE,
     DEFAULT_VARIANTS,
     LEVEL,
     PAPER_TABLE,
@@ -282,13 +283,12 @@ def opening_probe(variant: str = "tcl-std", games: int = 300_000, every: int = 1
     """Train ``variant`` and measure its success every ``every`` games as the study does, with the agent's opening
     move and the values of the seven first moves; returns the mean success with and without the centre opening."""
     agent = fresh_agent(variant, seed)
-    centre = agent.game.n_actions // 2
     by_opening = {True: [], False: []}
     while agent.episodes_done < games:
         agent.train(min(every, games - agent.episodes_done))
         success, _ = measure(agent, 200, seed)
         first = opening(agent)
-        by_opening[first == centre].append(success)
+        by_opening[first == CENTRE].append(success)
         log(f"{variant} {agent.episodes_done:>9,} games: success {100 * success:5.1f} %, opening column {first}, "
             "values of the first moves " + " ".join(f"{v:+.2f}" for v in opening_values(agent)))
     summary = {("centre" if k else "off_centre"): {"measurements": len(v), "mean_success": float(np.mean(v)) if v

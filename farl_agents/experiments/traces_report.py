@@ -17,6 +17,7 @@ import numpy as np
 
 from farl_agents.atomic import atomic_write_text
 from farl_agents.experiments.formatting import pct
+from farl_agents.experiments.traces_rows import CENTRE
 
 SMOOTH_POINTS = 5
 ASYMPTOTIC_GAMES = 500_000
@@ -52,8 +53,6 @@ def first_reach(x, y, level: float):
 
 #: a measurement below this after the smoothed curve first reached the level counts as a relapse
 RELAPSE_BELOW = 0.5
-CENTRE = 3
-"""Connect Four 7x6's centre column: the one first move that wins against perfect play."""
 
 
 def run_summary(rows: list[dict], episodes: int, level: float = 0.8) -> dict:
@@ -238,6 +237,7 @@ OPENING_NOTE = (
     "opening (the `opening` column of `success.csv`, from the runs started after it was added), the per-run "
     "lines above count the relapses that opened off the centre.")
 """The opening move behind the relapses (the probe's figures are its printed lines)."""
+
 LAMBDA_NOTE = (
     "The paper's TD(λ) runs one chain through every position of a game, both players' (one value function, the "
     "sign alternating), so its λ decays a trace per ply. farl's learners are player-centred (Konen & Bagheri "

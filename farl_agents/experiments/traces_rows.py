@@ -38,6 +38,8 @@ PAPER_TABLE = {
 }
 PROTOCOL = "c4-seed002"
 LEVEL = 0.8
+CENTRE = 3
+"""Connect Four 7x6's centre column: the one first move that wins against perfect play."""
 SUCCESS_FIELDS = ("episode", "success", "se", "train_seconds", "eval_seconds", "opening")
 """``opening``: the column of the agent's greedy first move at the measurement (empty in rows written before it
 was recorded); the agent moves first in every measured game, so this one move decides much of its result."""
