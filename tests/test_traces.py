@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from farl_agents.experiments import traces
-from farl_agents.experiments.traces_report import design_note, last_crossing, run_summary, smooth
+from farl_agents.experiments.traces_report import claims, design_note, last_crossing, on_page, run_summary, smooth
 
 
 def test_smooth_is_a_centred_mean():
@@ -185,3 +185,28 @@ def test_the_openings_tally_sums_the_recorded_relapses_over_every_run():
     assert openings_tally(found) == (" So far, in the 2 runs with relapses and recorded openings, 7 of their 8 "
                                      "relapses opened off the centre.")
     assert openings_tally({"a": [{"relapse_openings": [0, 0]}]}) == ""
+
+
+def test_per_ply_rows_are_the_presets_with_the_papers_chain_and_lambda():
+    base, ply = traces.run_spec("tcl-et", 0, "paper").config, traces.run_spec("tcl-et-ply", 0, "paper").config
+    assert (base.td_chain, ply.td_chain) == ("player", "ply")
+    assert ply.lam == 0.5 and base.lam == pytest.approx(0.25)   # the paper's λ per ply; its square per own move
+    assert ply.replace(td_chain="player", lam=base.lam) == base   # nothing else differs
+    assert traces.PAPER_TABLE["tcl-et-ply"] == traces.PAPER_TABLE["tcl-et"]
+
+
+def test_the_page_adds_rows_with_runs_on_disk(tmp_path):
+    (tmp_path / "eligibility_traces_runs" / "tcl-et-ply" / "seed0").mkdir(parents=True)
+    assert on_page(tmp_path, "paper", ["tcl-std", "tcl-et"]) == ["tcl-std", "tcl-et", "tcl-et-ply"]
+    assert on_page(tmp_path, "quick", ["tcl-et"]) == ["tcl-et"]   # another budget's folder
+
+
+def test_claims_and_design_note_per_chain():
+    meds = {"tcl-std": 800_000, "tcl-et": 900_000, "tcl-std-ply": 400_000, "tcl-et-ply": 200_000}
+    assert "does not hold" in claims(meds)[0]
+    ply = claims(meds, "-ply")
+    assert ply[0].startswith("* Traces halve the time to learn (per-ply chain): holds (TCL-STD / TCL[et] = 2.00")
+    labels = {k: v[0] for k, v in traces.VARIANTS.items()}
+    note = design_note(meds, labels, traces.PAPER_TABLE)
+    assert note.startswith("Our median times to learn are 1.9 (TCL-STD) to 3.9 (TCL[et])")  # player-centred only
+    assert "TCL[et] 900,000 player-centred, 200,000 per ply (paper 230,000)" in note

@@ -17,7 +17,7 @@ import numpy as np
 
 from farl_agents.atomic import atomic_write_text
 from farl_agents.experiments.formatting import pct
-from farl_agents.experiments.traces_rows import CENTRE
+from farl_agents.experiments.traces_rows import CENTRE, PLY
 
 SMOOTH_POINTS = 5
 ASYMPTOTIC_GAMES = 500_000
@@ -134,27 +134,30 @@ def _med(values):
     return median(values) if values else None
 
 
-def claims(meds: dict) -> list[str]:
-    """The paper's two main claims, judged on the medians (finished runs that reached 80 % only)."""
+def claims(meds: dict, suffix: str = "") -> list[str]:
+    """The paper's two main claims, judged on the medians (finished runs that reached 80 % only) of the rows
+    whose keys end in ``suffix`` (``""``: farl's player-centred chain; ``"-ply"``: the per-ply chain)."""
     out = []
-    std, et, rr = meds.get("tcl-std"), meds.get("tcl-et"), meds.get("tcl-rr")
+    chain = " (per-ply chain)" if suffix else ""
+    std, et, rr = meds.get("tcl-std" + suffix), meds.get("tcl-et" + suffix), meds.get("tcl-rr" + suffix)
     if std and (et or rr):
         parts = [f"TCL-STD / TCL[et] = {std / et:.2f}" if et else None,
                  f"TCL-STD / TCL[rr] = {std / rr:.2f}" if rr else None]
         ratio = std / et if et else std / rr
         verdict = "holds" if ratio >= 1.8 else "holds in part (faster, not twice)" if ratio > 1.1 else "does not hold"
-        out.append(f"* Traces halve the time to learn: {verdict} ({'; '.join(p for p in parts if p)}; paper "
-                   f"430,000 / 230,000 = 1.87).")
+        out.append(f"* Traces halve the time to learn{chain}: {verdict} ({'; '.join(p for p in parts if p)}; "
+                   f"paper 430,000 / 230,000 = 1.87).")
     else:
-        out.append("* Traces halve the time to learn: not decided yet (TCL-STD and a traced TCL variant need "
-                   "finished runs that reached 80 %).")
-    traced = {k: v for k, v in meds.items() if k in ("tcl-et", "tcl-res", "tcl-rep", "tcl-rr") and v}
+        out.append(f"* Traces halve the time to learn{chain}: not decided yet (TCL-STD and a traced TCL variant "
+                   "need finished runs that reached 80 %).")
+    traced = {k: v for k, v in meds.items()
+              if k in tuple(b + suffix for b in ("tcl-et", "tcl-res", "tcl-rep", "tcl-rr")) and v}
     if rr and len(traced) > 1:
         best = min(traced, key=traced.get)
-        out.append(f"* [rr] is fastest among the 70×8 traced TCL variants: "
-                   f"{'holds' if best == 'tcl-rr' else 'does not hold (fastest: ' + best + ')'}.")
+        out.append(f"* [rr] is fastest among the 70×8 traced TCL variants{chain}: "
+                   f"{'holds' if best == 'tcl-rr' + suffix else 'does not hold (fastest: ' + best + ')'}.")
     else:
-        out.append("* [rr] is fastest: not decided yet (needs TCL[rr] and another traced variant).")
+        out.append(f"* [rr] is fastest{chain}: not decided yet (needs TCL[rr] and another traced variant).")
     return out
 
 
@@ -206,22 +209,32 @@ def box_plot(found: dict, labels: dict, paper: dict, budget_games: int, path: Pa
 
 
 def design_note(meds: dict, labels: dict, paper: dict) -> str:
-    """Why the times differ from the paper's beyond what the page measures: the learners' design (stated, not
-    measured), after the measured ratio of our median times to learn to the paper's."""
-    ratios = {v: meds[v] / paper[v][0] for v in meds if meds[v] is not None}
+    """Why the times differ from the paper's beyond what the page measures: the ratio of our median times to
+    learn to the paper's (player-centred rows), the learners' two differences of design, and, where a row was
+    also run with the paper's per-ply chain, the two chains' medians side by side."""
+    ratios = {v: meds[v] / paper[v][0] for v in meds if meds[v] is not None and not v.endswith(PLY)}
     text = ""
     if ratios:
         lo, hi = min(ratios, key=ratios.get), max(ratios, key=ratios.get)
         text = (f"Our median times to learn are {ratios[lo]:.1f} ({labels[lo]}) to {ratios[hi]:.1f} ({labels[hi]}) "
                 "times the paper's. ")
-    return text + (
+    text += (
         "Both learners keep two look-up tables per n-tuple, one per player (the paper's 2 × 70 × 8-tuples), and "
-        "both skip the update after a random move. Two differences of design remain; neither is measured. (1) The "
-        "TD chain: the paper's Alg. 1 moves every position's value toward the next position's, one ply later, "
-        "with values taken from the first player's side throughout; farl's player-centred learners (Konen & "
-        "Bagheri 2020, as GBG) move a player's afterstate toward that player's next afterstate, two plies later, "
-        "each player from its own side. (2) Starting weights: ours start at 0, the paper's uniform in "
-        "[-0.0005, 0.0005]; this only changes which of equal values is picked in the first games.")
+        "both skip the update after a random move. Two differences of design remain. (1) The TD chain: the "
+        "paper's Alg. 1 moves every position's value toward the next position's, one ply later, with values "
+        "taken from the first player's side throughout, and one trace vector holds both players' positions; "
+        "farl's player-centred learners (Konen & Bagheri 2020, as GBG) move a player's afterstate toward that "
+        "player's next afterstate, two plies later, each player from its own side, each with its own list. "
+        "`td_chain=\"ply\"` (`LearnerConfig`) is the paper's chain in farl, checked against Alg. 1 written "
+        "with dense vectors (`tests/test_ply_chain.py`); the rows marked \"per ply\" use it, with the paper's "
+        "λ per ply. (2) Starting weights: ours start at 0, the paper's uniform in [-0.0005, 0.0005]; this only "
+        "changes which of equal values is picked in the first games; it is not measured.")
+    pairs = [(v[: -len(PLY)], v) for v in meds if v.endswith(PLY) and v[: -len(PLY)] in meds]
+    measured = [f"{labels[base]} {_fmt(meds[base])} player-centred, {_fmt(meds[ply])} per ply "
+                f"(paper {paper[base][0]:,})" for base, ply in pairs]
+    if measured:
+        text += " Median time to learn by chain: " + "; ".join(measured) + "."
+    return text
 
 
 OPENING_NOTE = (
@@ -274,12 +287,22 @@ LAMBDA_NOTE = (
     "`docs/results/archive/eligibility_traces_reset_all_runs/`.")
 
 
+def on_page(out, budget: str, variants: list[str]) -> list[str]:
+    """``variants`` and every other variant with a run folder under ``out``, in :data:`VARIANTS` order: a
+    study of some rows (``--variants tcl-et-ply``) adds them to the page instead of replacing it."""
+    from farl_agents.experiments.traces_rows import VARIANTS, prefix
+
+    runs = Path(out) / f"{prefix(budget)}_runs"
+    return [v for v in VARIANTS if v in variants or any((runs / v).glob("seed*"))]
+
+
 def write_report(out, budget: str, variants: list[str], command: str | None = None) -> Path:
     """Write OUT/<prefix>.md and its box plot from the runs on disk; returns the page's path."""
     from farl_agents.experiments.traces_rows import BUDGETS, PAPER_TABLE, VARIANTS, prefix
 
     out = Path(out)
     plan = BUDGETS[budget]
+    variants = on_page(out, budget, variants)
     found = collect(out, budget, variants)
     labels = {k: VARIANTS[k][0] for k in VARIANTS}
     lines = [f"# Eligibility traces on Connect Four ({budget} budget)", "",
@@ -296,8 +319,13 @@ def write_report(out, budget: str, variants: list[str], command: str | None = No
              f"measurements after it that fall below {RELAPSE_BELOW:.0%} (a curve that learned once and kept it "
              "has none; the paper's medians of 20 runs show no such falls). Medians over the finished runs "
              "(the time to learn: those that reached 80 %); the paper's are over 20 runs.", ""]
+    ply_rows = [v for v in variants if v.endswith(PLY)]
     if command:
         lines += ["Made by", "", f"    {command}", ""]
+        if ply_rows:
+            runs = max((len(found[v]) for v in ply_rows), default=1)
+            lines += ["after the rows with the paper's per-ply TD chain were trained by", "",
+                      f"    farl reproduce traces --variants {','.join(ply_rows)} --runs {runs} --budget {budget}", ""]
     lines += ["| variant | runs finished (running) | time to learn [80 %], games: ours | paper | "
               "minutes: ours | paper | first reached 80 % | relapses | asymptotic success | "
               "runs that end below 80 % |",
@@ -322,6 +350,8 @@ def write_report(out, budget: str, variants: list[str], command: str | None = No
                          f"first reached 80 % at {_fmt(r['first_reach'])}, relapses {pct(r['relapses'])}, "
                          f"last success {100 * r['final_success']:.1f} %" + _openings(r))
     lines += ["", "## The paper's claims", ""] + claims(meds)
+    if any(v.endswith(PLY) for v in variants):
+        lines += claims(meds, PLY)
     lines += ["", "## λ per ply", "", LAMBDA_NOTE]
     lines += ["", "## Why the curves fall back: the opening move", "", OPENING_NOTE + openings_tally(found)]
     lines += ["", "## Two differences of design", "", design_note(meds, labels, PAPER_TABLE)]

@@ -27,6 +27,11 @@ VARIANTS = {
     "tcl-m-et": ("TCL-M[et]", "tcl-m-et", {}),
     "tcl-m-rr": ("TCL-M[rr]", "tcl-m-rr", {}),
 }
+#: the same rows with the paper's own TD chain, through every ply (``td_chain="ply"``: one value function, one
+#: trace vector, λ per ply) instead of farl's player-centred one; keys end in :data:`PLY`
+PLY = "-ply"
+VARIANTS.update({key + PLY: (f"{label} per ply", preset, {**overrides, "td_chain": "ply"})
+                 for key, (label, preset, overrides) in list(VARIANTS.items())})
 #: the five variants issue 23 asks for (``--variants`` default)
 DEFAULT_VARIANTS = ("tdl-std", "tcl-std", "tcl-et", "tcl-rr", "tcl-m-rr")
 #: Thill et al. 2014, Table I: time to learn [80 %], median of 20 runs: (games, minutes on one i7-3770 core)
@@ -36,6 +41,7 @@ PAPER_TABLE = {
     "tcl-rep": (215_000, 34.8), "tcl-rr": (175_000, 26.1), "tcl-m-et": (145_000, 38.0),
     "tcl-m-rr": (115_000, 25.5),
 }
+PAPER_TABLE.update({key + PLY: row for key, row in list(PAPER_TABLE.items())})
 PROTOCOL = "c4-seed002"
 LEVEL = 0.8
 CENTRE = 3

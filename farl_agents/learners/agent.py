@@ -76,6 +76,9 @@ class NTupleAgent:
             layout = cfg.table_layout
         elif layout not in TABLE_LAYOUTS:
             raise ValueError(f"unknown layout {layout!r}; use one of {', '.join(TABLE_LAYOUTS)}")
+        if cfg.td_chain == "ply" and g.n_players != 2:
+            raise ValueError(f"td_chain='ply' values each ply's afterstate from the other side (a two-player "
+                             f"zero-sum game); {g.id} has {g.n_players} players")
         n_outputs = 1 if cfg.algo == "td" else g.n_actions
         if tuples is None:
             check_network_memory(cfg.ntuple_count, cfg.ntuple_length, g.n_cell_values, g.n_players, n_outputs,
@@ -113,7 +116,7 @@ class NTupleAgent:
             learn_from_random=bool(cfg.learn_from_random_moves), tanh_output=bool(cfg.tanh_output),
             tcl_exp=cfg.tcl == "exp", tcl_beta=float(cfg.tcl_beta), farl=bool(cfg.farl),
             farl_terminal=bool(cfg.farl_terminal), reward_scale=float(cfg.reward_scale),
-            reset_all=bool(cfg.reset_all_players))
+            reset_all=bool(cfg.reset_all_players), ply_chain=cfg.td_chain == "ply")
         self.agent_rng = make_rng(cfg.seed)
         self.env_rng = make_rng(self.env_seed)
         self.episodes_done = 0

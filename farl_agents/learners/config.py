@@ -21,6 +21,7 @@ TRACE_MODES = ("et", "res", "rep", "rr")
 TCL_MODES = ("none", "id", "exp")
 NTUPLE_KINDS = ("fixed", "random-walk", "random-points", "explicit")
 TABLE_LAYOUTS = ("auto", "dense", "paged")
+TD_CHAINS = ("player", "ply")
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,15 @@ class LearnerConfig:
     """``res`` / ``rr`` traces: a random move empties every player's eligibility list (True; Alg. 1 of Thill et
     al. 2014 resets its one trace vector), or only the mover's (False: to the other players the random move is
     part of what their own move led to, not their exploration)."""
+    td_chain: str = "player"
+    """Which states one TD error reaches (TD, two players): ``player`` — a player's afterstate moves towards that
+    player's next afterstate, each player valuing from its own side, with its own eligibility list (Konen &
+    Bagheri 2020, player-centred); ``ply`` — one chain through every ply: each afterstate moves towards the
+    next ply's afterstate, the opponent's, seen from the other side, and one eligibility list holds both
+    players' states (Alg. 1 of Thill, Bagheri, Koch & Konen 2014). λ decays per entry of the chain, so per
+    own move under ``player``, per ply under ``ply``. Under ``ply`` the last update of a game already moves the
+    loser's last afterstate to its final reward, which is what final adaptation adds to ``player``: ``farl``
+    and ``farl_terminal`` have no effect there."""
     tanh_output: bool = True
     """σ = tanh on the output ("output sigmoid"), else identity."""
     use_symmetry: bool = True
@@ -116,6 +126,9 @@ class LearnerConfig:
         need(self.trace_mode in TRACE_MODES, f"trace_mode must be one of {TRACE_MODES}, got {self.trace_mode!r}")
         need(self.tcl in TCL_MODES, f"tcl must be one of {TCL_MODES}, got {self.tcl!r}")
         need(self.ntuples in NTUPLE_KINDS, f"ntuples must be one of {NTUPLE_KINDS}, got {self.ntuples!r}")
+        need(self.td_chain in TD_CHAINS, f"td_chain must be one of {TD_CHAINS}, got {self.td_chain!r}")
+        need(self.td_chain == "player" or self.algo == "td",
+             f"td_chain='ply' is a TD learner's chain of afterstates; algo {self.algo!r} needs td_chain='player'")
         need(self.table_layout in TABLE_LAYOUTS,
              f"table_layout must be one of {TABLE_LAYOUTS}, got {self.table_layout!r}")
         need(self.alpha > 0, "alpha must be > 0")

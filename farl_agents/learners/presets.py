@@ -56,7 +56,8 @@ _PAPER = {
 #: 2020): each player's chain holds only its own afterstates, one entry every two plies, so the same decay
 #: over the game is λ² per entry (:func:`player_centred_lambda`). Taken literally (λ per entry), their
 #: λ = 0.8 decays like 0.89 per ply, the range where their Fig. 8 shows learning break down (λ >= 0.9), and
-#: our first runs did the same (docs/results/eligibility_traces.md).
+#: our first runs did the same (docs/results/eligibility_traces.md). With ``td_chain="ply"`` (their chain
+#: itself) λ is theirs, per ply.
 THILL2014_PLAYERS = 2
 #:
 #: Reset traces (``res``, ``rr``): their Alg. 1 empties its one trace vector at a random move. farl keeps one
@@ -99,7 +100,8 @@ def paper_config(game: str, algo: str = "td", farl: bool = True, **overrides) ->
         base = dict(epsilon=0.1, ntuples="fixed", horizon_cut=0.001, tcl_beta=2.7, learn_from_random_moves=False,
                     episodes=2_000_000)
         base.update(_THILL2014[key])
-        base["lam"] = player_centred_lambda(base["lam"])
+        if overrides.get("td_chain", "player") == "player":  # the per-ply chain takes the paper's λ as it is
+            base["lam"] = player_centred_lambda(base["lam"])
         if base.get("trace_mode") in THILL2014_RESET_MODES:
             base["reset_all_players"] = False
     elif key in _PAPER:

@@ -32,7 +32,7 @@ from numba import njit
 
 from farl_agents.learners import kernels as K
 from farl_agents.ntuple.network import board_indices, board_indices_from, value
-from farl_agents.ntuple.traces import adapt, clear_traces, cut_traces
+from farl_agents.ntuple.traces import adapt, adapt_chain, clear_traces, cut_traces, push
 from farl_envs.core.kernel_utils import borrowed, copy_state
 from farl_envs.core.rng import rng_argmax, rng_below, rng_choice_mask, rng_uniform
 from farl_envs.core.spec import TERMINAL, TO_MOVE
@@ -52,6 +52,7 @@ class TDParams(NamedTuple):
     farl_terminal: bool      # final adaptation part 2
     reward_scale: float
     reset_all: bool          # res / rr: a random move empties every player's traces (else the mover's)
+    ply_chain: bool          # one TD chain through every ply (two players; Thill et al. 2014, Alg. 1)
 
 
 class Memory(NamedTuple):
@@ -73,6 +74,7 @@ class Memory(NamedTuple):
     board: np.ndarray         # int32[2 * n_cells]  scratch: the position's board, then a candidate's
     mask: np.ndarray          # int8[n_actions]     scratch: legal actions
     rewards: np.ndarray       # float64[N]          scratch: a step's reward deltas
+    last_mover: np.ndarray    # int64[1]            who made the last afterstate (-1: nobody yet); per-ply chain
 
 
 def make_memory(n_players: int, n_actions: int, n_sym: int, m: int, n_cells: int, state_size: int) -> Memory:
@@ -82,7 +84,8 @@ def make_memory(n_players: int, n_actions: int, n_sym: int, m: int, n_cells: int
                   np.zeros(n_actions), np.zeros(n_actions, np.bool_), np.zeros(n_actions, np.int64),
                   np.zeros(n_actions), np.zeros(n_actions), np.zeros(state_size, np.int32),
                   np.zeros(state_size, np.int32),
-                  np.zeros(2 * n_cells, np.int32), np.zeros(n_actions, np.int8), np.zeros(n_players))
+                  np.zeros(2 * n_cells, np.int32), np.zeros(n_actions, np.int8), np.zeros(n_players),
+                  np.full(1, -1, np.int64))
 
 
 # ----------------------------------------------------------------------------
@@ -94,6 +97,7 @@ def start_episode(mem, traces, carry_traces):
     mem.has_last[:] = False
     mem.cum[:] = 0.0
     mem.last_cum[:] = 0.0
+    mem.last_mover[0] = -1
     if not carry_traces:
         clear_traces(traces)
 
@@ -138,7 +142,12 @@ def after_move(net, traces, prm, mem, player, after_idx, step_rewards, next_term
     """
     for i in range(mem.cum.shape[0]):
         mem.cum[i] += step_rewards[i] * prm.reward_scale
-    if train and mem.has_last[player]:
+    if prm.ply_chain:
+        if train:
+            adapt_previous_ply(net, traces, prm, mem, player, after_idx, next_terminal, was_random, alpha,
+                               after_value)
+        mem.last_mover[0] = player
+    elif train and mem.has_last[player]:
         r = mem.cum[player] - mem.last_cum[player]
         if next_terminal:
             v_next = 0.0
@@ -154,8 +163,46 @@ def after_move(net, traces, prm, mem, player, after_idx, step_rewards, next_term
     mem.last_idx[player] = after_idx
     mem.has_last[player] = True
     mem.last_cum[player] = mem.cum[player]
-    if train and next_terminal:
+    if train and next_terminal and not prm.ply_chain:
         final_adaptation(net, traces, prm, mem, player, after_idx, alpha)
+
+
+@njit(cache=True, inline="always")
+def adapt_previous_ply(net, traces, prm, mem, player, after_idx, next_terminal, was_random, alpha, after_value):
+    """The TD chain through every ply (Thill, Bagheri, Koch & Konen 2014, Alg. 1), in player-centred terms.
+
+    ``player`` has just made afterstate s'; the previous ply's afterstate s (made by q, usually the opponent)
+    moves towards q's reward since s plus s''s value seen from q's side (V_player(s'), negated when q is the
+    opponent; 0 when the game ends). The error, taken from player 0's side, goes down the one list (list 0)
+    of both players' recent states, each entry's σ' carrying the sign of its owner's side: this is Alg. 1's
+    single value function U = ±V_p with its single trace vector. After a random move the update is skipped
+    (unless ``learn_from_random``): ``res`` / ``rr`` empty the list, the others keep s in it (Alg. 1 adds
+    every state to the trace), and a random move that ends the game still updates, as in Alg. 1.
+    """
+    q = mem.last_mover[0]
+    if q < 0:
+        return
+    v_q = value(net, q, 0, mem.last_idx[q], prm.tanh_output)
+    grad = 1.0 - v_q * v_q if prm.tanh_output else 1.0
+    sign_q = 1.0 if q == 0 else -1.0
+    resetting = prm.trace_mode == 1 or prm.trace_mode == 3
+    if was_random and not prm.learn_from_random and (resetting or not next_terminal):
+        if resetting:
+            clear_traces(traces)
+        else:
+            push(traces, 0, q, 0, mem.last_idx[q], sign_q * grad)
+        return
+    if next_terminal:
+        v_next = 0.0
+    elif after_value == after_value:  # known (not NaN)
+        v_next = after_value
+    else:
+        v_next = value(net, player, 0, after_idx, prm.tanh_output)
+    if player != q:
+        v_next = -v_next
+    delta_q = mem.cum[q] - mem.last_cum[q] + prm.gamma * v_next - v_q
+    adapt_chain(net, traces, 0, q, 0, mem.last_idx[q], sign_q * delta_q, sign_q * grad, alpha, prm.lam,
+                prm.trace_mode, prm.tcl_exp, prm.tcl_beta)
 
 
 @njit(cache=True, inline="always")

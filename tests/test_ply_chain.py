@@ -1,0 +1,143 @@
+"""The TD chain through every ply (``LearnerConfig.td_chain = "ply"``) against Alg. 1 of Thill, Bagheri, Koch &
+Konen 2014, written here from the paper with dense vectors.
+
+The reference keeps the paper's form: one value function U(s) = tanh(w_p · x(s)) seen from the first player's side,
+with one weight vector per player (p: the player who made the position), one trace vector e over both players'
+weights, and per ply t (s_t the afterstate of the previous ply, s_{t+1} this ply's)::
+
+    δ = R(s_{t+1}) + U(s_{t+1}) - U(s_t)         (U = 0 for a final s_{t+1})
+    RES and a random move:  e = 0
+    unless a random move that does not end the game:  w += α/m · δ · e
+    e = λ·e + ∇U(s_{t+1})  (REP: the entries active in s_{t+1} are replaced instead)
+
+farl's learner keeps its values from each player's own side (V_p = ±U) in a ring buffer; both play the same
+Connect Four 4×5 games from the same random numbers (farl's generator, called in the same order: a draw for
+exploration, then a uniform move or a tie-break among equal best scores) and must end with the same values.
+Two deliberate differences from the paper's letter, shared by both: the chain starts at the first afterstate (an
+afterstate learner has no value for the empty board), and the traces are long enough never to be cut.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import farl_envs
+from farl_agents.learners import LearnerConfig, NTupleAgent
+from farl_envs.core.rng import make_rng, rng_argmax, rng_below, rng_uniform
+from farl_envs.core.spec import TERMINAL, TO_MOVE
+
+ROWS, COLS = 4, 5
+TUPLES = ((15, 16, 17, 18), (10, 11, 12, 13), (15, 10, 5, 0), (17, 12, 7, 2), (16, 12, 8, 4), (18, 12, 6, 0))
+ALPHA, LAM, EPSILON, EPISODES = 0.6, 0.5, 0.3, 60
+
+
+def _config(mode: str, **changes) -> LearnerConfig:
+    return LearnerConfig(td_chain="ply", alpha=ALPHA, lam=LAM, epsilon=EPSILON, trace_mode=mode, horizon_cut=1e-12,
+                         ntuples="explicit", ntuple_cells=TUPLES, use_symmetry=False, tcl="none", episodes=EPISODES,
+                         **changes)
+
+
+class Reference:
+    """Alg. 1 of Thill et al. 2014 with a dense trace vector (see the module docstring)."""
+
+    def __init__(self, game, cfg: LearnerConfig):
+        self.g, self.cfg = game, cfg
+        self.keys: dict = {}                       # (tuple, its cells' values) -> weight slot
+        self.w = np.zeros((2, 4096))
+        self.e = np.zeros((2, 4096))
+        self.rng = make_rng(cfg.seed)
+        self.seen: list[tuple[int, np.ndarray]] = []   # (maker, afterstate), for the comparison
+
+    def active(self, state) -> np.ndarray:
+        board = np.zeros(self.g.n_cells, np.int32)
+        self.g.board(self.g.p, state, board)
+        return np.array([self.keys.setdefault((t, tuple(board[list(cells)])), len(self.keys))
+                         for t, cells in enumerate(TUPLES)])
+
+    def u(self, maker: int, state) -> float:
+        return float(np.tanh(self.w[maker, self.active(state)].sum()))
+
+    def episode(self) -> tuple[float, int]:
+        g, cfg = self.g, self.cfg
+        reset, replacing = cfg.trace_mode in ("res", "rr"), cfg.trace_mode in ("rep", "rr")
+        step = cfg.alpha / len(TUPLES)
+        s = g.initial_state(g.p, make_rng(0))
+        self.e[:] = 0.0
+        prev = None                                # (maker, afterstate) of the previous ply
+        plies, rewards = 0, np.zeros(2)
+        while not s[TERMINAL]:
+            p = int(s[TO_MOVE])
+            sign = 1.0 if p == 0 else -1.0
+            mask = np.zeros(g.n_actions, np.int8)
+            g.legal_actions(g.p, s, mask)
+            moves = np.flatnonzero(mask)
+            afters, yellow_rewards = [], []
+            for a in moves:
+                after, r = np.empty_like(s), np.zeros(2)
+                g.afterstate(g.p, s, a, after, r)
+                afters.append(after)
+                yellow_rewards.append(r[0])
+            explore = rng_uniform(self.rng) < cfg.epsilon
+            if explore:
+                k = rng_below(self.rng, len(moves))
+            else:
+                scores = np.array([sign * (yellow_rewards[i] if afters[i][TERMINAL] else self.u(p, afters[i]))
+                                   for i in range(len(moves))])
+                k = rng_argmax(scores, len(moves), self.rng)
+            after, final = afters[k], bool(afters[k][TERMINAL])
+            if prev is not None:
+                delta = yellow_rewards[k] + (0.0 if final else self.u(p, after)) - self.u(*prev)
+                if explore and reset:
+                    self.e[:] = 0.0
+                if not explore or final:
+                    self.w += step * delta * self.e
+            if not final:
+                v = self.u(p, after)
+                self.e *= cfg.lam
+                hit = self.active(after)
+                grad = 1.0 - v * v
+                if replacing:
+                    self.e[p, hit] = grad
+                else:
+                    np.add.at(self.e[p], hit, grad)
+                self.seen.append((p, after.copy()))
+            prev = (p, after)
+            g.afterstate(g.p, s, int(moves[k]), s, rewards)
+            plies += 1
+        return float(rewards[0]), plies
+
+
+@pytest.mark.parametrize("mode", ["et", "res", "rep", "rr"])
+def test_per_ply_chain_matches_the_papers_algorithm(mode):
+    cfg = _config(mode)
+    game = farl_envs.game_spec("connect_four", rows=ROWS, cols=COLS)
+    agent = NTupleAgent(game, cfg)
+    ref = Reference(game, cfg)
+    ours = agent.train(EPISODES)
+    theirs = [ref.episode() for _ in range(EPISODES)]
+    # the same games (first player's result and length), so the same moves were chosen
+    assert [(float(r[0]), int(r[2])) for r in ours] == theirs
+    assert len(ref.seen) > 500 and np.abs(ref.w).max() > 0.05
+    for maker, after in ref.seen:
+        sign = 1.0 if maker == 0 else -1.0
+        assert agent.afterstate_value(after, maker) == pytest.approx(sign * ref.u(maker, after), abs=2e-5)
+
+
+def test_per_ply_chain_differs_from_the_player_centred_one():
+    """The option changes what is learned (a test that the reference comparison above could not pass by
+    accident with the player-centred learner)."""
+    game = farl_envs.game_spec("connect_four", rows=ROWS, cols=COLS)
+    ply = NTupleAgent(game, _config("et"))
+    player = NTupleAgent(game, _config("et").replace(td_chain="player"))
+    ply.train(EPISODES)
+    player.train(EPISODES)
+    assert not np.allclose(ply.net.weights, player.net.weights)
+
+
+def test_per_ply_chain_needs_two_players_and_td():
+    with pytest.raises(ValueError, match="two-player"):
+        NTupleAgent("nim3p", LearnerConfig(td_chain="ply", ntuples="random-walk", ntuple_count=2, ntuple_length=2))
+    with pytest.raises(ValueError, match="td_chain"):
+        LearnerConfig(td_chain="ply", algo="sarsa")
+    with pytest.raises(ValueError, match="td_chain must be one of"):
+        LearnerConfig(td_chain="every-ply")
