@@ -84,3 +84,11 @@ def test_descent_replay_memory_is_checked_before_allocating(monkeypatch):
     monkeypatch.setenv("FARL_MAX_MEMORY", "1M")
     with pytest.raises(ValueError, match="replay memory .* the limit is 1.0 MiB"):
         DescentTrainer(DescentConfig(game="tictactoe", memory_size=200_000))  # 200,000 x 17 bytes
+
+
+def test_explicit_ntuples_of_different_lengths_are_refused_by_name():
+    from farl_agents.learners import NTupleAgent
+
+    cfg = LearnerConfig(ntuples="explicit", ntuple_cells=((0, 1, 2), (3, 4)))
+    with pytest.raises(ValueError, match=r"equally long; got lengths \[2, 3\]"):
+        NTupleAgent("tictactoe", cfg)

@@ -119,6 +119,9 @@ def make_set(game: GameSpec, kind: str, count: int, length: int, seed: int, cell
     if kind == "random-points":
         return random_points_set(game, count, length, seed)
     if kind == "explicit":
+        lengths = sorted({len(t) for t in cells})
+        if len(lengths) > 1:
+            raise ValueError(f"explicit n-tuples must be equally long; got lengths {lengths}")
         arr = np.array(cells, dtype=np.int32)
         if arr.ndim != 2 or arr.size == 0:
             raise ValueError("explicit n-tuples must be a non-empty list of equally long cell lists")
