@@ -130,6 +130,17 @@ def adapt_towards(net, traces, prm, player, idx, target, alpha):
 
 
 @njit(cache=True, inline="always")
+def next_value(net, prm, player, after_idx, next_terminal, after_value):
+    """V_player of ``player``'s new afterstate for a TD target: 0 when the game ends, ``after_value`` when the
+    caller knows it (not NaN), else read from the tables."""
+    if next_terminal:
+        return 0.0
+    if after_value == after_value:
+        return after_value
+    return value(net, player, 0, after_idx, prm.tanh_output)
+
+
+@njit(cache=True, inline="always")
 def after_move(net, traces, prm, mem, player, after_idx, step_rewards, next_terminal, was_random, alpha, train,
                after_value):
     """Everything that follows ``player``'s move (Alg. 2, AdaptAgentV and FinalAdaptAgents).
@@ -149,12 +160,7 @@ def after_move(net, traces, prm, mem, player, after_idx, step_rewards, next_term
         mem.last_mover[0] = player
     elif train and mem.has_last[player]:
         r = mem.cum[player] - mem.last_cum[player]
-        if next_terminal:
-            v_next = 0.0
-        elif after_value == after_value:  # known (not NaN)
-            v_next = after_value
-        else:
-            v_next = value(net, player, 0, after_idx, prm.tanh_output)
+        v_next = next_value(net, prm, player, after_idx, next_terminal, after_value)
         if was_random and not prm.learn_from_random:
             if prm.trace_mode == 1 or prm.trace_mode == 3:  # res / rr: a random move cuts the traces
                 cut_traces(traces, player, prm.reset_all)
@@ -192,12 +198,7 @@ def adapt_previous_ply(net, traces, prm, mem, player, after_idx, next_terminal, 
         else:
             push(traces, 0, q, 0, mem.last_idx[q], sign_q * grad)
         return
-    if next_terminal:
-        v_next = 0.0
-    elif after_value == after_value:  # known (not NaN)
-        v_next = after_value
-    else:
-        v_next = value(net, player, 0, after_idx, prm.tanh_output)
+    v_next = next_value(net, prm, player, after_idx, next_terminal, after_value)
     if player != q:
         v_next = -v_next
     delta_q = mem.cum[q] - mem.last_cum[q] + prm.gamma * v_next - v_q
