@@ -25,8 +25,8 @@ def add_parser(sub) -> None:
                         "Table I and Fig. 6 (eligibility traces, Connect Four; --variants, --budget paper|long|"
                         "quick|smoke)")
     p.add_argument("--variants", default="default",
-                   help="traces: comma list of variants (tdl-std, tcl-std, tcl-et, tcl-rr, tcl-m-rr, ...), "
-                        "default or all")
+                   help="traces: comma list of variants (tdl-std, tcl-std, tcl-et, tcl-rr, tcl-m-rr, ...; each "
+                        "also with -ply, e.g. tcl-et-ply: the paper's TD chain through every ply), default or all")
     p.add_argument("--edax", metavar="PATH", default=None,
                    help="the Edax binary for the Othello row's Edax d1 column (sets FARL_EDAX; README)")
     p.add_argument("--rows", default=",".join(ROWS), help="comma list of rows (or all)")
