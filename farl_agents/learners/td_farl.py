@@ -8,6 +8,11 @@ game ends, final adaptation (FARL) adapts
 1. every other player's ``s_last`` towards its final reward (part 1), and
 2. the mover's terminal afterstate towards 0 (part 2, footnote 7).
 
+``LearnerConfig.td_chain = "ply"`` swaps the player-centred chain for the one
+of Thill, Bagheri, Koch & Konen 2014 (Alg. 1, two players): each ply's
+afterstate moves towards the next ply's, seen from the other side, and one
+eligibility list holds both players' states (:func:`adapt_previous_ply`).
+
 The algorithm is written once, as the ``@njit`` steps below (``choose_move``,
 ``after_move``, ``final_adaptation``). Two drivers feed them:
 
