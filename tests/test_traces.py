@@ -209,4 +209,8 @@ def test_claims_and_design_note_per_chain():
     labels = {k: v[0] for k, v in traces.VARIANTS.items()}
     note = design_note(meds, labels, traces.PAPER_TABLE)
     assert note.startswith("Our median times to learn are 1.9 (TCL-STD) to 3.9 (TCL[et])")  # player-centred only
-    assert "TCL[et] 900,000 player-centred, 200,000 per ply (paper 230,000)" in note
+    assert "TCL[et]: time to learn 900,000 player-centred, 200,000 per ply (paper 230,000)." in note
+    table = {"tcl-et": {"first": 380_000, "asymptotic": 0.72}, "tcl-et-ply": {"first": 100_000, "asymptotic": 0.976}}
+    note = design_note(meds, labels, traces.PAPER_TABLE, table)
+    assert ("TCL[et]: time to learn 900,000 player-centred, 200,000 per ply (paper 230,000); first at 80 % after "
+            "380,000 and 100,000; asymptotic success 72.0 % and 97.6 %.") in note

@@ -208,10 +208,11 @@ def box_plot(found: dict, labels: dict, paper: dict, budget_games: int, path: Pa
     return True
 
 
-def design_note(meds: dict, labels: dict, paper: dict) -> str:
-    """Why the times differ from the paper's beyond what the page measures: the ratio of our median times to
-    learn to the paper's (player-centred rows), the learners' two differences of design, and, where a row was
-    also run with the paper's per-ply chain, the two chains' medians side by side."""
+def design_note(meds: dict, labels: dict, paper: dict, table: dict | None = None) -> str:
+    """Why the times differ from the paper's: the ratio of our median times to learn to the paper's
+    (player-centred rows), the learners' two differences of design, and, where a row was also run with the
+    paper's per-ply chain, the two chains side by side. ``table``: each variant's medians as on the page
+    (``{"first": .., "asymptotic": ..}``), for that comparison."""
     ratios = {v: meds[v] / paper[v][0] for v in meds if meds[v] is not None and not v.endswith(PLY)}
     text = ""
     if ratios:
@@ -229,11 +230,20 @@ def design_note(meds: dict, labels: dict, paper: dict) -> str:
         "with dense vectors (`tests/test_ply_chain.py`); the rows marked \"per ply\" use it, with the paper's "
         "λ per ply. (2) Starting weights: ours start at 0, the paper's uniform in [-0.0005, 0.0005]; this only "
         "changes which of equal values is picked in the first games; it is not measured.")
+    table = table or {}
     pairs = [(v[: -len(PLY)], v) for v in meds if v.endswith(PLY) and v[: -len(PLY)] in meds]
-    measured = [f"{labels[base]} {_fmt(meds[base])} player-centred, {_fmt(meds[ply])} per ply "
-                f"(paper {paper[base][0]:,})" for base, ply in pairs]
+    measured = []
+    for base, ply in pairs:
+        line = (f"{labels[base]}: time to learn {_fmt(meds[base])} player-centred, {_fmt(meds[ply])} per ply "
+                f"(paper {paper[base][0]:,})")
+        b, q = table.get(base, {}), table.get(ply, {})
+        if b.get("first") is not None and q.get("first") is not None:
+            line += f"; first at 80 % after {_fmt(b['first'])} and {_fmt(q['first'])}"
+        if b.get("asymptotic") is not None and q.get("asymptotic") is not None:
+            line += f"; asymptotic success {pct(b['asymptotic'])} and {pct(q['asymptotic'])}"
+        measured.append(line)
     if measured:
-        text += " Median time to learn by chain: " + "; ".join(measured) + "."
+        text += " Medians by chain: " + " ".join(f"{m}." for m in measured)
     return text
 
 
@@ -330,7 +340,7 @@ def write_report(out, budget: str, variants: list[str], command: str | None = No
               "minutes: ours | paper | first reached 80 % | relapses | asymptotic success | "
               "runs that end below 80 % |",
               "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    meds = {}
+    meds, table = {}, {}
     for v in variants:
         runs = found[v]
         done = [r for r in runs if r.get("finished")]
@@ -338,6 +348,7 @@ def write_report(out, budget: str, variants: list[str], command: str | None = No
         meds[v] = _med([r["time_to_learn"] for r in reached])
         asym = _med([r["asymptotic"] for r in done])
         relapses = _med([r["relapses"] for r in done])
+        table[v] = {"first": _med([r["first_reach"] for r in done]), "asymptotic": asym}
         lines.append(f"| {labels[v]} | {len(done)} ({len(runs) - len(done)}) | {_fmt(meds[v])} | "
                      f"{PAPER_TABLE[v][0]:,} | {_fmt(_med([r['minutes_to_learn'] for r in reached]), ' min')} | "
                      f"{PAPER_TABLE[v][1]:.1f} min | {_fmt(_med([r['first_reach'] for r in done]))} | "
@@ -354,7 +365,7 @@ def write_report(out, budget: str, variants: list[str], command: str | None = No
         lines += claims(meds, PLY)
     lines += ["", "## λ per ply", "", LAMBDA_NOTE]
     lines += ["", "## Why the curves fall back: the opening move", "", OPENING_NOTE + openings_tally(found)]
-    lines += ["", "## Two differences of design", "", design_note(meds, labels, PAPER_TABLE)]
+    lines += ["", "## Two differences of design", "", design_note(meds, labels, PAPER_TABLE, table)]
     cost = _cost(out, budget, variants)
     if cost:
         lines += ["", "## Cost", "", cost]
