@@ -124,8 +124,13 @@ def start_game(driver, url: str, game: str, seats: list[str], think: bool = Fals
     wait.until(ready)
 
 
+CLICK_TRIES = 5
+"""Attempts at one click whose board element went stale (drawn again) before it was clicked."""
+
+
 def play_by_clicking(driver, pick) -> str:
     """Click the moves ``pick(clickable board elements)`` chooses until the game ends; the result text."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -135,7 +140,15 @@ def play_by_clicking(driver, pick) -> str:
         if driver.find_element(By.ID, "status").text == "game over":
             return driver.find_element(By.ID, "result").text
         before = n_moves(driver)
-        pick(driver.find_elements(By.CSS_SELECTOR, "#board [data-action]")).click()
+        for attempt in range(CLICK_TRIES):
+            try:
+                pick(driver.find_elements(By.CSS_SELECTOR, "#board [data-action]")).click()
+                break
+            except StaleElementReferenceException:
+                # the board was drawn again between the look-up and the click (the value overlay arrives after
+                # the position does): look the cells up again; a stale element was not clicked
+                if attempt == CLICK_TRIES - 1:
+                    raise
         wait.until(lambda d, b=before: n_moves(d) > b)
     raise AssertionError("the game did not end")
 
