@@ -206,6 +206,10 @@ def test_claims_and_design_note_per_chain():
     assert "does not hold" in claims(meds)[0]
     ply = claims(meds, "-ply")
     assert ply[0].startswith("* Traces halve the time to learn (per-ply chain): holds (TCL-STD / TCL[et] = 2.00")
+    firsts = {"tcl-std-ply": 210_000, "tcl-et-ply": 140_000}
+    assert "on the first measurement at 80 %: TCL-STD / TCL[et] = 1.50)." in claims(meds, "-ply", firsts)[0]
+    meds["tcl-rr-ply"] = 300_000
+    assert claims(meds, "-ply")[1].endswith("per-ply chain): does not hold (fastest: TCL[et] per ply).")
     labels = {k: v[0] for k, v in traces.VARIANTS.items()}
     note = design_note(meds, labels, traces.PAPER_TABLE)
     assert note.startswith("Our median times to learn are 1.9 (TCL-STD) to 3.9 (TCL[et])")  # player-centred only
