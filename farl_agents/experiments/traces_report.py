@@ -374,7 +374,8 @@ def write_report(out, budget: str, variants: list[str], command: str | None = No
         lines += claims(meds, PLY, firsts)
     lines += ["", "## λ per ply", "", LAMBDA_NOTE]
     lines += ["", "## Why the curves fall back: the opening move", "", OPENING_NOTE + openings_tally(found)]
-    lines += ["", "## Two differences of design; the TD chain measured", "", design_note(meds, labels, PAPER_TABLE, table)]
+    lines += ["", "## Two differences of design; the TD chain measured", "",
+              design_note(meds, labels, PAPER_TABLE, table)]
     cost = _cost(out, budget, variants)
     if cost:
         lines += ["", "## Cost", "", cost]
