@@ -300,7 +300,11 @@ LAMBDA_NOTE = (
     "traces stay at 1.4. The remainder needs the cut itself: with `--set learn_from_random_moves=true` (no "
     "update is skipped, so, as in GBG, no list is cut) TCL[rr] stays at 1.25 after 200,000 games, and it is "
     "not the mirror symmetry (`--set use_symmetry=false`: 3.7 after 200,000); why replacing traces drift when "
-    "their lists are cut, where replacing or cutting alone does not, is still open. The TCL[rr] run made with "
+    "their lists are cut, where replacing or cutting alone does not, is still open for farl's chain; under the "
+    "paper's own chain (one list for both players, emptied at every random move, as Alg. 1 does) it does not "
+    "happen: TCL[rr] per ply's largest weight levels off at 2.0 after 100,000 games, 2.6 after 200,000 and 2.8 "
+    "after 300,000 (`python -m farl_agents.experiments.traces --growth --variant tcl-rr-ply --games 300000`). "
+    "The TCL[rr] run made with "
     "every list cut (seed 0, success 0-1 % from 200,000 games on) is kept in "
     "`docs/results/archive/eligibility_traces_reset_all_runs/`.")
 
