@@ -263,7 +263,11 @@ OPENING_NOTE = (
     "lowest 10.5 %, at 10,000 games; then 38.0 %), the 11 off the centre 3.0 % (the highest 6.2 %). The values "
     "of the seven first moves stay between -0.33 and +0.73 and move by more than their "
     "differences from one measurement to the next, so the choice of the centre flips back and forth: that is "
-    "what a relapse is, at least in the first 300,000 games. Since the runs record the "
+    "what a relapse is, at least in the first 300,000 games. The paper's per-ply chain separates the centre "
+    "from the other first moves: in the same probe of TCL-STD per ply (`--variant tcl-std-ply`), over the 15 "
+    "measurements after 150,000 games, the centre's value led the best other first move by 0.29 on average "
+    "(at least 0.07) and the agent always opened there; with farl's chain the lead was 0.06 on average (as low "
+    "as -0.20), and 5 of the 15 measurements opened off the centre. Since the runs record the "
     "opening (the `opening` column of `success.csv`, from the runs started after it was added), the per-run "
     "lines above count the relapses that opened off the centre.")
 """The opening move behind the relapses (the probe's figures are its printed lines)."""
