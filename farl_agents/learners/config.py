@@ -71,8 +71,8 @@ class LearnerConfig:
     next ply's afterstate, the opponent's, seen from the other side, and one eligibility list holds both
     players' states (Alg. 1 of Thill, Bagheri, Koch & Konen 2014). λ decays per entry of the chain, so per
     own move under ``player``, per ply under ``ply``. Under ``ply`` the last update of a game already moves the
-    loser's last afterstate to its final reward, which is what final adaptation adds to ``player``: ``farl``
-    and ``farl_terminal`` have no effect there."""
+    other player's last afterstate to its final reward, which is what final adaptation adds to ``player``:
+    ``farl`` and ``farl_terminal`` have no effect there."""
     tanh_output: bool = True
     """σ = tanh on the output ("output sigmoid"), else identity."""
     use_symmetry: bool = True
