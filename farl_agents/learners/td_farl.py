@@ -193,15 +193,16 @@ def adapt_previous_ply(net, traces, prm, mem, player, after_idx, next_terminal, 
     q = mem.last_mover[0]
     if q < 0:
         return
+    resetting = prm.trace_mode == 1 or prm.trace_mode == 3
+    skipped = was_random and not prm.learn_from_random and (resetting or not next_terminal)
+    if skipped and resetting:
+        clear_traces(traces)
+        return
     v_q = value(net, q, 0, mem.last_idx[q], prm.tanh_output)
     grad = 1.0 - v_q * v_q if prm.tanh_output else 1.0
     sign_q = 1.0 if q == 0 else -1.0
-    resetting = prm.trace_mode == 1 or prm.trace_mode == 3
-    if was_random and not prm.learn_from_random and (resetting or not next_terminal):
-        if resetting:
-            clear_traces(traces)
-        else:
-            push(traces, 0, q, 0, mem.last_idx[q], sign_q * grad)
+    if skipped:
+        push(traces, 0, q, 0, mem.last_idx[q], sign_q * grad)
         return
     v_next = next_value(net, prm, player, after_idx, next_terminal, after_value)
     if player != q:
