@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from farl_agents.experiments import traces
-from farl_agents.experiments.traces_report import claims, design_note, last_crossing, on_page, run_summary, smooth
+from farl_agents.experiments.traces_report import (claims, design_note, in_short, last_crossing, on_page,
+                                                   run_summary, smooth)
 
 
 def test_smooth_is_a_centred_mean():
@@ -159,13 +160,18 @@ def test_weight_growth_reports_the_largest_weight_per_chunk():
     assert 0 < rows[0][1] <= rows[1][1]  # weights start at 0 and a TD update moves at least one
 
 
-def test_design_note_names_the_smallest_and_largest_ratio_to_the_paper():
-    paper = {"a": (100_000, 1.0), "b": (200_000, 1.0), "c": (50_000, 1.0)}
-    labels = {"a": "A", "b": "B", "c": "C"}
-    # ratios: a 3.0, b 1.5, c unmeasured (no run reached 80 %)
-    note = design_note({"a": 300_000, "b": 300_000, "c": None}, labels, paper)
-    assert note.startswith("Our median times to learn are 1.5 (B) to 3.0 (A) times the paper's.")
-    assert not design_note({"c": None}, labels, paper).startswith("Our median")
+def test_in_short_gives_each_chains_range_of_ratios_to_the_paper():
+    paper = {"a": (100_000, 1.0), "b": (200_000, 1.0), "c": (50_000, 1.0), "a-ply": (100_000, 1.0)}
+    labels = {"a": "A", "b": "B", "c": "C", "a-ply": "A per ply"}
+    # player-centred ratios: a 3.0, b 1.5, c unmeasured (no run reached 80 %); per ply: a 0.5
+    table = {"a": {"asymptotic": 0.7}, "b": {"asymptotic": 0.9}, "c": {"asymptotic": 0.1},
+             "a-ply": {"asymptotic": 0.95}}
+    lines = in_short({"a": 300_000, "b": 300_000, "c": None, "a-ply": 50_000}, labels, paper, table)
+    assert lines == ["* With farl's player-centred chain, the median times to learn are 1.5 (B) to 3.0 (A) times "
+                     "the paper's; asymptotic success 70.0 % to 90.0 %.",
+                     "* With the paper's per-ply chain, the median times to learn are 0.5 (A per ply) to 0.5 "
+                     "(A per ply) times the paper's; asymptotic success 95.0 % to 95.0 %."]
+    assert in_short({"c": None}, labels, paper, table) == []
 
 
 def test_the_recorded_opening_is_the_best_valued_first_move():
@@ -212,9 +218,8 @@ def test_claims_and_design_note_per_chain():
     assert claims(meds, "-ply")[1].endswith("per-ply chain): does not hold (fastest: TCL[et] per ply).")
     labels = {k: v[0] for k, v in traces.VARIANTS.items()}
     note = design_note(meds, labels, traces.PAPER_TABLE)
-    assert note.startswith("Our median times to learn are 1.9 (TCL-STD) to 3.9 (TCL[et])")  # player-centred only
-    assert "TCL[et]: time to learn 900,000 player-centred, 200,000 per ply (paper 230,000)." in note
+    assert "| TCL[et] | 900,000 / 200,000 | 230,000 | – / – | – / – |" in note   # medians only
+    assert "TCL[rr]" not in note   # no player-centred row to set beside it
     table = {"tcl-et": {"first": 380_000, "asymptotic": 0.72}, "tcl-et-ply": {"first": 100_000, "asymptotic": 0.976}}
     note = design_note(meds, labels, traces.PAPER_TABLE, table)
-    assert ("TCL[et]: time to learn 900,000 player-centred, 200,000 per ply (paper 230,000); first at 80 % after "
-            "380,000 and 100,000; asymptotic success 72.0 % and 97.6 %.") in note
+    assert "| TCL[et] | 900,000 / 200,000 | 230,000 | 380,000 / 100,000 | 72.0 % / 97.6 % |" in note

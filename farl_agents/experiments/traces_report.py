@@ -147,7 +147,7 @@ def claims(meds: dict, suffix: str = "", firsts: dict | None = None) -> list[str
         parts = [f"TCL-STD / TCL[et] = {std / et:.2f}" if et else None,
                  f"TCL-STD / TCL[rr] = {std / rr:.2f}" if rr else None]
         ratio = std / et if et else std / rr
-        verdict = "holds" if ratio >= 1.8 else "holds in part (faster, not twice)" if ratio > 1.1 else "does not hold"
+        verdict = "holds" if ratio >= 1.8 else "holds in part, faster but not twice as fast" if ratio > 1.1 else "does not hold"
         first = ""
         f_std, f_et = (firsts or {}).get("tcl-std" + suffix), (firsts or {}).get("tcl-et" + suffix)
         if f_std and f_et:
@@ -215,102 +215,126 @@ def box_plot(found: dict, labels: dict, paper: dict, budget_games: int, path: Pa
     return True
 
 
+def chain_ratios(meds: dict, paper: dict, suffix: str) -> dict:
+    """Our median time to learn over the paper's, per variant of one chain (``""``: player-centred rows;
+    ``PLY``: per-ply rows), for the variants with a median."""
+    return {v: meds[v] / paper[v][0] for v in meds
+            if meds[v] is not None and (v.endswith(PLY) if suffix else not v.endswith(PLY))}
+
+
+def _ratio_range(ratios: dict, labels: dict) -> str:
+    lo, hi = min(ratios, key=ratios.get), max(ratios, key=ratios.get)
+    return f"{ratios[lo]:.1f} ({labels[lo]}) to {ratios[hi]:.1f} ({labels[hi]})"
+
+
+def in_short(meds: dict, labels: dict, paper: dict, table: dict) -> list[str]:
+    """The page's first lines: per chain, how far our median times to learn are from the paper's and the range
+    of asymptotic success, so that a reader sees the finding before the tables."""
+    out = []
+    for suffix, name in (("", "farl's player-centred chain"), (PLY, "the paper's per-ply chain")):
+        ratios = chain_ratios(meds, paper, suffix)
+        if not ratios:
+            continue
+        asym = [row["asymptotic"] for v, row in table.items() if v in ratios and row.get("asymptotic") is not None]
+        line = f"* With {name}, the median times to learn are {_ratio_range(ratios, labels)} times the paper's"
+        if asym:
+            line += f"; asymptotic success {pct(min(asym))} to {pct(max(asym))}"
+        out.append(line + ".")
+    return out
+
+
 def design_note(meds: dict, labels: dict, paper: dict, table: dict | None = None) -> str:
-    """Why the times differ from the paper's: the ratio of our median times to learn to the paper's
-    (player-centred rows), the learners' two differences of design, and, where a row was also run with the
-    paper's per-ply chain, the two chains side by side. ``table``: each variant's medians as on the page
-    (``{"first": .., "asymptotic": ..}``), for that comparison."""
-    ratios = {v: meds[v] / paper[v][0] for v in meds if meds[v] is not None and not v.endswith(PLY)}
-    text = ""
-    if ratios:
-        lo, hi = min(ratios, key=ratios.get), max(ratios, key=ratios.get)
-        text = (f"Our median times to learn are {ratios[lo]:.1f} ({labels[lo]}) to {ratios[hi]:.1f} ({labels[hi]}) "
-                "times the paper's. ")
-    text += (
+    """Why the times differ from the paper's: the learners' two differences of design and, where a row was
+    also run with the paper's per-ply chain, a table of the two chains side by side. ``table``: each variant's
+    medians as on the page (``{"first": .., "asymptotic": ..}``), for that comparison."""
+    text = (
         "Both learners keep two look-up tables per n-tuple, one per player (the paper's 2 × 70 × 8-tuples), and "
-        "both skip the update after a random move. Two differences of design remain. (1) The TD chain: the "
-        "paper's Alg. 1 moves every position's value toward the next position's, one ply later, with values "
-        "taken from the first player's side throughout, and one trace vector holds both players' positions; "
-        "farl's player-centred learners (Konen & Bagheri 2020, as GBG) move a player's afterstate toward that "
-        "player's next afterstate, two plies later, each player from its own side, each with its own list. "
-        "`td_chain=\"ply\"` (`LearnerConfig`) is the paper's chain in farl, checked against Alg. 1 written "
-        "with dense vectors (`tests/test_ply_chain.py`); the rows marked \"per ply\" use it, with the paper's "
-        "λ per ply. (2) Starting weights: ours start at 0, the paper's uniform in [-0.0005, 0.0005]; this only "
-        "changes which of equal values is picked in the first games; it is not measured.")
+        "both skip the update after a random move. Two differences of design remain:\n\n"
+        "1. **The TD chain.** The paper's Alg. 1 moves every position's value toward the next position's, one "
+        "ply later, with values taken from the first player's side throughout, and one trace vector holds both "
+        "players' positions. farl's player-centred learners (Konen & Bagheri 2020, as GBG) move a player's "
+        "afterstate toward that player's next afterstate, two plies later, each player from its own side, each "
+        "with its own list. `td_chain=\"ply\"` (`LearnerConfig`) is the paper's chain in farl, checked against "
+        "Alg. 1 written with dense vectors (`tests/test_ply_chain.py`); the rows marked \"per ply\" use it, "
+        "with the paper's λ per ply.\n"
+        "2. **Starting weights.** Ours start at 0, the paper's uniform in [-0.0005, 0.0005]. This only changes "
+        "which of equal values is picked in the first games; it is not measured.")
     table = table or {}
     pairs = [(v[: -len(PLY)], v) for v in meds if v.endswith(PLY) and v[: -len(PLY)] in meds]
-    measured = []
-    for base, ply in pairs:
-        line = (f"{labels[base]}: time to learn {_fmt(meds[base])} player-centred, {_fmt(meds[ply])} per ply "
-                f"(paper {paper[base][0]:,})")
-        b, q = table.get(base, {}), table.get(ply, {})
-        if b.get("first") is not None and q.get("first") is not None:
-            line += f"; first at 80 % after {_fmt(b['first'])} and {_fmt(q['first'])}"
-        if b.get("asymptotic") is not None and q.get("asymptotic") is not None:
-            line += f"; asymptotic success {pct(b['asymptotic'])} and {pct(q['asymptotic'])}"
-        measured.append(line)
-    if measured:
-        text += " Medians by chain: " + " ".join(f"{m}." for m in measured)
+    if pairs:
+        text += ("\n\nMedians by chain (player-centred / per ply):\n\n"
+                 "| variant | time to learn | paper | first at 80 % | asymptotic success |\n"
+                 "|---|---:|---:|---:|---:|")
+        for base, ply in pairs:
+            b, q = table.get(base, {}), table.get(ply, {})
+            first = f"{_fmt(b.get('first'))} / {_fmt(q.get('first'))}"
+            asym = f"{pct(b.get('asymptotic'))} / {pct(q.get('asymptotic'))}"
+            text += (f"\n| {labels[base]} | {_fmt(meds[base])} / {_fmt(meds[ply])} | {paper[base][0]:,} | "
+                     f"{first} | {asym} |")
     return text
 
 
-OPENING_NOTE = (
+OPENING_NOTE = "\n".join([
     "The agent moves first in every measured game, and against perfect play only the centre column wins; the "
-    "others draw or lose. Its opening move alone then decides much of a measurement. In a probe of TCL-STD "
-    "(`python -m farl_agents.experiments.traces --openings --variant tcl-std --games 300000`: the study's "
-    "measurement every 10,000 games, with the agent's opening move and the values of the seven first moves), "
-    "the 30 measurements split cleanly by the opening: the 19 with the centre scored 58.9 % on average (the "
-    "lowest 10.5 %, at 10,000 games; then 38.0 %), the 11 off the centre 3.0 % (the highest 6.2 %). The values "
-    "of the seven first moves stay between -0.33 and +0.73 and move by more than their "
-    "differences from one measurement to the next, so the choice of the centre flips back and forth: that is "
-    "what a relapse is, at least in the first 300,000 games. The paper's per-ply chain separates the centre "
-    "from the other first moves: in the same probe of TCL-STD per ply (`--variant tcl-std-ply`), over the 15 "
-    "measurements after 150,000 games, the centre's value led the best other first move by 0.29 on average "
-    "(at least 0.07) and the agent always opened there; with farl's chain the lead was 0.06 on average (as low "
-    "as -0.20), and 5 of the 15 measurements opened off the centre. Since the runs record the "
-    "opening (the `opening` column of `success.csv`, from the runs started after it was added), the per-run "
-    "lines above count the relapses that opened off the centre.")
+    "others draw or lose. Its opening move alone then decides much of a measurement.",
+    "",
+    "* **Player-centred.** A probe of TCL-STD (`python -m farl_agents.experiments.traces --openings --variant "
+    "tcl-std --games 300000`: the study's measurement every 10,000 games, with the agent's opening move and the "
+    "values of the seven first moves) splits its 30 measurements cleanly by the opening. The 19 with the centre "
+    "scored 58.9 % on average (the lowest 10.5 %, at 10,000 games; then 38.0 %), the 11 off the centre 3.0 % "
+    "(the highest 6.2 %). The values of the seven first moves stay between -0.33 and +0.73 and move by more "
+    "than their differences from one measurement to the next, so the choice of the centre flips back and "
+    "forth: that is what a relapse is, at least in the first 300,000 games.",
+    "* **Per ply.** The paper's chain separates the centre from the other first moves. In the same probe of "
+    "TCL-STD per ply (`--variant tcl-std-ply`), over the 15 measurements after 150,000 games, the centre's value "
+    "led the best other first move by 0.29 on average (at least 0.07) and the agent always opened there. With "
+    "farl's chain the lead was 0.06 on average (as low as -0.20), and 5 of the 15 measurements opened off the "
+    "centre.",
+    "* **In the runs.** Since the runs record the opening (the `opening` column of `success.csv`, from the runs "
+    "started after it was added), the per-run lines below count the relapses that opened off the centre."])
 """The opening move behind the relapses (the probe's figures are its printed lines)."""
 
-LAMBDA_NOTE = (
+LAMBDA_NOTE = "\n".join([
     "The paper's TD(λ) runs one chain through every position of a game, both players' (one value function, the "
     "sign alternating), so its λ decays a trace per ply. farl's learners are player-centred (Konen & Bagheri "
     "2020): a player's chain holds its own afterstates only, one entry per two plies, so the presets use λ² per "
-    "entry (0.25 for the paper's 0.5, 0.64 for its 0.8); the rows \"per ply\" run the paper's chain and take its λ "
-    "as it is. The first runs of this study passed the paper's λ "
-    "unchanged, which decays like 0.89 per ply for its 0.8, where the paper's Fig. 8 shows learning break down "
-    "(λ >= 0.9); they broke down the same way (TCL[rr] never above 34 % success in 1,000,000 games; TCL[et] "
-    "swinging between 2 % and 95 %). Those runs are kept in "
-    "`docs/results/archive/eligibility_traces_lambda_per_entry_runs/` (see the archive's README). Whether λ² "
-    "is enough is open: in the first λ² run of TCL[rr] (seed 0, checked at 320,000 games, success 0.5 %) the "
-    "values of all seven opening moves had saturated at +1.0, a divergence the paper does not report; the first "
-    "TCL[et] run was at 85 % at 360,000 games. The divergence comes from reset and replace together, not from λ: "
-    "in training alone TCL[rr]'s largest weight grows without bound (1.3 after 25,000 games, 5.7 after 100,000, "
-    "18 after 300,000: the all-empty patterns shared by almost every position, balanced by negative weights "
-    "elsewhere), while at the same λ = 0.64 standard, reset-only and replace-only traces stay near 1.2-1.8 "
+    "entry (0.25 for the paper's 0.5, 0.64 for its 0.8). The rows \"per ply\" run the paper's chain and take its "
+    "λ as it is.",
+    "",
+    "* **λ per entry breaks down.** The first runs of this study passed the paper's λ unchanged, which decays "
+    "like 0.89 per ply for its 0.8, where the paper's Fig. 8 shows learning break down (λ >= 0.9). They broke "
+    "down the same way: TCL[rr] never above 34 % success in 1,000,000 games; TCL[et] swinging between 2 % and "
+    "95 %. Those runs are kept in `docs/results/archive/eligibility_traces_lambda_per_entry_runs/` (see the "
+    "archive's README).",
+    "* **With λ², replacing traces cut at random moves still drift.** In the first λ² run of TCL[rr] (seed 0, "
+    "checked at 320,000 games, success 0.5 %) the values of all seven opening moves had saturated at +1.0, a "
+    "divergence the paper does not report; the first TCL[et] run was at 85 % at 360,000 games. In training "
+    "alone TCL[rr]'s largest weight grew without bound (1.3 after 25,000 games, 5.7 after 100,000, 18 after "
+    "300,000: the all-empty patterns shared by almost every position, balanced by negative weights elsewhere), "
+    "while at the same λ = 0.64 standard, reset-only and replace-only traces stay near 1.2-1.8 "
     "(`python -m farl_agents.experiments.traces --growth --variant tcl-rr --games 300000`, add "
-    "`--trace-mode rep` etc.). It is not TCL's doing: after 200,000 games the largest weight is 11.9 with TC-EXP, "
-    "4.9 with TC-id and 8.5 without TCL (`--set tcl=id`, `--set tcl=none`), against 1.4 for replace-only traces; "
-    "and it needs the random moves: with ε = 0 (`--set epsilon=0`: no random move, so no reset) TCL[rr] stays at "
-    "0.23. So replacing traces cut at every random move drift where either option alone does not. Most of it "
-    "came from cutting the *other* players' lists: Alg. 1 of Thill et al. resets its one trace vector, and the "
-    "first runs emptied every player's list at a random move. In farl's player-centred learner the opponent's "
-    "random move is part of what a player's own move led to, not that player's exploration, so the reset rows "
-    "(TCL[res], TCL[rr], TDL[rr], TCL-M[rr]) now empty only the random mover's list "
+    "`--trace-mode rep` etc.).",
+    "* **Not TCL, and not without random moves.** After 200,000 games the largest weight is 11.9 with TC-EXP, "
+    "4.9 with TC-id and 8.5 without TCL (`--set tcl=id`, `--set tcl=none`), against 1.4 for replace-only "
+    "traces. With ε = 0 (`--set epsilon=0`: no random move, so no reset) TCL[rr] stays at 0.23.",
+    "* **Most of it came from cutting the other players' lists.** Alg. 1 of Thill et al. resets its one trace "
+    "vector, and the first runs emptied every player's list at a random move. In farl's player-centred learner "
+    "the opponent's random move is part of what a player's own move led to, not that player's exploration, so "
+    "the reset rows (TCL[res], TCL[rr], TDL[rr], TCL-M[rr]) now empty only the random mover's list "
     "(`THILL2014_RESET_MODES` in `farl_agents/learners/presets.py`; `LearnerConfig.reset_all_players` keeps "
-    "the other choice). With it the largest weight is 2.7 after 200,000 games instead of 11.9, but it still "
-    "climbs at about 1 per 100,000 games (3.8 after 300,000, 6.3 after 600,000: "
-    "`python -m farl_agents.experiments.traces --growth --variant tcl-rr --games 600000`), where replace-only "
-    "traces stay at 1.4. The remainder needs the cut itself: with `--set learn_from_random_moves=true` (no "
-    "update is skipped, so, as in GBG, no list is cut) TCL[rr] stays at 1.25 after 200,000 games, and it is "
-    "not the mirror symmetry (`--set use_symmetry=false`: 3.7 after 200,000); why replacing traces drift when "
-    "their lists are cut, where replacing or cutting alone does not, is still open for farl's chain; under the "
-    "paper's own chain (one list for both players, emptied at every random move, as Alg. 1 does) it does not "
-    "happen: TCL[rr] per ply's largest weight levels off at 2.0 after 100,000 games, 2.6 after 200,000 and 2.8 "
-    "after 300,000 (`python -m farl_agents.experiments.traces --growth --variant tcl-rr-ply --games 300000`). "
-    "The TCL[rr] run made with "
-    "every list cut (seed 0, success 0-1 % from 200,000 games on) is kept in "
-    "`docs/results/archive/eligibility_traces_reset_all_runs/`.")
+    "the other choice). With it the largest weight is 2.7 after 200,000 games instead of 11.9. The TCL[rr] run "
+    "made with every list cut (seed 0, success 0-1 % from 200,000 games on) is kept in "
+    "`docs/results/archive/eligibility_traces_reset_all_runs/`.",
+    "* **The remainder needs the cut, with farl's chain only.** The largest weight still climbs at about 1 per "
+    "100,000 games (3.8 after 300,000, 6.3 after 600,000: `python -m farl_agents.experiments.traces --growth "
+    "--variant tcl-rr --games 600000`), where replace-only traces stay at 1.4. With "
+    "`--set learn_from_random_moves=true` (no update is skipped, so, as in GBG, no list is cut) TCL[rr] stays "
+    "at 1.25 after 200,000 games, and it is not the mirror symmetry (`--set use_symmetry=false`: 3.7 after "
+    "200,000). Why replacing traces drift when their lists are cut, where replacing or cutting alone does not, "
+    "is still open for farl's chain. Under the paper's own chain (one list for both players, emptied at every "
+    "random move, as Alg. 1 does) it does not happen: TCL[rr] per ply's largest weight levels off at 2.0 after "
+    "100,000 games, 2.6 after 200,000 and 2.8 after 300,000 (`python -m farl_agents.experiments.traces "
+    "--growth --variant tcl-rr-ply --games 300000`)."])
 
 
 def on_page(out, budget: str, variants: list[str]) -> list[str]:
@@ -332,19 +356,21 @@ def write_report(out, budget: str, variants: list[str], command: str | None = No
     found = collect(out, budget, variants)
     labels = {k: VARIANTS[k][0] for k in VARIANTS}
     lines = [f"# Eligibility traces on Connect Four ({budget} budget)", "",
-             "Thill, Bagheri, Koch & Konen 2014, Table I and Fig. 6, beside ours. Each run self-plays "
-             f"{plan.episodes:,} games; every {plan.every:,} games the greedy agent plays {plan.games} games "
-             "against the perfect player (the agent moves first; the perfect player picks at random among the "
-             "moves that keep its result during its first 12 plies): its success rate (win 1, draw 0.5). "
-             "Time to learn: the games at which the success curve, smoothed by a centred moving mean over "
-             f"{SMOOTH_POINTS} measurements, crosses 80 % for the last time (none if it ends below); minutes: our "
-             "training time (wall seconds of the training chunks, evaluations excluded) at that point. "
-             "Asymptotic success: the mean "
-             f"success over the last {min(ASYMPTOTIC_GAMES, plan.episodes // 2):,} games. First reached: the "
-             "first measurement at which the smoothed curve is at 80 % or more; relapses: the share of the raw "
-             f"measurements after it that fall below {RELAPSE_BELOW:.0%} (a curve that learned once and kept it "
-             "has none; the paper's medians of 20 runs show no such falls). Medians over the finished runs "
-             "(the time to learn: those that reached 80 %); the paper's are over 20 runs.", ""]
+             "Thill, Bagheri, Koch & Konen 2014, Table I and Fig. 6, beside ours.", "",
+             f"* **Runs.** Each run self-plays {plan.episodes:,} games. Every {plan.every:,} games the greedy agent "
+             f"plays {plan.games} games against the perfect player (the agent moves first; the perfect player "
+             "picks at random among the moves that keep its result during its first 12 plies): its success rate "
+             "(win 1, draw 0.5).",
+             "* **Time to learn.** The games at which the success curve, smoothed by a centred moving mean over "
+             f"{SMOOTH_POINTS} measurements, crosses 80 % for the last time (none if it ends below). Minutes: our "
+             "training time at that point (wall seconds of the training chunks, evaluations excluded).",
+             f"* **Asymptotic success.** The mean success over the last {min(ASYMPTOTIC_GAMES, plan.episodes // 2):,} "
+             "games.",
+             "* **First reached.** The first measurement at which the smoothed curve is at 80 % or more. "
+             f"**Relapses:** the share of the raw measurements after it that fall below {RELAPSE_BELOW:.0%} (a curve "
+             "that learned once and kept it has none; the paper's medians of 20 runs show no such falls).",
+             "* **Medians** are over the finished runs (the time to learn: over those that reached 80 %); the "
+             "paper's are over 20 runs.", ""]
     ply_rows = [v for v in variants if v.endswith(PLY)]
     if command:
         lines += ["Made by", "", f"    {command}", ""]
@@ -352,10 +378,10 @@ def write_report(out, budget: str, variants: list[str], command: str | None = No
             runs = max((len(found[v]) for v in ply_rows), default=1)
             lines += ["after the rows with the paper's per-ply TD chain were trained by", "",
                       f"    farl reproduce traces --variants {','.join(ply_rows)} --runs {runs} --budget {budget}", ""]
-    lines += ["| variant | runs finished (running) | time to learn [80 %], games: ours | paper | "
-              "minutes: ours | paper | first reached 80 % | relapses | asymptotic success | "
-              "runs that end below 80 % |",
-              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    rows = ["| variant | runs finished (running) | time to learn [80 %], games: ours | paper | "
+            "minutes: ours | paper | first reached 80 % | relapses | asymptotic success | "
+            "runs that end below 80 % |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     meds, table = {}, {}
     for v in variants:
         runs = found[v]
@@ -365,33 +391,34 @@ def write_report(out, budget: str, variants: list[str], command: str | None = No
         asym = _med([r["asymptotic"] for r in done])
         relapses = _med([r["relapses"] for r in done])
         table[v] = {"first": _med([r["first_reach"] for r in done]), "asymptotic": asym}
-        lines.append(f"| {labels[v]} | {len(done)} ({len(runs) - len(done)}) | {_fmt(meds[v])} | "
-                     f"{PAPER_TABLE[v][0]:,} | {_fmt(_med([r['minutes_to_learn'] for r in reached]), ' min')} | "
-                     f"{PAPER_TABLE[v][1]:.1f} min | {_fmt(table[v]['first'])} | "
-                     f"{pct(relapses)} | {pct(asym)} | {len(done) - len(reached)} |")
-    lines += ["", "Per run (unfinished runs: progress so far):", ""]
+        rows.append(f"| {labels[v]} | {len(done)} ({len(runs) - len(done)}) | {_fmt(meds[v])} | "
+                    f"{PAPER_TABLE[v][0]:,} | {_fmt(_med([r['minutes_to_learn'] for r in reached]), ' min')} | "
+                    f"{PAPER_TABLE[v][1]:.1f} min | {_fmt(table[v]['first'])} | "
+                    f"{pct(relapses)} | {pct(asym)} | {len(done) - len(reached)} |")
+    firsts = {v: row["first"] for v, row in table.items()}
+    verdicts = claims(meds, firsts=firsts) + (claims(meds, PLY, firsts) if ply_rows else [])
+    short = in_short(meds, labels, PAPER_TABLE, table)
+    lines += (["## In short", ""] + short if short else ["## The paper's claims", ""]) + verdicts + [""]
+    lines += ["## Table I, ours beside the paper's", ""] + rows
+    png = out / f"{prefix(budget)}_box.png"
+    if box_plot({v: found[v] for v in variants}, labels, PAPER_TABLE, plan.episodes, png):
+        lines += ["", f"![time to learn per variant, as the paper's Fig. 6]({png.name})", "",
+                  "Boxes: our finished runs; red diamonds: the paper's medians; x: a run whose curve ends below 80 % "
+                  "(drawn at the budget)."]
+    lines += ["", "## Two differences of design; the TD chain measured", "",
+              design_note(meds, labels, PAPER_TABLE, table)]
+    lines += ["", "## Why the curves fall back: the opening move", "", OPENING_NOTE + openings_tally(found)]
+    lines += ["", "## λ per ply", "", LAMBDA_NOTE]
+    lines += ["", "## Per run", "", "Unfinished runs: progress so far.", ""]
     for v in variants:
         for r in found[v]:
             state = "finished" if r.get("finished") else f"at {r['episodes_done']:,} games"
             lines.append(f"* {labels[v]} seed {r['seed']}: {state}, time to learn {_fmt(r['time_to_learn'])}, "
                          f"first reached 80 % at {_fmt(r['first_reach'])}, relapses {pct(r['relapses'])}, "
                          f"last success {100 * r['final_success']:.1f} %" + _openings(r))
-    firsts = {v: row["first"] for v, row in table.items()}
-    lines += ["", "## The paper's claims", ""] + claims(meds, firsts=firsts)
-    if ply_rows:
-        lines += claims(meds, PLY, firsts)
-    lines += ["", "## λ per ply", "", LAMBDA_NOTE]
-    lines += ["", "## Why the curves fall back: the opening move", "", OPENING_NOTE + openings_tally(found)]
-    lines += ["", "## Two differences of design; the TD chain measured", "",
-              design_note(meds, labels, PAPER_TABLE, table)]
     cost = _cost(out, budget, variants)
     if cost:
         lines += ["", "## Cost", "", cost]
-    png = out / f"{prefix(budget)}_box.png"
-    if box_plot({v: found[v] for v in variants}, labels, PAPER_TABLE, plan.episodes, png):
-        lines += ["", f"![time to learn per variant]({png.name})", "",
-                  "Boxes: our finished runs; red diamonds: the paper's medians; x: a run whose curve ends below 80 % "
-                  "(drawn at the budget)."]
     path = out / f"{prefix(budget)}.md"
     atomic_write_text(path, "\n".join(lines) + "\n")
     return path
