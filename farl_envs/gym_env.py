@@ -1,10 +1,9 @@
 """Gymnasium single-agent view of any farl game, for Stable-Baselines3 and friends.
 
 The learner plays one seat; the other seats are played by opponent policies
-inside ``step``. Registered ids: ``farl/TicTacToe-v0``, ``farl/ConnectFour-v0``,
-``farl/Hex-v0``, ``farl/Othello-v0``, ``farl/2048-v0``, ``farl/Nim-v0``,
-``farl/Nim3P-v0``, ``farl/ChineseCheckers-v0``, ``farl/EinsteinWurfeltNicht-v0``,
-``farl/Sim-v0``, ``farl/Yavalath-v0``::
+inside ``step``. Every game has a registered id (``farl_envs.gymnasium_id(game)``;
+``farl_envs/__init__.py`` registers them), e.g. ``farl/TicTacToe-v0``,
+``farl/ConnectFour-v0``, ``farl/Hex-v0``, ``farl/2048-v0``, ``farl/Nim3P-v0``::
 
     import gymnasium, farl_envs
     env = gymnasium.make("farl/ConnectFour-v0", seat="alternate", cols=8)

@@ -11,9 +11,13 @@ Modules, each with one job:
 ``selection``   ε-greedy, softmax, ordinal distribution (Alg. 12), completed selection
 ``learning``    tree / root / terminal learning data (Alg. 3-5), experience replay (Alg. 6)
 ``trainer``     the self-play learning loop with a wall-clock budget (Alg. 3-7)
-``curves``      learning curves: f_θ vs a reference opponent every S training seconds
-``run``         run folders: checkpoints, run.json, curve.csv / curve.png, resume
+``mcts_learn``  UCT with the learned evaluation as a learning search (the paper's MCTS comparisons)
+``evaluation_torch``  the paper's convolutional f_θ (optional, torch)
 ``agent``       the harness player and its agent file (format ``farl-descent-agent``)
-``cli``         ``farl train GAME --algo descent`` and ``farl tournament``
+``family``      the family's hooks: ``farl train GAME --algo descent`` (run folders, curves and resume come
+                from :mod:`farl_agents.runs`, as for every family)
+``tournament``  the comparison protocol (Sec. 3.2): train variants, then an all-play-all (``farl tournament``)
 ``experiments`` the scaled-down measurements of docs/results/descent.md
+``paper_games``, ``games_runner``, ``games_report``  the paper's Tables 2-4 on its nine games
+                (docs/results/descent_games.md)
 """
