@@ -150,6 +150,8 @@ def test_nav_names_existing_pages_the_user_guides_and_every_api_page():
     api_pages = sorted(f"api/{p.name}" for p in (ROOT / "docs" / "api").glob("*.md"))
     assert sorted(f for f in nav if f.startswith("api/")) == api_pages
     assert {"api/pretrained.md", "api/serve.md"} <= set(api_pages)
+    results = sorted(f"results/{p.name}" for p in (ROOT / "docs" / "results").glob("*.md"))
+    assert sorted(f for f in nav if f.startswith("results/")) == results, "every results page is in the nav"
 
 
 # ------------------------------------------------------------------------------------------ the build
