@@ -316,6 +316,21 @@ def test_meaningless_values_are_refused_with_the_flag_named(argv, needle, capsys
     assert not (tmp_path / "runs").exists()
 
 
+@pytest.mark.parametrize("argv,needle", [
+    (["train", "nim3p", "--td-chain", "ply"], "bad ntuple settings: td_chain='ply' values each ply's afterstate"),
+    (["train", "nim3p", "--algo", "sarsa"], "bad ntuple settings: n-tuple length must be in 1..3 for nim3p_v0"),
+    (["train", "tictactoe", "--ntuple-count", "100000", "--ntuple-length", "9"], "bad ntuple settings: this n-tuple "
+                                                                                 "network needs 14.7 GiB"),
+])
+def test_settings_the_game_cannot_take_are_bad_settings_before_any_run_folder(argv, needle, capsys, tmp_path,
+                                                                             monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert needle in err and "--debug" not in err   # a mistake in what was typed, not a failure of farl
+    assert not (tmp_path / "runs").exists()
+
+
 def test_jobs_are_capped_at_the_cpus_and_absurd_values_refused(capsys, monkeypatch):
     import concurrent.futures
 

@@ -52,6 +52,26 @@ def _schedule_values(start, final, linear, first, n, episodes):
     return out
 
 
+def check_against_game(config: LearnerConfig, game, with_tuples: bool = True):
+    """Refuse settings that the game cannot take (ValueError), before any table is built: the per-ply TD chain
+    needs two players; SARSA / Q with symmetries need the game's action symmetries; the n-tuple set must fit
+    the board and the memory limit. Returns the n-tuple set the settings describe (``with_tuples``; else
+    None). ``farl train`` calls it on the settings it is given, so a mistake is reported as a bad setting
+    before a run folder exists."""
+    if config.td_chain == "ply" and game.n_players != 2:
+        raise ValueError(f"td_chain='ply' values each ply's afterstate from the other side (a two-player "
+                         f"zero-sum game); {game.id} has {game.n_players} players")
+    if config.algo != "td" and config.use_symmetry and game.action_symmetries is None:
+        raise ValueError(f"{game.id} defines no action symmetries: SARSA/Q need them (or use_symmetry=False)")
+    if not with_tuples:
+        return None
+    n_outputs = 1 if config.algo == "td" else game.n_actions
+    check_network_memory(config.ntuple_count, config.ntuple_length, game.n_cell_values, game.n_players, n_outputs,
+                         config.tcl != "none")
+    return make_set(game, config.ntuples, config.ntuple_count, config.ntuple_length, config.seed,
+                    config.ntuple_cells)
+
+
 class NTupleAgent:
     """A player-centred n-tuple learner (TD-FARL, SARSA-FARL or Q-FARL) for one game.
 
@@ -76,15 +96,11 @@ class NTupleAgent:
             layout = cfg.table_layout
         elif layout not in TABLE_LAYOUTS:
             raise ValueError(f"unknown layout {layout!r}; use one of {', '.join(TABLE_LAYOUTS)}")
-        if cfg.td_chain == "ply" and g.n_players != 2:
-            raise ValueError(f"td_chain='ply' values each ply's afterstate from the other side (a two-player "
-                             f"zero-sum game); {g.id} has {g.n_players} players")
         n_outputs = 1 if cfg.algo == "td" else g.n_actions
         if tuples is None:
-            check_network_memory(cfg.ntuple_count, cfg.ntuple_length, g.n_cell_values, g.n_players, n_outputs,
-                                 cfg.tcl != "none")
-            self.tuples = make_set(g, cfg.ntuples, cfg.ntuple_count, cfg.ntuple_length, cfg.seed, cfg.ntuple_cells)
+            self.tuples = check_against_game(cfg, g)
         else:
+            check_against_game(cfg, g, with_tuples=False)
             tuples = np.asarray(tuples)
             if tuples.ndim == 2:
                 check_network_memory(tuples.shape[0], tuples.shape[1], g.n_cell_values, g.n_players, n_outputs,
@@ -93,10 +109,8 @@ class NTupleAgent:
         cell_syms = g.symmetries(g.p)
         if g.action_symmetries is not None:
             action_syms = g.action_symmetries(g.p)
-        elif cfg.algo == "td" or not cfg.use_symmetry:
+        else:  # TD, or SARSA/Q without symmetries (check_against_game refused the rest)
             action_syms = np.tile(np.arange(g.n_actions, dtype=np.int32), (cell_syms.shape[0], 1))
-        else:
-            raise ValueError(f"{g.id} defines no action symmetries: SARSA/Q need them (or use_symmetry=False)")
         if layout == "auto":
             dense_bytes = network_bytes(self.tuples.shape[0], self.tuples.shape[1], g.n_cell_values, g.n_players,
                                         n_outputs, cfg.tcl != "none")
