@@ -33,13 +33,14 @@ def add_parser(sub) -> None:
 
 def run_command(args) -> int:
     print("games (farl train GAME --param KEY=VALUE):")
-    for gid in farl_envs.list_games():
-        key = gid[:-3]
+    keys = [gid[:-3] for gid in farl_envs.list_games()]
+    width = max(map(len, keys))
+    for key in keys:
         g = farl_envs.game_spec(key)
         params = " ".join(f"{k}={v}" for k, v in g.params.items()) or "(no parameters)"
         table1 = paper_game_params(key)
         t1 = " ".join(f"{k}={v}" for k, v in table1.items() if g.params.get(k) != v)
-        print(f"  {key:13s} {g.n_players} player{'s' if g.n_players > 1 else ' '}, {g.n_actions:3d} actions; "
+        print(f"  {key:{width}s} {g.n_players} player{'s' if g.n_players > 1 else ' '}, {g.n_actions:3d} actions; "
               f"{params}{'   Table 1: ' + t1 if t1 else ''}")
     print("\nopponents (--vs, --eval-vs, play --agent; or an agent file or run folder):")
     for name, text in OPPONENT_HELP.items():
@@ -49,10 +50,10 @@ def run_command(args) -> int:
     if not cards:
         print("  none yet (`farl pretrained build GAME` makes one)")
     for c in cards:
-        print(f"  {c['game']:13s} {c['episodes']:,} episodes, {size_text(c['size_bytes'])}; built with "
+        print(f"  {c['game']:{width}s} {c['episodes']:,} episodes, {size_text(c['size_bytes'])}; built with "
               f"{c['command']} (farl {c['farl_version']}, {c['built'][:10]})")
         for line in c["strength"]:
-            print(f"                {strength_text(line)}")
+            print(f"  {'':{width}s}   {strength_text(line)}")
     print("\nlearner families (farl train GAME --algo ALGO; `farl train --algo ALGO --help` for all flags):")
     for fam in families.FAMILIES:
         hooks = fam.hooks()
