@@ -1,20 +1,13 @@
 """benchmarks/adapter_speed.py without asserting any speed: the page it writes, a missing package, bad flags."""
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
+from script_modules import load_script
 
 
 @pytest.fixture(scope="module")
 def adapter_speed():
-    spec = importlib.util.spec_from_file_location("adapter_speed", ROOT / "benchmarks" / "adapter_speed.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks", "adapter_speed")
 
 
 def test_writes_one_row_per_env_with_ratios_to_farls_env(adapter_speed, tmp_path, monkeypatch):

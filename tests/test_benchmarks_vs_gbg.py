@@ -1,20 +1,13 @@
 """benchmarks/vs_gbg.py without timing: the skip paths and the table formatter."""
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
+from script_modules import load_script
 
 
 @pytest.fixture(scope="module")
 def vs_gbg():
-    spec = importlib.util.spec_from_file_location("vs_gbg", ROOT / "benchmarks" / "vs_gbg.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks", "vs_gbg")
 
 
 def test_skips_without_checkout(vs_gbg, tmp_path, capsys, monkeypatch):

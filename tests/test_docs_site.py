@@ -6,7 +6,6 @@ without it.
 """
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import subprocess
@@ -14,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from script_modules import load_script
 
 import farl_envs
 
@@ -22,10 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _load(name: str):
     """A script of docs/ (not a package) as a module."""
-    spec = importlib.util.spec_from_file_location(name, ROOT / "docs" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("docs", name)
 
 
 rst_markdown = _load("rst_markdown")
