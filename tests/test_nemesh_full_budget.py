@@ -32,6 +32,21 @@ def test_tiny_study_trains_evaluates_and_writes_the_page(tmp_path):
     # finished stages are skipped: a second call trains nothing and keeps the results
     assert full_budget.main(argv) == 0
     assert json.loads((work / "nemesh.json").read_text()) == nm
+    # the evaluation again on 2 worker processes: the same games, so the same results
+    (work / "eval.json").unlink()
+    (work / "eval.partial.json").unlink()
+    assert full_budget.main(argv + ["--stages", "eval", "--jobs", "2"]) == 0
+
+    def results(rows):
+        return [{k: v for k, v in r.items() if k != "seconds"} for r in rows]
+
+    assert results(json.loads((work / "eval.json").read_text())["rows"]) == results(rows)
+
+
+def test_jobs_must_be_a_whole_number_of_workers(capsys):
+    with pytest.raises(SystemExit):
+        full_budget.main(["--jobs", "0"])
+    assert "--jobs must be an integer" in capsys.readouterr().err
 
 
 def test_lost_cpu_record_is_extrapolated_and_a_changed_run_refused(tmp_path):

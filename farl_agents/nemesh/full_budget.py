@@ -5,6 +5,7 @@ whole of it once (Shalita, Saranga & Haim 2013, section 4.1.3: 301,000 games, th
 on the report's own 6x8 board, and sets it against TD-FARL twice::
 
     python -m farl_agents.nemesh.full_budget          # every stage; after a stop, the same command continues
+    python -m farl_agents.nemesh.full_budget --jobs 2 # the evaluation's games on 2 worker processes
 
 Stages, in order (each is a resumable run folder or a JSON file under ``--work``; a finished stage is skipped):
 
@@ -34,6 +35,7 @@ import time
 from pathlib import Path
 
 from farl_agents.atomic import atomic_write_json, atomic_write_text
+from farl_agents.backend import check_jobs
 from farl_agents.nemesh.experiments import eval_table, matchup_row
 from farl_agents.runs import Run, RunSpec
 
@@ -179,7 +181,7 @@ def stage_eval(args) -> dict:
         if (label, opp) in done:
             continue
         opponent = tds[opp] if opp in tds else make_opponent(opp, game)
-        res = evaluate(game, player, opponent, n_games=n, start_states=starts, seed=args.seed, jobs=1,
+        res = evaluate(game, player, opponent, n_games=n, start_states=starts, seed=args.seed, jobs=args.jobs,
                        keep_games=False)
         row = matchup_row(res, f"{label} vs {opp}")
         row.update(player=label, opponent=opp, starts=starts if isinstance(starts, str) else f"random:{starts[1]}")
@@ -241,12 +243,18 @@ def main(argv=None) -> int:
                                                           "of it against each MCTS")
     p.add_argument("--mcts", default="100,1000", help="MCTS iteration budgets")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=1, help="eval stage: worker processes for the games (the results "
+                                                       "are the same for any number)")
     p.add_argument("--fraction", type=float, default=1.0, help="Nemesh's curriculum times this (1: the whole)")
     p.add_argument("--td-episodes", type=int, default=None, help="TD-FARL's own budget (default: Table 1's)")
     p.add_argument("--work", default="runs/nemesh_full", help="folder for the runs and the stages' JSON")
     p.add_argument("--out", default="docs/results/nemesh_full.md")
     args = p.parse_args(argv)
     args.mcts = [int(x) for x in str(args.mcts).split(",") if x]
+    try:
+        args.jobs = check_jobs(args.jobs)
+    except ValueError as exc:
+        p.error(str(exc))
     stages = [s.strip() for s in args.stages.split(",") if s.strip()]
     bad = [s for s in stages if s not in STAGES]
     if bad:
