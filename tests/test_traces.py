@@ -7,8 +7,15 @@ import numpy as np
 import pytest
 
 from farl_agents.experiments import traces
-from farl_agents.experiments.traces_report import (claims, design_note, in_short, last_crossing, on_page,
-                                                   run_summary, smooth)
+from farl_agents.experiments.traces_report import (
+    claims,
+    design_note,
+    in_short,
+    last_crossing,
+    on_page,
+    run_summary,
+    smooth,
+)
 
 
 def test_smooth_is_a_centred_mean():

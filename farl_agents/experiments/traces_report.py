@@ -147,7 +147,8 @@ def claims(meds: dict, suffix: str = "", firsts: dict | None = None) -> list[str
         parts = [f"TCL-STD / TCL[et] = {std / et:.2f}" if et else None,
                  f"TCL-STD / TCL[rr] = {std / rr:.2f}" if rr else None]
         ratio = std / et if et else std / rr
-        verdict = "holds" if ratio >= 1.8 else "holds in part, faster but not twice as fast" if ratio > 1.1 else "does not hold"
+        verdict = ("holds" if ratio >= 1.8 else "holds in part, faster but not twice as fast" if ratio > 1.1
+                   else "does not hold")
         first = ""
         f_std, f_et = (firsts or {}).get("tcl-std" + suffix), (firsts or {}).get("tcl-et" + suffix)
         if f_std and f_et:
