@@ -52,19 +52,20 @@ def _schedule_values(start, final, linear, first, n, episodes):
     return out
 
 
-def check_against_game(config: LearnerConfig, game, with_tuples: bool = True):
-    """Refuse settings that the game cannot take (ValueError), before any table is built: the per-ply TD chain
-    needs two players; SARSA / Q with symmetries need the game's action symmetries; the n-tuple set must fit
-    the board and the memory limit. Returns the n-tuple set the settings describe (``with_tuples``; else
-    None). ``farl train`` calls it on the settings it is given, so a mistake is reported as a bad setting
-    before a run folder exists."""
+def check_against_game(config: LearnerConfig, game) -> None:
+    """Refuse settings that ``game`` cannot take (ValueError): the per-ply TD chain needs two players; SARSA / Q
+    with symmetries need the game's action symmetries. ``farl train`` calls it, and :func:`described_tuples`,
+    on the settings it is given, so that a mistake is reported as a bad setting before a run folder exists."""
     if config.td_chain == "ply" and game.n_players != 2:
         raise ValueError(f"td_chain='ply' values each ply's afterstate from the other side (a two-player "
                          f"zero-sum game); {game.id} has {game.n_players} players")
     if config.algo != "td" and config.use_symmetry and game.action_symmetries is None:
         raise ValueError(f"{game.id} defines no action symmetries: SARSA/Q need them (or use_symmetry=False)")
-    if not with_tuples:
-        return None
+
+
+def described_tuples(config: LearnerConfig, game) -> np.ndarray:
+    """The n-tuple set that the settings describe on ``game``; ValueError when its tables would exceed the memory
+    limit (checked before the set is drawn) or its tuples do not fit the board."""
     n_outputs = 1 if config.algo == "td" else game.n_actions
     check_network_memory(config.ntuple_count, config.ntuple_length, game.n_cell_values, game.n_players, n_outputs,
                          config.tcl != "none")
@@ -96,11 +97,11 @@ class NTupleAgent:
             layout = cfg.table_layout
         elif layout not in TABLE_LAYOUTS:
             raise ValueError(f"unknown layout {layout!r}; use one of {', '.join(TABLE_LAYOUTS)}")
+        check_against_game(cfg, g)
         n_outputs = 1 if cfg.algo == "td" else g.n_actions
         if tuples is None:
-            self.tuples = check_against_game(cfg, g)
+            self.tuples = described_tuples(cfg, g)
         else:
-            check_against_game(cfg, g, with_tuples=False)
             tuples = np.asarray(tuples)
             if tuples.ndim == 2:
                 check_network_memory(tuples.shape[0], tuples.shape[1], g.n_cell_values, g.n_players, n_outputs,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from farl_agents.config_flags import ConfigFlags
 from farl_agents.learners import config as config_module
-from farl_agents.learners.agent import NTupleAgent, check_against_game
+from farl_agents.learners.agent import NTupleAgent, check_against_game, described_tuples
 from farl_agents.learners.agent_io import AgentFileError
 from farl_agents.learners.config import LearnerConfig
 from farl_agents.learners.presets import paper_config, paper_game_params, preset_names
@@ -135,6 +135,7 @@ DEFAULT_EVAL: dict = {}
 
 
 def finish_config(config: LearnerConfig, game) -> LearnerConfig:
-    """The settings as given, once :func:`check_against_game` has found that ``game`` can take them."""
+    """The settings as given, once ``game`` is found to take them (the checks the agent makes when it is built)."""
     check_against_game(config, game)
+    described_tuples(config, game)
     return config
