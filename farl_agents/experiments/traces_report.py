@@ -331,8 +331,11 @@ LAMBDA_NOTE = "\n".join([
     "--variant tcl-rr --games 600000`), where replace-only traces stay at 1.4. With "
     "`--set learn_from_random_moves=true` (no update is skipped, so, as in GBG, no list is cut) TCL[rr] stays "
     "at 1.25 after 200,000 games, and it is not the mirror symmetry (`--set use_symmetry=false`: 3.7 after "
-    "200,000). Why replacing traces drift when their lists are cut, where replacing or cutting alone does not, "
-    "is still open for farl's chain. Under the paper's own chain (one list for both players, emptied at every "
+    "200,000). It involves final adaptation: without it (`--set farl=false`) the largest weight stays at 0.45 "
+    "after 200,000 games, though such an agent never sees a loss, so the two do not learn the same values; "
+    "without FARL's terminal step alone (`--set farl_terminal=false`) it still reaches 2.3. Why replacing "
+    "traces drift when their lists are cut, where replacing or cutting alone does not, is still open for "
+    "farl's chain. Under the paper's own chain (one list for both players, emptied at every "
     "random move, as Alg. 1 does) it does not happen: TCL[rr] per ply's largest weight levels off at 2.0 after "
     "100,000 games, 2.6 after 200,000 and 2.8 after 300,000 (`python -m farl_agents.experiments.traces "
     "--growth --variant tcl-rr-ply --games 300000`)."])
