@@ -63,12 +63,16 @@ def check_against_game(config: LearnerConfig, game) -> None:
         raise ValueError(f"{game.id} defines no action symmetries: SARSA/Q need them (or use_symmetry=False)")
 
 
+def network_outputs(config: LearnerConfig, game) -> int:
+    """Outputs per n-tuple entry: one value (TD's afterstates) or one per action (SARSA / Q)."""
+    return 1 if config.algo == "td" else game.n_actions
+
+
 def described_tuples(config: LearnerConfig, game) -> np.ndarray:
     """The n-tuple set that the settings describe on ``game``; ValueError when its tables would exceed the memory
     limit (checked before the set is drawn) or its tuples do not fit the board."""
-    n_outputs = 1 if config.algo == "td" else game.n_actions
-    check_network_memory(config.ntuple_count, config.ntuple_length, game.n_cell_values, game.n_players, n_outputs,
-                         config.tcl != "none")
+    check_network_memory(config.ntuple_count, config.ntuple_length, game.n_cell_values, game.n_players,
+                         network_outputs(config, game), config.tcl != "none")
     return make_set(game, config.ntuples, config.ntuple_count, config.ntuple_length, config.seed,
                     config.ntuple_cells)
 
@@ -98,7 +102,7 @@ class NTupleAgent:
         elif layout not in TABLE_LAYOUTS:
             raise ValueError(f"unknown layout {layout!r}; use one of {', '.join(TABLE_LAYOUTS)}")
         check_against_game(cfg, g)
-        n_outputs = 1 if cfg.algo == "td" else g.n_actions
+        n_outputs = network_outputs(cfg, g)
         if tuples is None:
             self.tuples = described_tuples(cfg, g)
         else:
