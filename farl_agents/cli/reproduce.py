@@ -29,7 +29,9 @@ def add_parser(sub) -> None:
                         "also with -ply, e.g. tcl-et-ply: the paper's TD chain through every ply), default or all")
     p.add_argument("--edax", metavar="PATH", default=None,
                    help="the Edax binary for the Othello row's Edax d1 column (sets FARL_EDAX; README)")
-    p.add_argument("--rows", default=",".join(ROWS), help="comma list of rows (or all)")
+    p.add_argument("--rows", default=",".join(ROWS),
+                   help="comma list of rows, or all (the paper's), nplayer (3-player games beyond the paper) or ply "
+                        "(the paper's two-player rows with the per-ply TD chain: tictactoe-ply, connect4-ply, ...)")
     p.add_argument("--runs", type=int, default=10, help="training runs (seeds) per cell")
     p.add_argument("--budget", choices=sorted(set(BUDGETS) | {"long"}), default="paper",
                    help="paper: the paper's episodes and evaluation sizes; quick: minutes; smoke: seconds (tests)")

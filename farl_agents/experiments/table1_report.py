@@ -19,9 +19,11 @@ import farl_envs
 from farl_agents.atomic import atomic_write_text
 from farl_agents.experiments.formatting import mean_se
 from farl_agents.experiments.table1_rows import (
+    GROUPS,
     NPLAYER_ROWS,
     PAPER_ROW_NOTES,
     PAPER_TABLE1,
+    PLY_ROWS,
     ROWS,
     Row,
     agents_root,
@@ -106,7 +108,7 @@ def cell_lines(row: Row, res: list[dict]) -> list[dict]:
     percent, big = row.percent, row.big
     out = []
     for opp in row.opponents:
-        paper = PAPER_TABLE1.get((row.key, opp.name))
+        paper = PAPER_TABLE1.get((row.paper_key, opp.name))
         cells, runs = [], 0
         for farl in (True, False):
             vals = [r["scores"][opp.name] for r in res if r["farl"] == farl and opp.name in r["scores"]]
@@ -158,6 +160,8 @@ def write_table(out: Path, budget: str, command: str | None, seconds: float | No
     out = Path(out)
     if group == "nplayer":
         return _write_nplayer_table(out, budget, command, seconds)
+    if group == "ply":
+        return _write_ply_table(out, budget, command, seconds)
     lines = [f"# Table 1 reproduction ({budget} budget)", "",
              "TD-FARL (Alg. 2) against no-FARL, Konen & Bagheri 2020 Table 1 beside ours. Each of our",
              "cells is the mean ± standard error of the mean over the finished training runs (the number of",
@@ -234,6 +238,50 @@ def _write_nplayer_table(out: Path, budget: str, command: str | None, seconds: f
               f"`{prefix(budget, 'nplayer')}_runs/`.", ""]
     lines += _agents_note(out, budget, "nplayer")
     return _finish(out, budget, "nplayer", lines, command, seconds)
+
+
+def _write_ply_table(out: Path, budget: str, command: str | None, seconds: float | None) -> Path:
+    """``OUT/table1_ply[_<budget>].md``: the paper's two-player rows trained with the per-ply TD chain, beside
+    the paper's figures and our player-centred runs of the same budget."""
+    lines = [f"# Table 1 with the per-ply TD chain ({budget} budget), beyond the paper", "",
+             "Konen & Bagheri 2020's learners are player-centred: a player's afterstate learns from that player's",
+             "next afterstate, so the last afterstate of the player who did not move last never sees the final",
+             "reward unless final adaptation (FARL) gives it. Thill, Bagheri, Koch & Konen 2014 run one TD chain",
+             "through every ply instead (`td_chain=\"ply\"`): each ply's afterstate learns from the next ply's,",
+             "valued from the other side, so that afterstate learns from the final ply and its reward without",
+             "any extra step. This table trains the paper's two-player rows with that chain, with and without",
+             "FARL, under the same settings, budgets and evaluation (a λ per entry becomes its square root per",
+             "ply: the same decay per pair of plies). The player-centred columns are our runs of",
+             f"`{prefix(budget)}.md`; each cell is the mean ± standard error over the finished runs, their",
+             "number in brackets. Win rates count a draw as half a win.", "",
+             "| game | evaluated vs. | paper FARL | paper no-FARL | player-centred FARL | player-centred no-FARL | "
+             "per ply FARL | per ply no-FARL | episodes per run | time per row |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    notes, shown = [], []
+    for row in PLY_ROWS.values():
+        res = finished_results(out, budget, row)
+        if not res and not list(runs_dir(out, budget, row).glob("*-seed*/run.json")):
+            continue
+        shown.append(row)
+        notes += _unfinished_notes(out, budget, row, res)
+        base = cell_lines(ROWS[row.paper_key], finished_results(out, budget, ROWS[row.paper_key]))
+        t_row = sum(r.get("train_seconds", 0) + r.get("eval_seconds", 0) for r in res)
+        episodes = f"{plan(row, budget).episodes:,}"
+        for i, (line, centred) in enumerate(zip(cell_lines(row, res), base)):
+            first = i == 0
+            timing = f"{_minutes(t_row)} ({_minutes(t_row / len(res))} per run)" if first and res else ""
+            lines.append(f"| {row.title if first else ''} | {line['label']} | {line['paper_farl']} | "
+                         f"{line['paper_nofarl']} | {centred['farl']} | {centred['nofarl']} | {line['farl']} | "
+                         f"{line['nofarl']} | {episodes if first else ''} | {timing} |")
+    lines += ["", "Protocol per row (games are per seat and opponent in the final evaluation):", ""]
+    lines += [_protocol_line(row, budget) for row in shown]
+    if notes:
+        lines += [""] + [f"* {n}" for n in notes]
+    lines += ["", "Rows without a run are left out. Time per row is the wall time of its finished runs (training and",
+              f"evaluation) added up. Learning curves: `{prefix(budget, 'ply')}_<row>.png`; the runs: "
+              f"`{prefix(budget, 'ply')}_runs/`.", ""]
+    lines += _agents_note(out, budget, "ply")
+    return _finish(out, budget, "ply", lines, command, seconds)
 
 
 def _row_lines(row: Row, res: list[dict], episodes: int, notes: list) -> list[str]:
@@ -334,7 +382,7 @@ def plot_row(out: Path, budget: str, row: Row) -> Path | None:
         return None
     opp = row.curve_opponent
     k = 100.0 if row.percent else 1.0
-    paper = PAPER_TABLE1.get((row.key, opp.name))
+    paper = PAPER_TABLE1.get((row.paper_key, opp.name))
     lines, references = [], []
     for farl, color in ((True, "tab:blue"), (False, "tab:orange")):
         name = "FARL" if farl else "no-FARL"
@@ -357,7 +405,7 @@ def tabulate(out: Path, budget: str, rows: list[Row], command: str | None, secon
              log=print) -> Path:
     """Write ``OUT/<prefix>.md`` and the curves of ``rows`` from the runs on disk, and log the short
     table of ``rows``; returns the path of the markdown file."""
-    groups = [g for g in ("paper", "nplayer") if any(r.group == g for r in rows)] or ["paper"]
+    groups = [g for g in GROUPS if any(r.group == g for r in rows)] or ["paper"]
     md = [write_table(out, budget, command, seconds=seconds, group=g) for g in groups][0]
     for row in rows:
         plot_row(out, budget, row)

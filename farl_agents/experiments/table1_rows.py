@@ -30,11 +30,11 @@ published results folder ``docs/results``: then runs train under ``runs/``
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from farl_agents.learners import paper_config, paper_game_params
-from farl_agents.learners.presets import nplayer_config, nplayer_game
+from farl_agents.learners.presets import nplayer_config, nplayer_game, per_ply_lambda
 
 #: What a reader of the paper-budget table must know about a row's runs (written under the table).
 PAPER_ROW_NOTES = {
@@ -120,10 +120,16 @@ class Row:
     quick: Plan
     """The quick budget (a run in minutes)."""
     group: str = "paper"
-    """``paper`` (Table 1 of the paper) or ``nplayer`` (the N-player rows beyond the paper, issue 19): each
-    group has its own table file and run folders (:func:`prefix`)."""
+    """``paper`` (Table 1 of the paper), ``nplayer`` (the N-player rows beyond the paper, issue 19) or ``ply``
+    (the paper's two-player rows with the per-ply TD chain, :data:`PLY_ROWS`): each group has its own table
+    file and run folders (:func:`prefix`)."""
     smoke: Plan | None = None
     """The smoke budget, when the row needs a smaller one than :data:`SMOKE`."""
+
+    @property
+    def paper_key(self) -> str:
+        """The key of the paper's row this row's figures come from (a per-ply row: the row it repeats)."""
+        return self.key.removesuffix(PLY) if self.group == "ply" else self.key
 
     @property
     def game_params(self) -> dict:
@@ -133,14 +139,21 @@ class Row:
         return paper_game_params(self.game)
 
     def config(self, farl: bool, **overrides):
-        """The learner settings of the row's FARL (``farl=True``) or no-FARL column."""
+        """The learner settings of the row's FARL (``farl=True``) or no-FARL column.
+
+        A per-ply row takes the paper's settings with ``td_chain="ply"``, its λ converted so that a trace
+        decays as much per ply as the paper's per entry of a player's chain (:func:`per_ply_lambda`).
+        """
         if self.group == "nplayer":
             return nplayer_config(self.key, farl=farl, **overrides)
+        if self.group == "ply":
+            lam = per_ply_lambda(paper_config(self.game).lam)
+            return paper_config(self.game, farl=farl, **{"td_chain": "ply", "lam": lam, **overrides})
         return paper_config(self.game, farl=farl, **overrides)
 
     @property
     def paper_figures(self) -> bool:
-        """The paper has figures for this row (the N-player rows have none)."""
+        """The paper has figures for this row's settings (the N-player and the per-ply rows have none)."""
         return self.group == "paper"
 
     @property
@@ -155,7 +168,7 @@ class Row:
     @property
     def percent(self) -> bool:
         """Reported as a win rate in percent (else a mean score: 2048's game score, the 3-player scores)."""
-        return self.game not in ("game2048", "nim3p") and self.group == "paper"
+        return self.game not in ("game2048", "nim3p") and self.group != "nplayer"
 
     @property
     def big(self) -> bool:
@@ -209,15 +222,35 @@ NPLAYER_ROWS = {r.key: r for r in (
     Row("ewn3p", "einstein_wurfelt_nicht", "EWN 6x6, 3 players (0+1 vs 2)", (Opponent("mcts300", "MCTS300"),),
         "initial", 20_000, 50, 10, quick=Plan(20_000, 5_000, 6, 20), group="nplayer", smoke=NPLAYER_SMOKE),
 )}
-GROUPS = ("paper", "nplayer")
+
+#: The suffix of a per-ply row's key.
+PLY = "-ply"
+#: The paper's two-player TD rows again, trained with the per-ply TD chain of Thill, Bagheri, Koch & Konen
+#: 2014 (``td_chain="ply"``: each ply's afterstate learns from the next ply's, seen from the other side, so
+#: the last afterstate of the player who did not move last is the one before the terminal's), with and without
+#: final adaptation. Does FARL matter when the chain runs through every ply? Same budgets, opponents and
+#: protocol as the row each repeats; the paper has no figures for them (its learners are player-centred).
+PLY_ROWS = {r.key + PLY: replace(r, key=r.key + PLY, title=f"{r.title} per ply", group="ply")
+            for r in ROWS.values() if r.key in ("tictactoe", "connect4", "hex", "othello", "nim")}
+GROUPS = ("paper", "nplayer", "ply")
+_GROUP_ROWS = {"paper": ROWS, "nplayer": NPLAYER_ROWS, "ply": PLY_ROWS}
+
+
+def _known() -> str:
+    return ",".join(k for rows in _GROUP_ROWS.values() for k in rows)
 
 
 def find_row(key: str) -> Row:
-    """The row named ``key`` in either group."""
-    row = ROWS.get(key) or NPLAYER_ROWS.get(key)
+    """The row named ``key`` in any group."""
+    row = ROWS.get(key) or NPLAYER_ROWS.get(key) or PLY_ROWS.get(key)
     if row is None:
-        raise ValueError(f"unknown Table 1 row {key!r}; choose from {','.join(ROWS)},{','.join(NPLAYER_ROWS)}")
+        raise ValueError(f"unknown Table 1 row {key!r}; choose from {_known()}")
     return row
+
+
+def group_rows(group: str) -> dict:
+    """The rows of ``group`` by key."""
+    return _GROUP_ROWS[group]
 
 
 def check_budget(budget: str) -> None:
@@ -244,16 +277,16 @@ def plan(row: Row, budget: str) -> Plan:
 
 def parse_rows(text: str) -> list[Row]:
     """``"tictactoe,nim"`` -> rows, in the order given (``all``: every paper row; ``nplayer``: every N-player
-    row)."""
+    row; ``ply``: every per-ply row)."""
     keys = [k.strip() for k in text.split(",") if k.strip()]
     if keys == ["all"]:
         return list(ROWS.values())
-    if keys == ["nplayer"]:
-        return list(NPLAYER_ROWS.values())
-    unknown = [k for k in keys if k not in ROWS and k not in NPLAYER_ROWS]
+    if len(keys) == 1 and keys[0] in ("nplayer", "ply"):
+        return list(_GROUP_ROWS[keys[0]].values())
+    unknown = [k for k in keys if not any(k in rows for rows in _GROUP_ROWS.values())]
     if unknown or not keys:
         raise ValueError(f"unknown Table 1 row(s) {', '.join(unknown) or '(none given)'}; "
-                         f"choose from {','.join(ROWS)},{','.join(NPLAYER_ROWS)}, all or nplayer")
+                         f"choose from {_known()}, all, nplayer or ply")
     return [find_row(k) for k in dict.fromkeys(keys)]
 
 
@@ -261,9 +294,12 @@ def parse_rows(text: str) -> list[Row]:
 def prefix(budget: str, group: str = "paper") -> str:
     """File-name stem of a budget's outputs: ``table1`` for the paper budget, else ``table1_<budget>``;
     the N-player group: ``table1_nplayer_long`` for its ``paper`` budget (a long run, no paper figures; the
-    name ``table1_nplayer.md`` is the discussion page), else ``table1_nplayer_<budget>``."""
+    name ``table1_nplayer.md`` is the discussion page), else ``table1_nplayer_<budget>``; the per-ply group:
+    ``table1_ply`` for the paper budget, else ``table1_ply_<budget>``."""
     if group == "paper":
         return "table1" if budget == "paper" else f"table1_{budget}"
+    if group == "ply":  # the paper's own budget: no "long"
+        return "table1_ply" if budget == "paper" else f"table1_ply_{budget}"
     return f"table1_{group}_{'long' if budget == 'paper' else budget}"
 
 

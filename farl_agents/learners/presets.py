@@ -73,6 +73,12 @@ def player_centred_lambda(lam_per_ply: float, players: int = THILL2014_PLAYERS) 
     return round(lam_per_ply ** players, 12)
 
 
+def per_ply_lambda(lam_per_entry: float, players: int = THILL2014_PLAYERS) -> float:
+    """The decay per ply that equals ``lam_per_entry`` per entry of one player's chain: the inverse of
+    :func:`player_centred_lambda`."""
+    return round(lam_per_entry ** (1.0 / players), 12)
+
+
 _THILL2014 = {
     "tdl-et": dict(alpha=0.004 * 140, alpha_final=0.002 * 140, lam=0.5, trace_mode="et", tcl="none"),
     "tdl-rr": dict(alpha=0.004 * 140, alpha_final=0.002 * 140, lam=0.8, trace_mode="rr", tcl="none"),

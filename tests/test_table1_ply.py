@@ -1,0 +1,61 @@
+"""The per-ply Table 1 rows (the paper's two-player rows with Thill et al. 2014's TD chain): settings, names,
+and an end-to-end smoke run whose page sets them beside the player-centred runs."""
+import json
+
+import numpy as np
+import pytest
+
+from farl_agents.experiments import table1
+from farl_agents.experiments.table1_rows import PLY_ROWS, ROWS, find_row, prefix
+from farl_agents.learners.presets import per_ply_lambda, player_centred_lambda
+
+
+def test_ply_rows_repeat_the_paper_rows_with_the_ply_chain_only():
+    assert set(PLY_ROWS) == {"tictactoe-ply", "connect4-ply", "hex-ply", "othello-ply", "nim-ply"}
+    for key, row in PLY_ROWS.items():
+        base = ROWS[row.paper_key]
+        assert key == base.key + "-ply" and row.group == "ply" and not row.paper_figures
+        assert (row.game, row.opponents, row.starts, row.game_params) == \
+            (base.game, base.opponents, base.starts, base.game_params)
+        assert table1.plan(row, "paper") == table1.plan(base, "paper")
+        for farl in (True, False):
+            mine, theirs = row.config(farl), base.config(farl)
+            assert mine.td_chain == "ply" and theirs.td_chain == "player" and mine.farl == farl
+            changed = {k for k, v in vars(mine).items() if vars(theirs)[k] != v}
+            assert changed <= {"td_chain", "lam"}
+            # a trace decays as much over a pair of plies as the paper's does over one entry of a player's chain
+            assert np.isclose(mine.lam ** 2, theirs.lam)
+    assert PLY_ROWS["nim-ply"].config(True).lam == pytest.approx(0.5 ** 0.5)
+    assert PLY_ROWS["connect4-ply"].percent and PLY_ROWS["connect4-ply"].config(True).lam == 0.0
+
+
+def test_per_ply_lambda_inverts_the_player_centred_one():
+    for lam in (0.0, 0.3, 0.5, 0.8, 1.0):
+        assert player_centred_lambda(per_ply_lambda(lam)) == pytest.approx(lam)
+
+
+def test_names_and_files():
+    assert [r.key for r in table1.parse_rows("ply")] == list(PLY_ROWS)
+    assert [r.key for r in table1.parse_rows("connect4-ply,connect4")] == ["connect4-ply", "connect4"]
+    assert "connect4-ply" not in [r.key for r in table1.parse_rows("all")]   # `all` stays the paper's table
+    with pytest.raises(ValueError, match="nim3p-ply"):
+        find_row("nim3p-ply")   # three players: the per-ply chain is a two-player chain
+    assert prefix("paper", "ply") == "table1_ply" and prefix("quick", "ply") == "table1_ply_quick"
+    assert table1.run_folder("o", "paper", PLY_ROWS["hex-ply"], True, 2).as_posix() == \
+        "o/table1_ply_runs/hex-ply/farl-seed2"
+
+
+def test_smoke_run_end_to_end_beside_the_player_centred_runs(tmp_path):
+    ply, centred = PLY_ROWS["tictactoe-ply"], ROWS["tictactoe"]
+    assert table1.reproduce([ply, centred], runs=1, jobs=1, budget="smoke", out=tmp_path, progress=False,
+                            log=lambda *_: None) == 0
+    for cell in (True, False):
+        run = json.loads((table1.run_folder(tmp_path, "smoke", ply, cell, 0) / "run.json").read_text())
+        assert run["config"]["td_chain"] == "ply" and run["config"]["farl"] == cell
+    md = (tmp_path / "table1_ply_smoke.md").read_text()
+    line = next(x for x in md.splitlines() if x.startswith("| TicTacToe per ply |"))
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    assert cells[2:4] == ["49 % ± 5 %", "18 % ± 6 %"]                 # the paper's figures of the row it repeats
+    assert all(c.endswith("(1 run)") for c in cells[4:8])            # player-centred and per ply, both columns
+    assert "Connect" not in md                                         # rows without runs are left out
+    assert "| TicTacToe per ply |" not in (tmp_path / "table1_smoke.md").read_text()
