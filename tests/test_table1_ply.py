@@ -29,6 +29,25 @@ def test_ply_rows_repeat_the_paper_rows_with_the_ply_chain_only():
     assert PLY_ROWS["connect4-ply"].percent and PLY_ROWS["connect4-ply"].config(True).lam == 0.0
 
 
+def test_final_adaptation_changes_nothing_on_the_per_ply_chain():
+    """Why a per-ply row trains one column: with the same seed, FARL on and off give the same weights."""
+    import farl_envs
+    from farl_agents.learners.agent import NTupleAgent
+
+    row = PLY_ROWS["tictactoe-ply"]
+    game = farl_envs.game_spec(row.game, **row.game_params)
+    weights = {}
+    for farl in (True, False):
+        agent = NTupleAgent(game, row.config(farl, episodes=300, seed=4))
+        agent.train(300)
+        weights[farl] = agent.net.weights.copy()
+    assert np.array_equal(weights[True], weights[False]) and np.abs(weights[True]).max() > 0
+    centred = {farl: NTupleAgent(game, ROWS["tictactoe"].config(farl, episodes=300, seed=4)) for farl in (True, False)}
+    for agent in centred.values():
+        agent.train(300)
+    assert not np.array_equal(centred[True].net.weights, centred[False].net.weights)   # where FARL does act
+
+
 def test_per_ply_lambda_inverts_the_player_centred_one():
     for lam in (0.0, 0.3, 0.5, 0.8, 1.0):
         assert player_centred_lambda(per_ply_lambda(lam)) == pytest.approx(lam)
@@ -47,15 +66,18 @@ def test_names_and_files():
 
 def test_smoke_run_end_to_end_beside_the_player_centred_runs(tmp_path):
     ply, centred = PLY_ROWS["tictactoe-ply"], ROWS["tictactoe"]
+    logs = []
     assert table1.reproduce([ply, centred], runs=1, jobs=1, budget="smoke", out=tmp_path, progress=False,
-                            log=lambda *_: None) == 0
-    for cell in (True, False):
-        run = json.loads((table1.run_folder(tmp_path, "smoke", ply, cell, 0) / "run.json").read_text())
-        assert run["config"]["td_chain"] == "ply" and run["config"]["farl"] == cell
+                            log=logs.append) == 0
+    assert "3 runs, 0 already finished" in logs[0]          # FARL and no-FARL player-centred, one column per ply
+    run = json.loads((table1.run_folder(tmp_path, "smoke", ply, False, 0) / "run.json").read_text())
+    assert run["config"]["td_chain"] == "ply" and not run["config"]["farl"]
+    assert not table1.run_folder(tmp_path, "smoke", ply, True, 0).exists()
     md = (tmp_path / "table1_ply_smoke.md").read_text()
     line = next(x for x in md.splitlines() if x.startswith("| TicTacToe per ply |"))
     cells = [c.strip() for c in line.strip("|").split("|")]
     assert cells[2:4] == ["49 % ± 5 %", "18 % ± 6 %"]                 # the paper's figures of the row it repeats
-    assert all(c.endswith("(1 run)") for c in cells[4:8])            # player-centred and per ply, both columns
+    assert all(c.endswith("(1 run)") for c in cells[4:7])            # player-centred FARL, no-FARL; per ply
+    assert (tmp_path / "table1_ply_smoke_tictactoe-ply.png").stat().st_size > 0
     assert "Connect" not in md                                         # rows without runs are left out
     assert "| TicTacToe per ply |" not in (tmp_path / "table1_smoke.md").read_text()

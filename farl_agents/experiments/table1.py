@@ -223,7 +223,7 @@ def reproduce(rows: list[Row], runs: int = 10, jobs: int | None = None, budget: 
     tasks = [{"row": row.key, "farl": farl, "seed": seed, "budget": budget,
               "folder": str(run_folder(home, budget, row, farl, seed)),
               "publish": None if home == out else str(run_folder(out, budget, row, farl, seed))}
-             for row in rows for seed in range(runs) for farl in (True, False)]
+             for row in rows for seed in range(runs) for farl in row.farl_cells]
     todo = [t for t in tasks if not (Path(t["publish"] or t["folder"]) / "result.json").exists()]
     where = f"{local_workers(jobs, len(todo))} local worker(s)" if backend == "local" else "Ray"
     log(f"Table 1 ({budget} budget): {len(tasks)} runs, {len(tasks) - len(todo)} already finished, "

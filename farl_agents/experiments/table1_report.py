@@ -249,14 +249,15 @@ def _write_ply_table(out: Path, budget: str, command: str | None, seconds: float
              "reward unless final adaptation (FARL) gives it. Thill, Bagheri, Koch & Konen 2014 run one TD chain",
              "through every ply instead (`td_chain=\"ply\"`): each ply's afterstate learns from the next ply's,",
              "valued from the other side, so that afterstate learns from the final ply and its reward without",
-             "any extra step. This table trains the paper's two-player rows with that chain, with and without",
-             "FARL, under the same settings, budgets and evaluation (a λ per entry becomes its square root per",
-             "ply: the same decay per pair of plies). The player-centred columns are our runs of",
-             f"`{prefix(budget)}.md`; each cell is the mean ± standard error over the finished runs, their",
-             "number in brackets. Win rates count a draw as half a win.", "",
+             "any extra step, and final adaptation has nothing left to do (farl skips it on that chain). This",
+             "table trains the paper's two-player rows with that chain and without FARL, under the same settings,",
+             "budgets and evaluation (a λ per entry becomes its square root per ply: the same decay per pair of",
+             f"plies). The player-centred columns are our runs of `{prefix(budget)}.md`. Each cell is the mean ±",
+             "standard error over the finished runs, their number in brackets; win rates count a draw as half",
+             "a win.", "",
              "| game | evaluated vs. | paper FARL | paper no-FARL | player-centred FARL | player-centred no-FARL | "
-             "per ply FARL | per ply no-FARL | episodes per run | time per row |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "per ply (no FARL) | episodes per run | time per row |",
+             "|---|---|---|---|---|---|---|---|---|"]
     notes, shown = [], []
     for row in PLY_ROWS.values():
         res = finished_results(out, budget, row)
@@ -271,15 +272,15 @@ def _write_ply_table(out: Path, budget: str, command: str | None, seconds: float
             first = i == 0
             timing = f"{_minutes(t_row)} ({_minutes(t_row / len(res))} per run)" if first and res else ""
             lines.append(f"| {row.title if first else ''} | {line['label']} | {line['paper_farl']} | "
-                         f"{line['paper_nofarl']} | {centred['farl']} | {centred['nofarl']} | {line['farl']} | "
-                         f"{line['nofarl']} | {episodes if first else ''} | {timing} |")
+                         f"{line['paper_nofarl']} | {centred['farl']} | {centred['nofarl']} | {line['nofarl']} | "
+                         f"{episodes if first else ''} | {timing} |")
     lines += ["", "Protocol per row (games are per seat and opponent in the final evaluation):", ""]
     lines += [_protocol_line(row, budget) for row in shown]
     if notes:
         lines += [""] + [f"* {n}" for n in notes]
     lines += ["", "Rows without a run are left out. Time per row is the wall time of its finished runs (training and",
-              f"evaluation) added up. Learning curves: `{prefix(budget, 'ply')}_<row>.png`; the runs: "
-              f"`{prefix(budget, 'ply')}_runs/`.", ""]
+              "evaluation) added up. Learning curves beside the player-centred ones:",
+              f"`{prefix(budget, 'ply')}_<row>.png`; the runs: `{prefix(budget, 'ply')}_runs/`.", ""]
     lines += _agents_note(out, budget, "ply")
     return _finish(out, budget, "ply", lines, command, seconds)
 
@@ -376,26 +377,39 @@ def _curve_series(out: Path, budget: str, row: Row) -> dict:
 
 
 def plot_row(out: Path, budget: str, row: Row) -> Path | None:
-    """Learning curves of ``row`` (first opponent): mean ± s.e. over runs, FARL vs no-FARL, paper as dashes."""
+    """Learning curves of ``row`` (first opponent): mean ± s.e. over runs, FARL vs no-FARL, paper as dashes.
+
+    A per-ply row draws its one column beside the FARL and no-FARL curves of the player-centred row it repeats.
+    """
     series = _curve_series(out, budget, row)
     if not series:
         return None
     opp = row.curve_opponent
     k = 100.0 if row.percent else 1.0
     paper = PAPER_TABLE1.get((row.paper_key, opp.name))
+    ply = row.group == "ply"
+    drawn = [(series, farl, "FARL" if farl else "no-FARL", color)
+             for farl, color in ((True, "tab:blue"), (False, "tab:orange"))]
+    if ply:
+        centred = _curve_series(out, budget, ROWS[row.paper_key])
+        drawn = [(centred, farl, f"player-centred {'FARL' if farl else 'no-FARL'}", color)
+                 for farl, color in ((True, "tab:blue"), (False, "tab:orange"))]
+        drawn.append((series, False, "per ply (no FARL)", "tab:green"))
     lines, references = [], []
-    for farl, color in ((True, "tab:blue"), (False, "tab:orange")):
-        name = "FARL" if farl else "no-FARL"
-        if farl in series:
-            x, m, se, n = series[farl]
+    for source, farl, name, color in drawn:
+        if farl in source:
+            x, m, se, n = source[farl]
             lines.append(Series(f"{name} ({n} run{'s' if n > 1 else ''})", x, k * m, k * (m - se), k * (m + se),
                                 color=color))
+    for farl, color in ((True, "tab:blue"), (False, "tab:orange")):
         if paper is not None:
-            references.append(Reference(k * paper[0 if farl else 1][0], f"paper {name} (final)", color))
+            references.append(Reference(k * paper[0 if farl else 1][0],
+                                        f"paper {'FARL' if farl else 'no-FARL'} (final)", color))
     what = "win rate (%)" if row.percent else "mean score"
+    compared = "per-ply chain vs player-centred" if ply else "TD-FARL vs no-FARL"
     panel = Panel(lines, references=references, xlabel="training episodes",
                   ylabel=f"{what} vs {opp.label}" if opp.name != "alone" else "average score (greedy)",
-                  title=f"{row.title}: TD-FARL vs no-FARL ({budget} budget, mean ± s.e. over runs)")
+                  title=f"{row.title}: {compared} ({budget} budget, mean ± s.e. over runs)")
     path = Path(out) / f"{prefix(budget, row.group)}_{row.key}.png"
     plot_panels(path, [panel], panel_size=FIGSIZE)
     return path

@@ -152,6 +152,13 @@ class Row:
         return paper_config(self.game, farl=farl, **overrides)
 
     @property
+    def farl_cells(self) -> tuple:
+        """The columns trained, as ``farl`` flags: FARL and no-FARL, except per ply, where final adaptation
+        has no effect (``LearnerConfig.td_chain``: the chain's last update already does its work), so the
+        one column trained is no-FARL."""
+        return (False,) if self.group == "ply" else (True, False)
+
+    @property
     def paper_figures(self) -> bool:
         """The paper has figures for this row's settings (the N-player and the per-ply rows have none)."""
         return self.group == "paper"
@@ -227,9 +234,10 @@ NPLAYER_ROWS = {r.key: r for r in (
 PLY = "-ply"
 #: The paper's two-player TD rows again, trained with the per-ply TD chain of Thill, Bagheri, Koch & Konen
 #: 2014 (``td_chain="ply"``: each ply's afterstate learns from the next ply's, seen from the other side, so
-#: the last afterstate of the player who did not move last is the one before the terminal's), with and without
-#: final adaptation. Does FARL matter when the chain runs through every ply? Same budgets, opponents and
-#: protocol as the row each repeats; the paper has no figures for them (its learners are player-centred).
+#: the last afterstate of the player who did not move last learns from the final ply), without final
+#: adaptation, which has no effect on that chain. Does a learner need FARL when its chain runs through every
+#: ply? Same budgets, opponents and protocol as the row each repeats; the paper has no figures for them (its
+#: learners are player-centred).
 PLY_ROWS = {r.key + PLY: replace(r, key=r.key + PLY, title=f"{r.title} per ply", group="ply")
             for r in ROWS.values() if r.key in ("tictactoe", "connect4", "hex", "othello", "nim")}
 GROUPS = ("paper", "nplayer", "ply")
