@@ -29,6 +29,11 @@ def test_tiny_study_trains_evaluates_and_writes_the_page(tmp_path):
     assert [r["games"] for r in rows] == [4, 4, 4, 2, 2, 2, 4, 4]  # 2 per seat, half of it against MCTS
     text = page.read_text()
     assert "| Nemesh | the report's curriculum | 151 |" in text and "| nemesh | td-farl-full | random:2 | 4 |" in text
+    # the findings come first and are read off the rows
+    assert text.index("## In short") < text.index("## Training")
+    h2h = next(r for r in rows if r["opponent"] == "td-farl-full")
+    assert f"scores {full_budget.pct(h2h['win_rate'], se=h2h['se'])} against TD-FARL at its own budget" in text
+    assert "* **Against MCTS5**" in text
     # finished stages are skipped: a second call trains nothing and keeps the results
     assert full_budget.main(argv) == 0
     assert json.loads((work / "nemesh.json").read_text()) == nm

@@ -36,6 +36,7 @@ from pathlib import Path
 
 from farl_agents.atomic import atomic_write_json, atomic_write_text
 from farl_agents.backend import check_jobs
+from farl_agents.experiments.formatting import pct
 from farl_agents.nemesh.experiments import eval_table, matchup_row
 from farl_agents.runs import Run, RunSpec
 
@@ -197,6 +198,29 @@ def _minutes(s: float) -> str:
     return f"{s / 60:,.1f} CPU min"
 
 
+def in_short(ev: dict, td: dict, nm: dict, same: dict) -> list[str]:
+    """The page's findings, read off the evaluation rows: head to head, then against the strongest MCTS."""
+    rows = {(r["player"], r["opponent"]): r for r in ev["rows"]}
+
+    def rate(player, opponent):
+        r = rows.get((player, opponent))
+        return "not measured" if r is None else pct(r["win_rate"], se=r["se"])
+
+    mcts = max((r["opponent"] for r in ev["rows"] if r["opponent"].startswith("mcts")),
+               key=lambda o: int(o[4:]), default=None)
+    out = ["## In short", "",
+           f"* **Head to head**, from random 2-ply openings in both seats, Nemesh (its {nm['games']:,} games, "
+           f"{_minutes(nm['cpu_seconds'])}) scores {rate('nemesh', 'td-farl-full')} against TD-FARL at its own "
+           f"budget ({td['episodes']:,} episodes, {_minutes(td['cpu_seconds'])}) and "
+           f"{rate('nemesh', 'td-farl-same-time')} against TD-FARL given Nemesh's training time "
+           f"({same['episodes']:,} episodes); a draw counts half."]
+    if mcts:
+        out.append(f"* **Against {mcts.upper()}** (every seat): Nemesh {rate('nemesh', mcts)}, TD-FARL at its "
+                   f"own budget {rate('td-farl-full', mcts)}, TD-FARL at Nemesh's time "
+                   f"{rate('td-farl-same-time', mcts)}.")
+    return out
+
+
 def write_report(args) -> str:
     lines = ["# Agent Nemesh's whole curriculum on Connect Four 6x8, against TD-FARL", "",
              "Shalita, Saranga & Haim 2013 (section 4.1.3) train Nemesh with 1,000 games against a random player "
@@ -227,6 +251,8 @@ def write_report(args) -> str:
                 lines.append(f"Stage {stage} so far: {cpu['done']:,} {'games' if stage == 'nemesh' else 'episodes'}"
                              f" in {_minutes(cpu['cpu_seconds'])}.")
     ev = _stage_json(args, "eval")
+    if ev and td and nm and same:
+        lines[lines.index("## Training"):lines.index("## Training")] = in_short(ev, td, nm, same) + [""]
     if ev:
         lines += ["", f"## Strength (Nemesh searches at depth {ev['nemesh_depth']}; every seat)", ""] + eval_table(ev)
     else:
