@@ -250,15 +250,10 @@ def _known() -> str:
 
 def find_row(key: str) -> Row:
     """The row named ``key`` in any group."""
-    row = ROWS.get(key) or NPLAYER_ROWS.get(key) or PLY_ROWS.get(key)
+    row = next((rows[key] for rows in _GROUP_ROWS.values() if key in rows), None)
     if row is None:
         raise ValueError(f"unknown Table 1 row {key!r}; choose from {_known()}")
     return row
-
-
-def group_rows(group: str) -> dict:
-    """The rows of ``group`` by key."""
-    return _GROUP_ROWS[group]
 
 
 def check_budget(budget: str) -> None:
