@@ -70,6 +70,8 @@ def test_smoke_run_end_to_end_beside_the_player_centred_runs(tmp_path):
     assert table1.reproduce([ply, centred], runs=1, jobs=1, budget="smoke", out=tmp_path, progress=False,
                             log=logs.append) == 0
     assert "3 runs, 0 already finished" in logs[0]          # FARL and no-FARL player-centred, one column per ply
+    short = next(x for x in logs if "| TicTacToe per ply |" in x)   # the short table the command prints
+    assert "| -- | " in short and "not run" not in short
     run = json.loads((table1.run_folder(tmp_path, "smoke", ply, False, 0) / "run.json").read_text())
     assert run["config"]["td_chain"] == "ply" and not run["config"]["farl"]
     assert not table1.run_folder(tmp_path, "smoke", ply, True, 0).exists()

@@ -111,6 +111,9 @@ def cell_lines(row: Row, res: list[dict]) -> list[dict]:
         paper = PAPER_TABLE1.get((row.paper_key, opp.name))
         cells, runs = [], 0
         for farl in (True, False):
+            if farl not in row.farl_cells:   # a column the row never trains (per ply: FARL has no effect)
+                cells.append("--")
+                continue
             vals = [r["scores"][opp.name] for r in res if r["farl"] == farl and opp.name in r["scores"]]
             m, se, n = mean_se(vals)
             runs += n
