@@ -1,6 +1,7 @@
 """The per-ply Table 1 rows (the paper's two-player rows with Thill et al. 2014's TD chain): settings, names,
 and an end-to-end smoke run whose page sets them beside the player-centred runs."""
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -83,3 +84,34 @@ def test_smoke_run_end_to_end_beside_the_player_centred_runs(tmp_path):
     assert (tmp_path / "table1_ply_smoke_tictactoe-ply.png").stat().st_size > 0
     assert "Connect" not in md                                         # rows without runs are left out
     assert "| TicTacToe per ply |" not in (tmp_path / "table1_smoke.md").read_text()
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _same(a: str, b: str) -> bool:
+    """One figure written two ways: ``50.0 % ± 0.0 % (10 runs)`` and ``50.0 % ± 0.0 (10 runs)``."""
+    return a.replace("%", "").split() == b.replace("%", "").split()
+
+
+def test_figures_quoted_in_farl_when_are_those_of_the_per_ply_page():
+    """farl_when.md copies the per-ply table's cells by hand: each must still be the page's."""
+    root = Path(__file__).resolve().parents[1] / "docs" / "results"
+    page = {}
+    title = None
+    for line in (root / "table1_ply.md").read_text().splitlines():
+        if line.startswith("| ") and " per ply |" in line or (title and line.startswith("|  | ")):
+            c = _cells(line)
+            title = c[0].removesuffix(" per ply") or title
+            page[(title.replace(" ", ""), c[1])] = (c[4], c[5], c[6])
+        elif not line.startswith("|"):
+            title = None
+    start = (root / "farl_when.md").read_text().split("| game | vs | player-centred FARL")[1]
+    body = start.splitlines()[2:]
+    quoted = [_cells(x) for x in body[:next(i for i, x in enumerate(body) if not x.startswith("|"))]]
+    assert len(quoted) >= 5
+    for game, opponent, *figures in quoted:
+        key = (game.replace(" ", ""), opponent)
+        assert key in page, f"farl_when.md quotes {key}, which table1_ply.md does not have"
+        assert all(_same(a, b) for a, b in zip(figures, page[key])), (key, figures, page[key])
