@@ -273,6 +273,7 @@ def _write_ply_table(out: Path, budget: str, command: str | None, seconds: float
         episodes = f"{plan(row, budget).episodes:,}"
         for i, (line, centred) in enumerate(zip(cell_lines(row, res), base)):
             first = i == 0
+            notes += _skipped_note(row, line)
             timing = f"{_minutes(t_row)} ({_minutes(t_row / len(res))} per run)" if first and res else ""
             lines.append(f"| {row.title if first else ''} | {line['label']} | {line['paper_farl']} | "
                          f"{line['paper_nofarl']} | {centred['farl']} | {centred['nofarl']} | {line['nofarl']} | "
@@ -296,13 +297,19 @@ def _row_lines(row: Row, res: list[dict], episodes: int, notes: list) -> list[st
     lines = []
     for i, line in enumerate(cell_lines(row, res)):
         first = i == 0
-        if line["skipped_everywhere"]:
-            notes.append(f"{row.title} vs {line['label']}: not played ({line['opponent']} is not installed here).")
+        notes += _skipped_note(row, line)
         timing = f"{_minutes(t_row)} ({_minutes(t_row / len(res))} per run)" if first and res else ""
         lines.append(f"| {row.title if first else ''} | {line['label']} | {line['paper_farl']} | "
                      f"{line['paper_nofarl']} | {line['farl']} | {line['nofarl']} | "
                      f"{shown if first else ''} | {timing} |")
     return lines
+
+
+def _skipped_note(row: Row, line: dict) -> list[str]:
+    """The note for an opponent no run of ``row`` could play (Edax, when it is not installed)."""
+    if not line["skipped_everywhere"]:
+        return []
+    return [f"{row.title} vs {line['label']}: not played ({line['opponent']} is not installed here)."]
 
 
 def _unfinished_notes(out: Path, budget: str, row: Row, res: list[dict]) -> list[str]:
