@@ -227,9 +227,8 @@ def _write_nplayer_table(out: Path, budget: str, command: str | None, seconds: f
     for row in NPLAYER_ROWS.values():
         res = finished_results(out, budget, row)
         notes += _unfinished_notes(out, budget, row, res)
-        t_row = sum(r.get("train_seconds", 0) + r.get("eval_seconds", 0) for r in res)
         for i, line in enumerate(cell_lines(row, res)):
-            timing = f"{_minutes(t_row)} ({_minutes(t_row / len(res))} per run)" if i == 0 and res else ""
+            timing = _row_time(res) if i == 0 else ""
             lines.append(f"| {row.title if i == 0 else ''} | {line['label']} | {line['farl']} | {line['nofarl']} | "
                          f"{plan(row, budget).episodes:,} | {timing} |")
     lines += ["", "Protocol per row (games are per seat and opponent in the final evaluation):", ""]
@@ -269,12 +268,11 @@ def _write_ply_table(out: Path, budget: str, command: str | None, seconds: float
         shown.append(row)
         notes += _unfinished_notes(out, budget, row, res)
         base = cell_lines(ROWS[row.paper_key], finished_results(out, budget, ROWS[row.paper_key]))
-        t_row = sum(r.get("train_seconds", 0) + r.get("eval_seconds", 0) for r in res)
         episodes = f"{plan(row, budget).episodes:,}"
         for i, (line, centred) in enumerate(zip(cell_lines(row, res), base)):
             first = i == 0
             notes += _skipped_note(row, line)
-            timing = f"{_minutes(t_row)} ({_minutes(t_row / len(res))} per run)" if first and res else ""
+            timing = _row_time(res) if first else ""
             lines.append(f"| {row.title if first else ''} | {line['label']} | {line['paper_farl']} | "
                          f"{line['paper_nofarl']} | {centred['farl']} | {centred['nofarl']} | {line['nofarl']} | "
                          f"{episodes if first else ''} | {timing} |")
@@ -291,18 +289,25 @@ def _write_ply_table(out: Path, budget: str, command: str | None, seconds: float
 
 def _row_lines(row: Row, res: list[dict], episodes: int, notes: list) -> list[str]:
     """The table lines of ``row`` (one per opponent); notes on opponents never played go to ``notes``."""
-    t_row = sum(r.get("train_seconds", 0) + r.get("eval_seconds", 0) for r in res)
     paper = paper_episodes(row)
     shown = f"{episodes:,}" + ("" if episodes == paper else f" ({paper:,})")
     lines = []
     for i, line in enumerate(cell_lines(row, res)):
         first = i == 0
         notes += _skipped_note(row, line)
-        timing = f"{_minutes(t_row)} ({_minutes(t_row / len(res))} per run)" if first and res else ""
+        timing = _row_time(res) if first else ""
         lines.append(f"| {row.title if first else ''} | {line['label']} | {line['paper_farl']} | "
                      f"{line['paper_nofarl']} | {line['farl']} | {line['nofarl']} | "
                      f"{shown if first else ''} | {timing} |")
     return lines
+
+
+def _row_time(res: list[dict]) -> str:
+    """The "time per row" cell: the finished runs' wall time (training and evaluation) added up, and per run."""
+    if not res:
+        return ""
+    total = sum(r.get("train_seconds", 0) + r.get("eval_seconds", 0) for r in res)
+    return f"{_minutes(total)} ({_minutes(total / len(res))} per run)"
 
 
 def _skipped_note(row: Row, line: dict) -> list[str]:
