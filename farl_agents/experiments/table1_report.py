@@ -403,23 +403,21 @@ def plot_row(out: Path, budget: str, row: Row) -> Path | None:
     k = 100.0 if row.percent else 1.0
     paper = PAPER_TABLE1.get((row.paper_key, opp.name))
     ply = row.group == "ply"
-    drawn = [(series, farl, "FARL" if farl else "no-FARL", color)
-             for farl, color in ((True, "tab:blue"), (False, "tab:orange"))]
+    colors = {True: "tab:blue", False: "tab:orange"}
+    centred = _curve_series(out, budget, ROWS[row.paper_key]) if ply else series
+    drawn = [(centred, farl, f"{'player-centred ' if ply else ''}{'FARL' if farl else 'no-FARL'}", colors[farl])
+             for farl in (True, False)]
     if ply:
-        centred = _curve_series(out, budget, ROWS[row.paper_key])
-        drawn = [(centred, farl, f"player-centred {'FARL' if farl else 'no-FARL'}", color)
-                 for farl, color in ((True, "tab:blue"), (False, "tab:orange"))]
         drawn.append((series, False, "per ply (no FARL)", "tab:green"))
-    lines, references = [], []
+    lines = []
     for source, farl, name, color in drawn:
         if farl in source:
             x, m, se, n = source[farl]
             lines.append(Series(f"{name} ({n} run{'s' if n > 1 else ''})", x, k * m, k * (m - se), k * (m + se),
                                 color=color))
-    for farl, color in ((True, "tab:blue"), (False, "tab:orange")):
-        if paper is not None:
-            references.append(Reference(k * paper[0 if farl else 1][0],
-                                        f"paper {'FARL' if farl else 'no-FARL'} (final)", color))
+    references = [] if paper is None else [
+        Reference(k * paper[0 if farl else 1][0], f"paper {'FARL' if farl else 'no-FARL'} (final)", colors[farl])
+        for farl in (True, False)]
     what = "win rate (%)" if row.percent else "mean score"
     compared = "per-ply chain vs player-centred" if ply else "TD-FARL vs no-FARL"
     panel = Panel(lines, references=references, xlabel="training episodes",
