@@ -251,3 +251,33 @@ def test_budget_progress_and_checkpoints():
     assert c.due(150, 0.0) == ["steps"] and c.due(900, 0.0) == ["steps"] * 3 and c.step_marks == []
     with pytest.raises(ValueError):
         Budget()
+
+
+@pytest.mark.parametrize("algo", ["maskable-ppo", "dqn"])
+def test_a_model_trained_on_the_registered_gymnasium_id_plays_in_the_harness(algo):
+    """An ordinary SB3 model trained on ``farl/ConnectFour-v0`` as registered (observation: the mover's
+    int8 planes, 6x7x2) is a harness player; it sees exactly what the Gymnasium env showed it."""
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3 import DQN
+
+    env = gymnasium.make("farl/ConnectFour-v0")
+    if algo == "dqn":
+        model = DQN("MlpPolicy", env, learning_starts=32, buffer_size=500, seed=0, device="cpu")
+    else:
+        model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0, device="cpu")
+    model.learn(64)
+    assert model.observation_space.shape == (6, 7, 2)
+    game = farl_envs.game_spec("connect_four")
+    player = SB3Player(model, "connect_four")
+    obs, info = env.reset(seed=4)
+    for _ in range(6):  # the player's choice is the model's masked greedy choice on the env's own observation
+        state = env.unwrapped.aec.get_state()
+        scores = action_scores(model.policy, obs)
+        scores[info["action_mask"] == 0] = -np.inf
+        assert player.act(game, state, make_rng(0)) == int(np.argmax(scores))
+        obs, _, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        if terminated or truncated:
+            obs, info = env.reset()
+    r = evaluate(game, player, ["random"], n_games=4, seed=1)
+    assert r.matchups[0].n_games == 8  # both seats

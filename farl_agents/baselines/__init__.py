@@ -15,7 +15,9 @@ importing this package does not import torch — the names below load on first u
                          actions (:mod:`~farl_agents.baselines.dqn`)
 ``make_env``             the registered Gymnasium env with the networks' observation
                          (:mod:`~farl_agents.baselines.envs`)
-``load_baseline``        reload a saved ``model.zip`` (:mod:`~farl_agents.baselines.files`)
+``load_baseline``        reload a saved ``model.zip``: rebuilt from its settings,
+                         never unpickled (:mod:`~farl_agents.baselines.files`)
+``save_baseline``        write one, with the settings as plain JSON
 =======================  ==========================================================
 
 >>> from farl_agents.baselines import train_baseline, SB3Player      # doctest: +SKIP
@@ -31,7 +33,8 @@ from __future__ import annotations
 import importlib
 
 _EXPORTS = {
-    "train_baseline": "train", "load_baseline": "files", "Budget": "train", "Evaluator": "train",
+    "train_baseline": "train", "load_baseline": "files", "save_baseline": "files", "Budget": "train",
+    "Evaluator": "train",
     "ALGOS": "train", "HYPERPARAMS": "train",
     "compare": "compare", "train_td_farl": "compare",
     "SB3Player": "players", "SnapshotOpponent": "players", "SnapshotCallback": "players",

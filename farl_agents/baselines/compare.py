@@ -35,7 +35,7 @@ import numpy as np
 
 import farl_envs
 from farl_agents.baselines.measure import Budget, Checkpoints, Evaluator, curve_row, plot_curves
-from farl_agents.baselines.train import _check_algo, run_sb3
+from farl_agents.baselines.train import check_algo, run_sb3
 from farl_envs.core.spec import GameSpec
 
 LEARNERS = ("td-farl", "maskable-ppo", "dqn")
@@ -185,7 +185,7 @@ def compare(game: str, budget_steps: int | None = None, budget_minutes: float | 
     spec = _game_spec(game, game_params)
     if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or runs < 1:
         raise ValueError(f"runs must be an integer >= 1, got {runs!r}")
-    learners = [("td-farl" if str(x).lower().replace("_", "-") in ("td-farl", "td", "farl") else _check_algo(x))
+    learners = [("td-farl" if str(x).lower().replace("_", "-") in ("td-farl", "td", "farl") else check_algo(x))
                 for x in learners]
     if not learners:
         raise ValueError("learners is empty")

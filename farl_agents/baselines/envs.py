@@ -57,14 +57,20 @@ def encode(game: GameSpec, planes: np.ndarray, mask: np.ndarray, out: np.ndarray
     return out
 
 
-def observe_state(game: GameSpec, state: np.ndarray, seat: int | None = None):
-    """``(network input, int8 legal mask)`` of kernel ``state`` for ``seat`` (default: the mover)."""
+def observe_planes(game: GameSpec, state: np.ndarray, seat: int | None = None) -> np.ndarray:
+    """The int8 observation planes of kernel ``state`` for ``seat`` (default: the mover), as the AEC env and
+    the registered ``farl/<Game>-v0`` ids show them."""
     seat = int(state[TO_MOVE]) if seat is None else int(seat)
     planes = np.zeros(game.obs_shape, dtype=np.int8)
     game.observe(game.p, state, seat, planes)
+    return planes
+
+
+def observe_state(game: GameSpec, state: np.ndarray, seat: int | None = None):
+    """``(network input, int8 legal mask)`` of kernel ``state`` for ``seat`` (default: the mover)."""
     mask = np.zeros(game.n_actions, dtype=np.int8)
     game.legal_actions(game.p, state, mask)
-    return encode(game, planes, mask), mask
+    return encode(game, observe_planes(game, state, seat), mask), mask
 
 
 class BaselineEnv(gymnasium.Wrapper):

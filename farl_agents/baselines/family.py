@@ -105,25 +105,29 @@ def finish_config(config: BaselineConfig, game) -> BaselineConfig:
 
 
 def load_player(path, game=None):
-    """``(SB3Player, GameSpec)``; a saved model does not record its game, so ``game`` comes from the run's
-    ``run.json`` beside it (or must be given)."""
+    """``(SB3Player, GameSpec)`` of a saved model: its ``farl.json`` names the game; a model saved before
+    farl wrote that takes its game from the ``run.json`` beside it (or ``game`` must be given)."""
     import json
 
     import farl_envs
 
     need_sb3()
+    from farl_agents.baselines.files import BaselineFile, read_baseline
     from farl_agents.baselines.players import SB3Player
 
     path = Path(path)
     if game is None:
-        record = path.parent / "run.json"
-        try:
-            info = json.loads(record.read_text())
-            game = farl_envs.game_spec(info["game"], **info.get("game_params", {}))
-        except (OSError, ValueError, KeyError):
-            raise ValueError(f"{path}: an SB3 model does not say which game it plays; give its run folder "
-                             f"(with run.json) or --game") from None
-    return SB3Player(path, game), game
+        with BaselineFile(path) as f:
+            knows_game = f.settings is not None
+        if not knows_game:
+            try:
+                info = json.loads((path.parent / "run.json").read_text())
+                game = farl_envs.game_spec(info["game"], **info.get("game_params", {}))
+            except (OSError, ValueError, KeyError, TypeError, RecursionError):
+                raise ValueError(f"{path}: this SB3 model does not say which game it plays; give its run folder "
+                                 f"(with run.json) or --game") from None
+    model, game = read_baseline(path, game)
+    return SB3Player(model, game), game
 
 
 class Trainer:
@@ -161,12 +165,13 @@ class Trainer:
 
     @classmethod
     def load(cls, spec, files: list[Path]) -> "Trainer":
-        from farl_agents.baselines.train import attach_logger
+        import farl_envs
+        from farl_agents.baselines.files import restore_baseline
 
         model, snapshot = cls._build(spec)
-        loaded = type(model).load(files[0], env=model.get_env(), device="cpu")
-        attach_logger(loaded)
-        return cls(spec, loaded, snapshot)
+        game = farl_envs.game_spec(spec.game, **spec.game_params)
+        restore_baseline(model, files[0], game, spec.config.algo)  # rebuilt from settings, never unpickled
+        return cls(spec, model, snapshot)
 
     def _make_callbacks(self):
         from stable_baselines3.common.callbacks import BaseCallback, CallbackList
@@ -224,10 +229,9 @@ class Trainer:
         return self._games, self._reward, None
 
     def save(self, folder: Path, stem: str) -> list[str]:
-        from farl_agents.atomic import atomic_file
+        from farl_agents.baselines.files import save_baseline
 
-        with atomic_file(folder / f"{stem}.zip", "wb") as fh:
-            self.agent.save(fh, include=["farl_episodes"])
+        save_baseline(self.agent, folder / f"{stem}.zip", self.agent_game(), self.spec.config.algo)
         return [f"{stem}.zip"]
 
     def matches(self, spec) -> bool:

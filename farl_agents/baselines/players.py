@@ -26,7 +26,7 @@ from stable_baselines3.common.policies import BasePolicy
 from stable_baselines3.dqn.policies import DQNPolicy
 
 import farl_envs
-from farl_agents.baselines.envs import obs_dim, observe_state
+from farl_agents.baselines.envs import obs_dim, observe_planes, observe_state
 from farl_agents.baselines.files import load_baseline
 from farl_envs.core.spec import TERMINAL, GameSpec
 
@@ -54,7 +54,7 @@ class FrozenPolicy:
         """``float64[n_actions]`` for one network input (illegal actions not masked)."""
         if self.layers is None:
             return action_scores(self.torch_policy, obs)
-        x = np.asarray(obs, dtype=np.float32)
+        x = np.asarray(obs, dtype=np.float32).reshape(-1)  # the flatten extractor's order
         for w, b, act in self.layers:
             x = x @ w + b
             if act == "relu":
@@ -139,11 +139,17 @@ def _policy_of(model):
 
 
 class SB3Player:
-    """A trained SB3 model (MaskablePPO or :class:`~farl_agents.baselines.dqn.MaskedDQN`) as a harness player.
+    """A trained SB3 model as a harness player.
+
+    The model may be farl's (MaskablePPO or :class:`~farl_agents.baselines.dqn.MaskedDQN`
+    on :func:`~farl_agents.baselines.envs.make_env`'s observation) or any SB3
+    model with a discrete action space trained on a registered
+    ``farl/<Game>-v0`` id as it is (observation: the mover's planes).
 
     Args:
         model: the model, its policy, or a path to a saved model (``.zip``,
-            read with :func:`farl_agents.baselines.load_baseline`).
+            read with :func:`farl_agents.baselines.load_baseline`, which
+            never unpickles).
         game: the game name or :class:`GameSpec` the model was trained on.
         name: display name (default ``"ppo"`` / ``"dqn"``).
         **game_params: the game's parameters when ``game`` is a name.
@@ -154,27 +160,34 @@ class SB3Player:
     """
 
     def __init__(self, model, game, name: str | None = None, **game_params):
-        if isinstance(model, (str, bytes, os.PathLike)):
-            model = load_baseline(model)
         if isinstance(game, str):
             game = farl_envs.game_spec(game, **game_params)
         elif not isinstance(game, GameSpec):
             raise ValueError(f"game must be a game name or a GameSpec, got {game!r}")
+        if isinstance(model, (str, bytes, os.PathLike)):
+            model = load_baseline(os.fsdecode(model), game)
         self.model = model
         policy = _policy_of(model)
         self.observation_shape = policy.observation_space.shape
         self.n_actions = int(policy.action_space.n)
         self.game = game
-        self._check(game)
+        self.planes = self._check(game)
         self.frozen = FrozenPolicy(policy)
         self.name = name if name is not None else ("dqn" if self.frozen.is_q else "ppo")
 
-    def _check(self, game: GameSpec) -> None:
-        want = self.observation_shape
-        if want != (obs_dim(game),) or self.n_actions != game.n_actions:
-            raise ValueError(f"this model expects observations of shape {want} and "
-                             f"{self.n_actions} actions; {game.id} {game.params} gives "
-                             f"({obs_dim(game)},) and {game.n_actions}")
+    def _check(self, game: GameSpec) -> bool:
+        """Which observation the model was trained on: ``False`` for farl's baseline encoding
+        (:func:`~farl_agents.baselines.envs.encode`, planes + mask, flat), ``True`` for the registered
+        ``farl/<Game>-v0`` env's own (the mover's int8 planes); ``ValueError`` for neither."""
+        want = tuple(self.observation_shape)
+        if self.n_actions == game.n_actions:
+            if want == (obs_dim(game),):
+                return False
+            if want == tuple(game.obs_shape):
+                return True
+        raise ValueError(f"this model expects observations of shape {want} and {self.n_actions} actions; "
+                         f"{game.id} {game.params} gives ({obs_dim(game)},) (farl's baseline encoding) or "
+                         f"{tuple(game.obs_shape)} (its Gymnasium id) and {game.n_actions}")
 
     def act(self, game: GameSpec, state: np.ndarray, rng: np.ndarray) -> int:
         if game is not self.game and (game.id != self.game.id or game.params != self.game.params):
@@ -182,6 +195,8 @@ class SB3Player:
         if state[TERMINAL]:
             raise ValueError(f"{game.id}: no move in a terminal position")
         obs, mask = observe_state(game, state)
+        if self.planes:
+            obs = observe_planes(game, state)
         return greedy_action(self.frozen, obs, mask)
 
     def __repr__(self) -> str:

@@ -22,6 +22,7 @@ import numpy as np
 
 import farl_envs
 from farl_agents.baselines.envs import PlayerOpponent, make_env
+from farl_agents.baselines.files import save_baseline
 from farl_agents.baselines.measure import Budget, Checkpoints, Evaluator, curve_row, plot_curves, write_curve_csv
 from farl_envs.core.spec import GameSpec
 
@@ -57,7 +58,7 @@ SNAPSHOT_EVERY = 10_000
 
 
 # ------------------------------------------------------------ SB3 pieces
-def _check_algo(algo: str) -> str:
+def check_algo(algo: str) -> str:
     key = str(algo).strip().lower().replace("_", "-")
     if key not in _ALGO_ALIASES:
         raise ValueError(f"unknown algorithm {algo!r}; choose one of {', '.join(ALGOS)}")
@@ -103,7 +104,7 @@ def build_model(game: GameSpec, algo: str, seed: int = 0, opponent: str = "self-
 
     from farl_agents.baselines.dqn import MaskedDQN
 
-    algo = _check_algo(algo)
+    algo = check_algo(algo)
     n_envs = N_ENVS[algo] if n_envs is None else int(n_envs)
     if n_envs < 1:
         raise ValueError(f"n_envs must be >= 1, got {n_envs}")
@@ -187,7 +188,7 @@ def run_sb3(game: GameSpec, algo: str, budget: Budget, *, seed: int = 0, opponen
 
     from farl_agents.baselines.players import SnapshotCallback
 
-    algo = _check_algo(algo)
+    algo = check_algo(algo)
     if threads is not None:
         torch.set_num_threads(int(threads))
     model, snap = build_model(game, algo, seed=seed, opponent=opponent, n_envs=n_envs, hyperparams=hyperparams,
@@ -246,7 +247,7 @@ def train_baseline(game: str, algo: str, timesteps: int | None = None, minutes: 
         last row; ``files``).
     """
     spec = farl_envs.game_spec(game, **game_params)
-    algo = _check_algo(algo)
+    algo = check_algo(algo)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
     budget = _check_budget(timesteps, minutes, spec)
@@ -275,7 +276,8 @@ def save_run(model, info: dict, out) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     files = {"model": str(out / "model.zip"), "curve_csv": str(out / "curve.csv"),
              "curve_png": str(out / "curve.png"), "run": str(out / "run.json")}
-    model.save(files["model"])
+    save_baseline(model, files["model"], farl_envs.game_spec(info["game"], **info["params"]), info["algo"],
+                  info["hyperparams"])
     write_curve_csv(info["curve"], files["curve_csv"])
     metric = "win rate" if info["eval"]["opponents"] != ["score"] else "mean score"
     plot_curves({info["algo"]: info["curve"]}, info["eval"]["opponents"], files["curve_png"],
