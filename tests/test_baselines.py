@@ -2,6 +2,7 @@
 
 The wrappers' SB3 ``check_env`` lives in test_envs_api.py. Skipped without the ``baselines`` extra.
 """
+import json
 import os
 import subprocess
 import sys
@@ -216,8 +217,10 @@ def test_bad_input_is_a_value_error():
         compare("tictactoe", budget_steps=10, runs=0, out_md=False)
 
 
-def test_cli_baseline_and_compare(tmp_path, capsys):
+def test_cli_baseline_and_compare(tmp_path, capsys, monkeypatch):
     from farl_agents.baselines.cli import main
+
+    monkeypatch.chdir(tmp_path)  # the default output folders are relative to the working directory
 
     out = tmp_path / "run"
     assert main(["baseline", "nim", "--algo", "maskable-ppo", "--timesteps", "300", "--out", str(out),
@@ -229,9 +232,13 @@ def test_cli_baseline_and_compare(tmp_path, capsys):
     assert exc.value.code == 2
     assert main(["baseline", "nim", "--algo", "dqn", "--opponent", "nobody", "--timesteps", "3"]) == 2
     assert "unknown opponent" in capsys.readouterr().err
-    md = tmp_path / "compare_tictactoe.md"
     assert main(["compare", "tictactoe", "--budget-steps", "400", "--eval-points", "1", "--eval-games", "2",
-                 "--final-games", "2", "--out-md", str(md)]) == 0
+                 "--final-games", "2"]) == 0
+    md = tmp_path / "runs" / "compare-tictactoe" / "compare_tictactoe.md"  # the default: never docs/results
+    assert sorted(p.name for p in md.parent.iterdir()) == [
+        "compare_tictactoe.md", "compare_tictactoe.png", "dqn-seed0.json", "maskable-ppo-seed0.json",
+        "settings.json", "td-farl-seed0.json"]
+    assert not (tmp_path / "docs").exists()
     text = md.read_text()
     assert "python -m farl_agents.baselines compare tictactoe --budget-steps 400" in text
     for learner in ("td-farl", "maskable-ppo", "dqn"):
@@ -281,3 +288,33 @@ def test_a_model_trained_on_the_registered_gymnasium_id_plays_in_the_harness(alg
             obs, info = env.reset()
     r = evaluate(game, player, ["random"], n_games=4, seed=1)
     assert r.matchups[0].n_games == 8  # both seats
+
+
+def test_compare_keeps_each_finished_run_and_resumes(tmp_path, monkeypatch):
+    """A Ctrl-C during the second run keeps the first; the same call then trains only the second."""
+    from farl_agents.baselines import compare as cmp
+
+    calls = []
+    real = cmp.run_one
+
+    def run_one(task):
+        calls.append((task["learner"], task["seed"]))
+        if len(calls) == 2 and task["learner"] == "dqn":
+            raise KeyboardInterrupt
+        return real(task)
+
+    monkeypatch.setattr(cmp, "run_one", run_one)
+    folder = tmp_path / "cmp"
+    kw = dict(budget_steps=300, learners=["td-farl", "dqn"], eval_points=1, eval_games=2, final_games=2,
+              out_dir=folder, verbose=False)
+    with pytest.raises(KeyboardInterrupt):
+        cmp.compare("nim", **kw)
+    assert (folder / "td-farl-seed0.json").exists() and not (folder / "dqn-seed0.json").exists()
+    first = json.loads((folder / "td-farl-seed0.json").read_text())
+    calls.clear()
+    out = cmp.compare("nim", **kw)
+    assert calls == [("dqn", 0)]  # td-farl was not trained again
+    assert out["results"]["td-farl"][0]["curve"] == first["curve"]
+    assert out["files"]["md"] == str(folder / "compare_nim.md") and "| dqn |" in (folder / "compare_nim.md").read_text()
+    with pytest.raises(ValueError, match="other settings"):
+        cmp.compare("nim", **{**kw, "budget_steps": 400})

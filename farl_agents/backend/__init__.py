@@ -41,7 +41,7 @@ __all__ = ["BACKENDS", "FOLDER_KEYS", "MAX_JOBS", "STREAM_SECONDS", "check_backe
 def run_tasks(fn, tasks: list, *, backend: str = "local", jobs: int = 1, ray_address: str | None = None,
               progress: bool = True, log=print, desc: str = "runs", describe=None,
               folder_keys=FOLDER_KEYS, stream_seconds: float = STREAM_SECONDS, start_method: str = "spawn",
-              stoppable: bool = True) -> list:
+              stoppable: bool = True, on_result=None) -> list:
     """Run ``fn(task)`` for every task on ``backend``; the results in completion order.
 
     ``jobs``: tasks at once on this machine (local worker processes, capped at
@@ -52,7 +52,8 @@ def run_tasks(fn, tasks: list, *, backend: str = "local", jobs: int = 1, ray_add
     local workers start (``spawn`` or ``fork``, see
     :func:`~farl_agents.backend.local.run_local`). ``stoppable``: the first
     Ctrl-C asks the tasks to stop (running ones checkpoint, queued ones do not
-    start); False leaves Ctrl-C to the caller's own handler.
+    start); False leaves Ctrl-C to the caller's own handler. ``on_result(result)`` runs here, in this
+    process, as each task finishes (to keep finished work before the others end: resumable studies).
     """
     check_backend(backend, ray_address)
     jobs = check_jobs(jobs)
@@ -62,6 +63,8 @@ def run_tasks(fn, tasks: list, *, backend: str = "local", jobs: int = 1, ray_add
     describe = describe or (lambda r: r["status"])
 
     def report(r: dict) -> None:
+        if on_result is not None:
+            on_result(r)
         if bar is not None:
             bar.update(1)
             bar.set_postfix_str(describe(r))

@@ -7,7 +7,7 @@ importing this package does not import torch — the names below load on first u
 ``train_baseline``       one MaskablePPO / masked-DQN run with a learning curve
                          (:mod:`~farl_agents.baselines.train`)
 ``compare``              TD-FARL vs both baselines at equal environment steps and
-                         at equal wall-clock; writes ``docs/results/compare_<game>.md``
+                         at equal wall-clock; resumable, writes a report page
                          (:mod:`~farl_agents.baselines.compare`)
 ``SB3Player``            a trained model as a harness player (masked greedy)
 ``SnapshotOpponent``     frozen copy of the learner as a self-play opponent

@@ -126,8 +126,9 @@ def cmd_compare(args) -> int:
     learners = LEARNERS if not args.learners else [x.strip() for x in args.learners.split(",") if x.strip()]
     opps = None if not args.eval_vs else [o for item in args.eval_vs for o in item.split(",") if o]
     prog = "python -m farl_agents.baselines" if args.standalone else "farl"
+    out_dir = args.out or f"runs/compare-{game}"
     out = compare(game, budget_steps=args.budget_steps, budget_minutes=args.budget_minutes, runs=args.runs,
-                  out_md=args.out_md, seed=args.seed, learners=learners, opponent=args.opponent,
+                  out_md=args.out_md, out_dir=out_dir, seed=args.seed, learners=learners, opponent=args.opponent,
                   eval_opponents=opps, eval_games=args.eval_games, final_games=args.final_games,
                   eval_points=args.eval_points, command=_command_line(args, prog), **backend, **params)
     print(f"wrote {out['files']['md']} and {out['files']['png']} ({out['seconds'] / 60:.1f} min)")
@@ -175,7 +176,9 @@ def register(subparsers) -> None:
         "compare", help="TD-FARL vs MaskablePPO vs DQN at equal steps and equal wall-clock",
         description="Train n-tuple TD-FARL (paper preset) and both SB3 baselines under the same budgets of "
                     "environment steps and of training minutes, evaluate all with the same harness against the "
-                    "same opponents, and write docs/results/compare_GAME.md with a PNG of the learning curves.",
+                    "same opponents, and write OUT/compare_GAME.md with a PNG of the learning curves. Each "
+                    "finished run is kept in OUT as it ends: the same command after an interruption trains only "
+                    "what is left.",
         epilog="Example: farl compare tictactoe --budget-steps 200000 --budget-minutes 2", formatter_class=fmt)
     p.add_argument("game", help="the game (parameters default to the paper's Table 1 row)")
     p.add_argument("--budget-steps", type=_positive_int, metavar="N", help="equal environment steps")
@@ -189,7 +192,10 @@ def register(subparsers) -> None:
     p.add_argument("--eval-games", type=_positive_int, metavar="N", help="games per seat at curve checkpoints")
     p.add_argument("--final-games", type=_positive_int, metavar="N", help="games per seat at the budget points")
     p.add_argument("--eval-points", type=_positive_int, default=8, metavar="K", help="curve checkpoints per budget")
-    p.add_argument("--out-md", metavar="FILE", help="report path (default docs/results/compare_GAME.md)")
+    p.add_argument("--out", metavar="DIR", help="the comparison's folder: finished runs and the report "
+                                                "(default runs/compare-GAME)")
+    p.add_argument("--out-md", metavar="FILE", help="report path (default OUT/compare_GAME.md; "
+                                                    "docs/results/compare_GAME.md to update the shipped page)")
     add_backend_options(p, "runs", note="One run is one learner with one seed; the equal-wall-clock budget "
                                         "assumes one CPU per run")
     p.set_defaults(func=cmd_compare, command="compare", standalone=False)

@@ -14,8 +14,15 @@ Each learner runs once until both budgets are spent and is evaluated with
 :func:`farl_agents.evaluate.evaluate` at checkpoints of each budget
 (factors of 2 apart, ending at the budget: the learning curves) and, with
 more games, exactly at S steps and at M minutes (the tables). All learners meet the same opponents with the
-same seed. The report goes to ``docs/results/compare_<game>.md`` with a PNG
-of strength vs steps and vs seconds.
+same seed. The report (Markdown, with a PNG of strength vs steps and vs
+seconds) goes where ``out_md`` says, by default into the comparison's folder
+``out_dir``; the shipped pages in ``docs/results`` change only when asked
+for by name.
+
+Resumable: each finished learner x seed is kept in ``out_dir`` as
+``<learner>-seed<k>.json`` the moment it ends, so after a Ctrl-C or a crash
+the same call (the same ``farl compare`` command) trains only what is left.
+A folder holding a comparison with other settings is refused.
 
 TD-FARL is :class:`~farl_agents.learners.NTupleAgent` with the paper preset
 (``paper_config(game)``, Konen & Bagheri 2020, Appendix A.6) unchanged; its ε and
@@ -23,6 +30,7 @@ TD-FARL is :class:`~farl_agents.learners.NTupleAgent` with the paper preset
 """
 from __future__ import annotations
 
+import json
 import math
 import os
 import platform
@@ -34,6 +42,7 @@ from pathlib import Path
 import numpy as np
 
 import farl_envs
+from farl_agents.atomic import atomic_write_json
 from farl_agents.baselines.measure import Budget, Checkpoints, Evaluator, curve_row, plot_curves
 from farl_agents.baselines.train import check_algo, run_sb3
 from farl_envs.core.spec import GameSpec
@@ -152,7 +161,8 @@ def _train_and_measure(task: dict) -> dict:
 
 # ------------------------------------------------------------ the API
 def compare(game: str, budget_steps: int | None = None, budget_minutes: float | None = None, runs: int = 1,
-            out_md=None, *, seed: int = 0, learners=LEARNERS, opponent: str = "self-play", eval_opponents=None,
+            out_md=None, *, out_dir=None, seed: int = 0, learners=LEARNERS, opponent: str = "self-play",
+            eval_opponents=None,
             eval_games: int | None = None, final_games: int | None = None, eval_points: int = 8,
             command: str | None = None, verbose: bool = True, backend: str = "local", jobs: int = 1,
             ray_address: str | None = None, **game_params) -> dict:
@@ -166,8 +176,12 @@ def compare(game: str, budget_steps: int | None = None, budget_minutes: float | 
             :data:`DEFAULT_BUDGETS`.
         runs: independent runs (seeds ``seed .. seed + runs - 1``); the tables
             give the mean over runs (± the standard error over runs when > 1).
-        out_md: the report path (default ``docs/results/compare_<game>.md``);
-            the PNG goes beside it. ``False`` writes nothing.
+        out_md: the report path (default ``<out_dir>/compare_<game>.md``;
+            without ``out_dir`` no report is written); the PNG goes beside
+            it. ``False`` writes no report.
+        out_dir: the comparison's folder: finished runs are kept there and
+            skipped when the call is repeated (see the module docstring).
+            ``None`` keeps nothing.
         learners: a subset of :data:`LEARNERS`.
         opponent: SB3's training opponent (``"self-play"``, ``"random"``, a farl opponent name).
         eval_opponents: harness opponents (default :func:`~farl_agents.baselines.measure.eval_opponents`).
@@ -213,11 +227,21 @@ def compare(game: str, budget_steps: int | None = None, budget_minutes: float | 
              for r in range(runs) for i, name in enumerate(learners)]
     from farl_agents.backend import run_tasks
 
-    done = run_tasks(run_one, tasks, backend=backend, jobs=jobs, ray_address=ray_address, progress=verbose,
-                     desc=f"compare {spec.name}", describe=lambda r: f"{r['learner']} seed {r['seed']}: {r['status']}",
-                     folder_keys=())
+    kept = _Kept(out_dir, {k: v for k, v in tasks[0].items() if k not in ("index", "learner", "seed")})
+    finished = [r for r in map(kept.load, tasks) if r is not None]
+    todo = [t for t in tasks if (t["learner"], t["seed"]) not in {(r["learner"], r["seed"]) for r in finished}]
+    if finished and verbose:
+        print(f"[compare {spec.name}] {len(finished)} of {len(tasks)} runs already finished in {out_dir}",
+              flush=True)
+    done = finished + run_tasks(run_one, todo, backend=backend, jobs=jobs, ray_address=ray_address,
+                                progress=verbose and bool(todo), desc=f"compare {spec.name}",
+                                describe=lambda r: f"{r['learner']} seed {r['seed']}: {r['status']}",
+                                folder_keys=(), on_result=kept.save)
     if len(done) < len(tasks) or any(r["status"] == "interrupted" for r in done):
-        raise KeyboardInterrupt  # a Ctrl-C: nothing is written (the runs keep no checkpoints)
+        if verbose and out_dir is not None:
+            print(f"[compare {spec.name}] stopped; the finished runs are kept in {out_dir}: the same command "
+                  f"continues", flush=True)
+        raise KeyboardInterrupt  # a Ctrl-C: runs in progress are lost (SB3 and TD-FARL keep no checkpoints here)
     for r in done:
         if r["status"] != "done":
             raise r.get("exception") or RuntimeError(f"{r['learner']} seed {r['seed']}: {r.get('error')}")
@@ -236,8 +260,10 @@ def compare(game: str, budget_steps: int | None = None, budget_minutes: float | 
            "budget_minutes": budget_minutes, "runs": runs, "labels": evaluator.labels,
            "eval_games": evaluator.n_games, "final_games": final_eval.n_games, "opponent": opponent,
            "results": results, "seconds": total, "command": command, "load": (load_start, _load())}
-    if out_md is not False:
-        md_path = Path(out_md) if out_md is not None else Path("docs") / "results" / f"compare_{spec.name}.md"
+    if out_md is None and out_dir is not None:
+        out_md = Path(out_dir) / f"compare_{spec.name}.md"
+    if out_md not in (None, False):
+        md_path = Path(out_md)
         md_path.parent.mkdir(parents=True, exist_ok=True)
         png_path = md_path.with_suffix(".png")
         metric = "win rate" if spec.n_players == 2 else "mean score"
@@ -253,6 +279,57 @@ def compare(game: str, budget_steps: int | None = None, budget_minutes: float | 
         os.replace(tmp, md_path)
         out.update(markdown=text, files={"md": str(md_path), "png": str(png_path)})
     return out
+
+
+class _Kept:
+    """The finished runs of a comparison in its folder: ``settings.json`` and one ``<learner>-seed<k>.json`` each.
+
+    Without a folder it keeps nothing. The settings (game, budgets, opponents,
+    evaluation sizes) must match the folder's: a folder is one comparison.
+    """
+
+    def __init__(self, folder, settings: dict):
+        self.folder = None if folder is None else Path(folder)
+        self.settings = json.loads(json.dumps(settings))  # as JSON gives it back (tuples as lists)
+        if self.folder is None:
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        path = self.folder / "settings.json"
+        if path.exists():
+            try:
+                saved = json.loads(path.read_text())
+            except (OSError, ValueError, RecursionError) as exc:
+                raise ValueError(f"{path}: unreadable ({type(exc).__name__}); give another --out") from None
+            if saved != self.settings:
+                diff = sorted(k for k in set(saved) | set(self.settings) if saved.get(k) != self.settings.get(k))
+                raise ValueError(f"{self.folder} holds a comparison with other settings ({', '.join(diff)}); "
+                                 f"give another --out or the same settings")
+        else:
+            atomic_write_json(path, self.settings)
+
+    def _path(self, learner: str, seed: int) -> Path:
+        return self.folder / f"{learner}-seed{seed}.json"
+
+    def load(self, task: dict) -> dict | None:
+        """The finished result of ``task`` kept in the folder, or None."""
+        if self.folder is None or not self._path(task["learner"], task["seed"]).exists():
+            return None
+        path = self._path(task["learner"], task["seed"])
+        try:
+            record = json.loads(path.read_text())
+        except (OSError, ValueError, RecursionError) as exc:
+            raise ValueError(f"{path}: unreadable ({type(exc).__name__}); delete it to train that run again") \
+                from None
+        if not isinstance(record, dict) or record.get("seed") != task["seed"] or \
+                not isinstance(record.get("curve"), list):
+            raise ValueError(f"{path}: not a finished run of this comparison; delete it to train that run again")
+        return {"index": task["index"], "learner": task["learner"], "seed": task["seed"], "status": "done",
+                "record": record}
+
+    def save(self, result: dict) -> None:
+        """Keep a finished result (called as each run ends)."""
+        if self.folder is not None and result.get("status") == "done":
+            atomic_write_json(self._path(result["learner"], result["seed"]), result["record"])
 
 
 def _load() -> float | None:
