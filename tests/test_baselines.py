@@ -222,16 +222,25 @@ def test_cli_baseline_and_compare(tmp_path, capsys, monkeypatch):
 
     monkeypatch.chdir(tmp_path)  # the default output folders are relative to the working directory
 
+    from farl_agents import cli
+
     out = tmp_path / "run"
-    assert main(["baseline", "nim", "--algo", "maskable-ppo", "--timesteps", "300", "--out", str(out),
-                 "--no-progress", "--eval-points", "1", "--eval-games", "2"]) == 0
-    assert (out / "model.zip").exists() and (out / "curve.csv").exists()
-    assert "vs bouton" in capsys.readouterr().out
+    # `farl baseline` is an alias of `farl train --algo ...`: it says the command, then runs it
+    assert cli.main(["baseline", "nim", "--algo", "maskable-ppo", "--timesteps", "300", "--out", str(out),
+                     "--no-progress", "--eval-points", "1", "--eval-games", "2"]) == 0
+    captured = capsys.readouterr()
+    assert "deprecated" in captured.err and "farl train nim --algo maskable-ppo --timesteps 300" in captured.err
+    assert json.loads((out / "run.json").read_text())["family"] == "sb3" and (out / "agent.zip").exists()
+    assert "vs bouton" in captured.out
+    assert main(["baseline", "nim", "--algo", "dqn", "--timesteps", "300"]) == 2  # alone it only names the command
+    assert "farl train nim --algo dqn --timesteps 300" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exc:  # argparse's own errors (the farl CLI turns them into one line)
         main(["baseline", "nim", "--algo", "sac", "--timesteps", "3"])
     assert exc.value.code == 2
-    assert main(["baseline", "nim", "--algo", "dqn", "--opponent", "nobody", "--timesteps", "3"]) == 2
+    assert cli.main(["baseline", "nim", "--algo", "dqn", "--opponent", "nobody", "--timesteps", "3"]) == 2
     assert "unknown opponent" in capsys.readouterr().err
+    assert cli.main(["baseline", "nim", "--algo", "dqn", "--minutes", "3"]) == 2
+    assert "--timesteps" in capsys.readouterr().err
     assert main(["compare", "tictactoe", "--budget-steps", "400", "--eval-points", "1", "--eval-games", "2",
                  "--final-games", "2"]) == 0
     md = tmp_path / "runs" / "compare-tictactoe" / "compare_tictactoe.md"  # the default: never docs/results

@@ -25,8 +25,8 @@ importing this package does not import torch — the names below load on first u
 >>> from farl_agents.evaluate import evaluate
 >>> print(evaluate("tictactoe", SB3Player(model, "tictactoe"), ["maxn10", "random"]).table())
 
-CLI: ``farl baseline GAME --algo maskable-ppo|dqn ...`` and ``farl compare GAME ...``
-(:mod:`farl_agents.baselines.cli`).
+CLI: ``farl train GAME --algo maskable-ppo|dqn ...`` (the run stack; ``farl baseline`` is its deprecated
+alias) and ``farl compare GAME ...`` (:mod:`farl_agents.baselines.cli`).
 """
 from __future__ import annotations
 

@@ -1,10 +1,12 @@
-"""``farl baseline`` and ``farl compare``: the deep-RL baselines on the command line.
+"""``farl compare`` (and the deprecated ``farl baseline``): the deep-RL baselines on the command line.
 
 ::
 
-    farl baseline tictactoe --algo maskable-ppo --timesteps 100000 --out runs/ttt-ppo
-    farl baseline connect_four --algo dqn --minutes 5 --opponent mcts50
     farl compare tictactoe --budget-steps 200000 --budget-minutes 2
+    farl train tictactoe --algo maskable-ppo --timesteps 100000 --out runs/ttt-ppo   # one baseline run
+
+``farl baseline GAME --algo ...`` is an alias of ``farl train GAME --algo ...``
+(:func:`train_argv` translates it) that says so before it runs.
 
 The main ``farl`` command (:mod:`farl_agents.cli`) calls :func:`register`;
 ``python -m farl_agents.baselines ...`` runs the same commands on their own.
@@ -94,27 +96,51 @@ def _command_line(args, default_prog: str) -> str:
 
 
 # ---------------------------------------------------------------- commands
-def cmd_baseline(args) -> int:
-    game = _game(args.game, params := _params(args.param))
-    if args.timesteps is not None and args.minutes is not None:
-        raise ValueError("give --timesteps or --minutes, not both")
-    _need_sb3()
-    from farl_agents.baselines.train import train_baseline
+DEPRECATED = ("`farl baseline` is deprecated: it now runs `{}` (one entry point for the baselines: the run "
+              "stack's, resumable, with agent.zip for farl eval / play / serve)")
+"""The line `farl baseline` prints before it runs the equivalent `farl train` command."""
 
+
+def train_argv(args) -> list[str]:
+    """The ``farl train`` arguments that do what ``farl baseline`` with ``args`` asked for.
+
+    ``--minutes`` has no counterpart (the run stack's SB3 budget is steps) and
+    is refused; ``--eval-points K`` becomes ``--eval-every`` of a K-th of the
+    budget; without ``--eval-vs`` the game's default opponents are used, as
+    ``farl baseline`` did.
+    """
+    import farl_envs
+    from farl_agents.baselines.measure import eval_opponents
+    from farl_agents.baselines.train import DEFAULT_TIMESTEPS
+
+    params = _params(args.param)
+    game = _game(args.game, params)
+    if args.minutes is not None:
+        raise ValueError("farl baseline --minutes is gone: give --timesteps (the budget of `farl train --algo "
+                         f"{args.algo}` is environment steps)")
+    steps = args.timesteps if args.timesteps is not None else DEFAULT_TIMESTEPS.get(game, 100_000)
+    opps = ([o for item in args.eval_vs for o in item.split(",") if o] if args.eval_vs
+            else eval_opponents(farl_envs.game_spec(game, **params)))
     out = args.out or f"runs/baseline-{game}-{args.algo}-seed{args.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
-    opps = None if not args.eval_vs else [o for item in args.eval_vs for o in item.split(",") if o]
-    model, info = train_baseline(game, args.algo, timesteps=args.timesteps, minutes=args.minutes, seed=args.seed,
-                                 opponent=args.opponent, out=out, eval_opponents=opps, eval_games=args.eval_games,
-                                 eval_points=args.eval_points, progress_bar=not args.quiet, **params)
-    final, labels = info["final"], info["eval"]["opponents"]
-    if labels == ["score"]:
-        scores = f"mean score {final['score']:.1f}"
-    else:
-        scores = ", ".join(f"vs {k} {final[k]:.3f}" for k in labels)
-    print(f"{info['algo']} on {game}: {info['timesteps']:,} steps in {info['train_seconds']:.0f} s of training; "
-          f"{scores}")
-    print(f"saved {info['files']['model']} (SB3 zip), {info['files']['curve_csv']}, {info['files']['curve_png']}")
-    return 0
+    argv = ["train", game, "--algo", args.algo, "--timesteps", str(steps), "--seed", str(args.seed),
+            "--opponent", args.opponent, "--out", out, "--eval-every", str(max(1, -(-steps // args.eval_points)))]
+    for key, value in params.items():
+        argv += ["--param", f"{key}={str(value).lower() if isinstance(value, bool) else value}"]
+    if opps:
+        argv += ["--eval-vs", ",".join(opps)]
+    if args.eval_games is not None:
+        argv += ["--eval-games", str(args.eval_games)]
+    if args.quiet:
+        argv.append("--quiet")
+    return argv
+
+
+def cmd_baseline(args) -> int:
+    """``python -m farl_agents.baselines baseline``: only says which ``farl train`` command replaces it (the
+    ``farl`` command runs that command itself, see :func:`farl_agents.cli.main`)."""
+    argv = train_argv(args)
+    print(f"{DEPRECATED.format(shlex.join(['farl', *argv]))}; run that command", file=sys.stderr)
+    return 2
 
 
 def cmd_compare(args) -> int:
@@ -149,9 +175,9 @@ def register(subparsers) -> None:
     """Add ``baseline`` and ``compare`` to an argparse ``subparsers`` object (each sets ``func(args) -> int``)."""
     fmt = _Formatter
     p = subparsers.add_parser(
-        "baseline", help="train a deep-RL baseline (MaskablePPO or masked DQN, Stable-Baselines3)",
-        description="Train sb3-contrib MaskablePPO or SB3 DQN (masked argmax) on a farl game through its Gymnasium "
-                    "wrapper, with action masks. Writes the SB3 model zip, curve.csv, curve.png and run.json.",
+        "baseline", help="deprecated: runs `farl train GAME --algo maskable-ppo|dqn` (says the command)",
+        description="Deprecated alias of `farl train GAME --algo maskable-ppo|dqn --timesteps N`: prints the "
+                    "equivalent `farl train` command and runs it (a resumable run folder with agent.zip).",
         epilog="Example: farl baseline tictactoe --algo maskable-ppo --timesteps 100000", formatter_class=fmt)
     p.add_argument("game", help="the game, e.g. tictactoe, connect_four, game2048")
     p.add_argument("--algo", required=True, choices=["maskable-ppo", "dqn"], help="the algorithm")

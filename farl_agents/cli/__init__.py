@@ -21,6 +21,7 @@ stopped with Ctrl-C exits with 130 after writing a checkpoint.
 """
 from __future__ import annotations
 
+import shlex
 import sys
 
 import farl_envs
@@ -64,6 +65,10 @@ def main(argv=None) -> int:
         if command is None:
             parser.print_help()
             return 2
+        if command == "baseline":  # the deprecated alias: the run stack's command, said first
+            train_argv = baselines_cli.train_argv(args)
+            print(baselines_cli.DEPRECATED.format(shlex.join(["farl", *train_argv])), file=sys.stderr)
+            return main(train_argv + (["--debug"] if debug else []))
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         if debug:
