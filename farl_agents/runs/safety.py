@@ -1,6 +1,7 @@
-"""Crash safety of run folders: atomic copies, a writability check, Ctrl-C as a request to stop."""
+"""Crash safety of run folders: atomic copies, a writability check, Ctrl-C as a request to stop, the run lock."""
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import signal
@@ -76,25 +77,48 @@ class StopRequest:
 class RunLock:
     """``DIR/.lock`` while a process trains the run in ``DIR``: a second process is refused, not let redo the work.
 
-    The file holds the owner's PID and host. A lock whose process is gone
-    (on this host) is stale and taken over; one from another host is
-    respected, since its process cannot be checked from here.
+    Holding the lock means holding an exclusive ``flock`` on that file, which
+    the kernel gives to one process at a time and takes back when the process
+    ends, however it ends. So two processes taking the lock at the same
+    instant cannot both win, and a crashed owner's lock is free at once: no
+    process ever judges another's lock file stale and deletes it, which is
+    how two processes could once both hold it (the loser deleted the winner's
+    file in the moment between its creation and its owner's PID being
+    written).
+
+    The owner writes its PID and host into the file, for the message the
+    next process shows. A file naming a live process on this host that holds
+    no ``flock`` (written by hand, or by a farl before this lock) and one
+    naming another host (whose process cannot be checked from here, and whose
+    ``flock`` a network file system may not show) are respected too. The
+    owner deletes the file when it releases the lock; a process that opened
+    the file just before finds, once it has the ``flock``, that the path no
+    longer leads to the file it locked, and tries again.
     """
 
     NAME = ".lock"
+    ATTEMPTS = 50
+    """Times :meth:`acquire` retries when the file it locked was released and deleted meanwhile."""
 
     def __init__(self, folder: Path):
         self.path = Path(folder) / self.NAME
-        self.held = False
+        self._fd: int | None = None
 
-    def _owner_alive(self) -> tuple[bool, str]:
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    def _owner(self, text: str) -> tuple[bool, str]:
+        """Whether the owner named in a lock file's ``text`` may still be training (and who it is)."""
+        pid_text, _, host = text.strip().partition(" ")
         try:
-            pid_text, _, host = self.path.read_text().strip().partition(" ")
             pid = int(pid_text)
-        except (OSError, ValueError):
-            return False, ""  # unreadable or half-written: treat as stale
+        except ValueError:
+            return False, ""  # empty or half-written: its writer died before naming itself
         if host and host != os.uname().nodename:
             return True, f"PID {pid} on {host}"
+        if pid == os.getpid() or pid <= 0:
+            return False, ""
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
@@ -103,27 +127,50 @@ class RunLock:
             pass  # alive, owned by someone else
         return True, f"PID {pid}"
 
+    def _refuse(self, who: str) -> RunError:
+        return RunError(f"{self.path.parent} is being trained by another process ({who}); wait for it or stop it "
+                        f"(if it is gone for good, delete {self.path})")
+
     def acquire(self) -> None:
-        for _ in range(2):
-            try:
-                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            except FileExistsError:
-                alive, who = self._owner_alive()
-                if alive:
-                    raise RunError(f"{self.path.parent} is being trained by another process ({who}); wait for it "
-                                   f"or stop it (if it is gone for good, delete {self.path})") from None
-                self.path.unlink(missing_ok=True)  # stale: its process is gone
-                continue
-            with os.fdopen(fd, "w") as fh:
-                fh.write(f"{os.getpid()} {os.uname().nodename}\n")
-            self.held = True
+        """Take the lock, or raise :class:`RunError` naming the process that holds it."""
+        if self.held:
             return
-        raise RunError(f"cannot take the lock {self.path}")  # pragma: no cover - a race lost twice
+        for _ in range(self.ATTEMPTS):
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            try:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    raise self._refuse(_named_owner(_read_fd(fd))) from None
+                except OSError as exc:
+                    raise RunError(f"cannot lock {self.path} ({exc.strerror or exc}): the run folder must be on "
+                                   f"a file system with file locks") from None
+                try:
+                    same = os.path.samestat(os.fstat(fd), os.stat(self.path))
+                except FileNotFoundError:
+                    same = False
+                if not same:  # released and deleted between our open and our flock: lock the file there now
+                    os.close(fd)
+                    continue
+                alive, who = self._owner(_read_fd(fd))
+                if alive:
+                    raise self._refuse(who)
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"{os.getpid()} {os.uname().nodename}\n".encode(), 0)
+            except BaseException:
+                os.close(fd)
+                raise
+            self._fd = fd
+            return
+        raise RunError(f"cannot take the lock {self.path}: it was taken and released {self.ATTEMPTS} times while "
+                       f"this process tried")  # pragma: no cover - a race lost again and again
 
     def release(self) -> None:
-        if self.held:
+        """Delete the lock file and give up the lock (in this order: see the class docstring)."""
+        if self._fd is not None:
             self.path.unlink(missing_ok=True)
-            self.held = False
+            os.close(self._fd)
+            self._fd = None
 
     def __enter__(self):
         self.acquire()
@@ -132,3 +179,16 @@ class RunLock:
     def __exit__(self, *exc):
         self.release()
         return False
+
+
+def _named_owner(text: str) -> str:
+    """Who a lock file's ``text`` names (``PID 123``, ``PID 123 on host``), for a refusal message."""
+    pid, _, host = text.strip().partition(" ")
+    if not pid.isdigit():
+        return "its PID not written yet"
+    return f"PID {pid}" + (f" on {host}" if host and host != os.uname().nodename else "")
+
+
+def _read_fd(fd: int) -> str:
+    """The first line's worth of an open lock file (its owner), as text."""
+    return os.pread(fd, 256, 0).decode("utf-8", "replace")
