@@ -23,8 +23,12 @@ File (format ``farl-descent-agent``, version 1): ``.npz`` with ``meta`` (JSON:
 format, version, game, heuristic, evaluation settings, training settings) and
 the evaluation's arrays: for the n-tuple f_θ ``weights`` (``float32[1, 1, lut]``)
 and ``tuples`` (``int32[m, n]``), for the conv net one ``conv/<layer>`` array
-per parameter; written atomically, read with ``allow_pickle=False`` and every
-shape checked against the network the metadata describes.
+per parameter; written atomically, read through
+:class:`~farl_agents.safe_files.NpzFile`: the metadata first, then only the
+members that network has, none larger than it needs (:func:`member_limits`,
+from the zip directory and the ``.npy`` headers, before anything is
+decompressed), and every shape checked against the network the metadata
+describes. Every problem is an :class:`~farl_agents.safe_files.AgentFileError`.
 """
 from __future__ import annotations
 
@@ -38,7 +42,7 @@ from farl_agents.descent.alphabeta import AlphaBeta
 from farl_agents.descent.evaluation import evaluation_from_file
 from farl_agents.descent.heuristics import make_heuristic
 from farl_agents.descent.search import TreeSearch
-from farl_agents.learners.agent_io import UNREADABLE, read_npz_with_meta
+from farl_agents.safe_files import AgentFileError, Member, NpzFile
 
 FORMAT = "farl-descent-agent"
 VERSION = 1
@@ -125,45 +129,85 @@ class DescentAgent:
         save_agent(path, self.game, self.evaluation, self.heuristic.name, self.info)
 
 
-def save_agent(path, game, evaluation, heuristic_name: str, info: dict, extra: dict | None = None) -> None:
+def save_agent(path, game, evaluation, heuristic_name: str, info: dict) -> None:
+    """Write an agent file of ``evaluation`` (f_θ) for ``game`` atomically (see the module docstring)."""
     meta = {"format": FORMAT, "version": VERSION, "game": game.name, "game_params": game.params,
             "heuristic": heuristic_name,
             "evaluation": evaluation.meta(), "info": info}
     arrays = {"meta": np.array(json.dumps(meta)), **evaluation.arrays()}
-    arrays.update(extra or {})
     with atomic_file(path, "wb") as fh:
         np.savez_compressed(fh, **arrays)
 
 
 def read_agent_file(path, game=None):
-    """``(meta, GameSpec, evaluation, heuristic, arrays)`` of an agent file; ``ValueError`` if it is not one."""
+    """``(meta, GameSpec, evaluation, heuristic, arrays)`` of an agent file; :class:`AgentFileError` (a
+    ``ValueError``) if it is not one, or not one for ``game`` (a GameSpec) when given."""
     import farl_envs
 
     path = Path(path)
     if not path.is_file():
-        raise ValueError(f"{path}: no such agent file")
-    try:
-        arrays, meta = read_npz_with_meta(path)
-    except UNREADABLE as exc:
-        raise ValueError(f"{path}: not a readable descent agent file ({type(exc).__name__})") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        found = meta.get("format") if isinstance(meta, dict) else None
-        raise ValueError(f"{path}: not a descent agent file (format {found!r})")
-    if meta.get("version") != VERSION:
-        raise ValueError(f"{path}: descent agent file version {meta.get('version')} is not supported (want {VERSION})")
-    try:
-        spec = farl_envs.game_spec(meta["game"], **meta["game_params"])
-        ev_meta = meta["evaluation"]
-        heuristic = make_heuristic(meta["heuristic"], spec)
-    except (KeyError, TypeError) as exc:
-        raise ValueError(f"{path}: descent agent file is missing {exc}") from None
-    if game is not None and (game.name != spec.name or dict(game.params) != dict(spec.params)):
-        raise ValueError(f"{path}: agent is for {spec.name} {spec.params}, not {game.name} {game.params}")
+        raise AgentFileError(f"{path}: no such agent file")
+    with NpzFile(path, "readable descent agent file") as f:
+        meta = f.meta()
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+            found = meta.get("format") if isinstance(meta, dict) else None
+            raise AgentFileError(f"{path}: not a descent agent file (format {found!r})")
+        if meta.get("version") != VERSION:
+            raise AgentFileError(f"{path}: descent agent file version {meta.get('version')} is not supported "
+                                 f"(want {VERSION})")
+        for key, kind in (("game", str), ("game_params", dict), ("heuristic", str), ("evaluation", dict)):
+            if not isinstance(meta.get(key), kind):
+                raise AgentFileError(f"{path}: descent agent file field {key!r} is "
+                                     f"{'missing' if key not in meta else repr(meta[key])}")
+        try:
+            spec = farl_envs.game_spec(meta["game"], **meta["game_params"])
+            ev_meta = meta["evaluation"]
+            heuristic = make_heuristic(meta["heuristic"], spec)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise AgentFileError(f"{path}: descent agent file describes no agent ({exc})") from None
+        if game is not None and (game.name != spec.name or dict(game.params) != dict(spec.params)):
+            raise AgentFileError(f"{path}: agent is for {spec.name} {spec.params}, not {game.name} {game.params}")
+        arrays = f.arrays(member_limits(path, spec, ev_meta, f.members))
     try:
         ev = evaluation_from_file(spec, ev_meta, arrays)
     except (KeyError, TypeError, ValueError) as exc:
-        raise ValueError(f"{path}: {exc}") from None
+        raise AgentFileError(f"{path}: {exc}") from None
     return meta, spec, ev, heuristic, arrays
+
+
+def member_limits(path: Path, game, ev_meta: dict, members: dict[str, Member]) -> dict[str, int]:
+    """The members a descent agent file of f_θ ``ev_meta`` on ``game`` may hold and the most bytes each may take.
+
+    n-tuple f_θ: ``tuples`` (its shape read from its ``.npy`` header) and one
+    ``float32`` table of ``m x P**n`` entries, refused over the memory limit.
+    Conv f_θ: one ``conv/<layer>`` member per parameter of the net its
+    settings describe, counted without building it.
+    """
+    from farl_agents.ntuple.budget import check_network_memory
+
+    limits = {"meta": members["meta"].nbytes}
+    kind = ev_meta.get("kind")
+    if kind == "ntuple":
+        tuples = members.get("tuples")
+        if tuples is None or len(tuples.shape) != 2 or tuples.dtype.kind != "i":
+            raise AgentFileError(f"{path}: n-tuple array has a bad shape or cells")
+        m, n = tuples.shape
+        if n > game.n_cells:
+            raise AgentFileError(f"{path}: n-tuples of {n} cells on a board of {game.n_cells}")
+        try:
+            check_network_memory(m, n, game.n_cell_values, 1, 1, False, what="this agent's f_θ")
+        except ValueError as exc:
+            raise AgentFileError(f"{path}: {exc}") from None
+        return {**limits, "tuples": tuples.nbytes, "weights": 4 * m * game.n_cell_values ** n}
+    if kind == "conv":
+        from farl_agents.descent.evaluation_torch import parameter_shapes
+
+        try:
+            shapes = parameter_shapes(game, int(ev_meta["filters"]), int(ev_meta["hidden"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise AgentFileError(f"{path}: conv f_θ settings describe no network ({exc})") from None
+        return {**limits, **{f"conv/{k}": 8 * int(np.prod(s)) for k, s in shapes.items()}}
+    raise AgentFileError(f"{path}: evaluation kind {kind!r} is not supported")
 
 
 def load_agent(path, game=None, search: str = "ubfms", **budget) -> DescentAgent:

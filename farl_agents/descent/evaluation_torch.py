@@ -20,6 +20,31 @@ from __future__ import annotations
 
 import numpy as np
 
+from farl_agents.ntuple.budget import human, memory_limit
+
+
+def parameter_shapes(game, filters: int, hidden: int) -> dict[str, tuple]:
+    """The shape of every parameter of the net :class:`ConvEvaluation` builds for ``game`` (its
+    ``state_dict`` names), worked out without torch: an agent file's members are checked against them
+    before anything is read. ``ValueError`` for a game without a grid, sizes below 1, or a net over the
+    memory limit (:func:`~farl_agents.ntuple.budget.memory_limit`)."""
+    if not game.grid_shape:
+        raise ValueError(f"{game.name} has no board grid; the conv evaluation needs one (use ntuple)")
+    if filters < 1 or hidden < 1:
+        raise ValueError(f"filters and hidden must be >= 1, got {filters} and {hidden}")
+    rows, cols = game.grid_shape
+    planes = int(game.n_cell_values)
+    shapes = {"0.weight": (filters, planes, 3, 3), "0.bias": (filters,),
+              "2.weight": (filters, filters, 3, 3), "2.bias": (filters,),
+              "4.weight": (filters, filters, 3, 3), "4.bias": (filters,),
+              "7.weight": (hidden, filters * rows * cols), "7.bias": (hidden,),
+              "9.weight": (1, hidden), "9.bias": (1,)}
+    need = 4 * 3 * sum(int(np.prod(s)) for s in shapes.values())  # the weights and Adam's two moment estimates
+    if need > memory_limit():
+        raise ValueError(f"a conv net of {filters} filters and {hidden} hidden units on {rows}x{cols} needs "
+                         f"{human(need)}; the limit is {human(memory_limit())}")
+    return shapes
+
 
 class ConvEvaluation:
     """f_θ as a small conv net; same interface as :class:`~farl_agents.descent.evaluation.NTupleEvaluation`."""
@@ -32,8 +57,7 @@ class ConvEvaluation:
             import torch
         except ImportError:
             raise ValueError("the conv evaluation needs torch: pip install 'farl[baselines]'") from None
-        if not game.grid_shape:
-            raise ValueError(f"{game.name} has no board grid; the conv evaluation needs one (use ntuple)")
+        parameter_shapes(game, int(filters), int(hidden))  # refused before torch allocates anything
         torch.set_num_threads(1)
         self.torch = torch
         self.game = game

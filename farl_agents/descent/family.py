@@ -28,6 +28,7 @@ from farl_agents.descent.heuristics import HEURISTICS, make_heuristic
 from farl_agents.descent.learning import LEARNINGS
 from farl_agents.descent.selection import SELECTIONS
 from farl_agents.descent.trainer import LEARN_SEARCHES, DescentConfig, DescentTrainer
+from farl_agents.safe_files import AgentFileError, NpzFile
 
 BUDGET_FLAG = "--minutes"
 DEFAULT_ALGO = "descent"
@@ -75,6 +76,14 @@ def load_player(path, game=None):
     return agent, agent.game
 
 
+def state_limits(trainer: DescentTrainer, members) -> dict[str, int]:
+    """The members of a checkpoint's state file (:meth:`DescentTrainer.state_arrays`) and the most bytes each
+    may take: the replay memory the settings allow (boards of any integer type), the generators."""
+    size = trainer.config.memory_size
+    return {"replay_boards": 8 * size * trainer.game.n_cells, "replay_targets": 8 * size, "agent_rng": 8,
+            "np_rng": 4 * 4096}
+
+
 class Trainer:
     """A :class:`DescentTrainer` in a run (see :class:`farl_agents.runs.trainer.Trainer`)."""
 
@@ -98,9 +107,12 @@ class Trainer:
         meta, _, ev, _, _ = read_agent_file(files[0], trainer.game)
         trainer.evaluation = ev
         trainer.rebuild_engine()
-        with np.load(files[1], allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
-        trainer.restore(arrays, meta["info"])
+        with NpzFile(files[1], "descent training state file") as f:
+            arrays = f.arrays(state_limits(trainer, f.members))
+        try:
+            trainer.restore(arrays, meta["info"])
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise AgentFileError(f"{files[1]}: not the training state of {files[0]} ({exc})") from None
         return cls(trainer)
 
     @property

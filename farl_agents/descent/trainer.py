@@ -38,6 +38,7 @@ from farl_agents.descent.mcts_learn import EvalMCTS
 from farl_agents.descent.search import TreeSearch
 from farl_agents.descent.selection import SELECTIONS, select
 from farl_agents.ntuple.budget import LIMIT_VARIABLE, human, memory_limit
+from farl_agents.safe_files import loads_json
 from farl_envs.core.rng import make_rng
 
 LEARN_SEARCHES = ("descent", "ubfm", "id", "mcts")
@@ -261,7 +262,7 @@ class DescentTrainer:
     def restore(self, arrays: dict, info: dict) -> None:
         self.replay.load_arrays(arrays["replay_boards"], arrays["replay_targets"])
         self.rng[:] = arrays["agent_rng"]
-        self.np_rng.bit_generator.state = json.loads(str(arrays["np_rng"]))
+        self.np_rng.bit_generator.state = loads_json(str(arrays["np_rng"]), "the saved generator state")
         self.games = int(info["games"])
         self.plies = int(info.get("plies", 0))  # not saved by farl 0.1
         self.elapsed = float(info["train_seconds"])

@@ -22,48 +22,57 @@ Layout (format ``farl-agent``, version 1):
 ``agent_rng`` ...  the random generators, so training resumes exactly
 =================  ===========================================================
 
-Loading uses ``allow_pickle=False`` (no code can run) and checks every
-array's shape against the config before anything is used.
+Loading goes through :class:`farl_agents.safe_files.NpzFile`: the metadata
+is read first, and every other member's size, from the zip directory and its
+``.npy`` header, is checked against what the network the metadata describes
+needs (:func:`member_limits`) before any of it is decompressed; members the
+format does not have are refused, and so are pickled objects (no code can
+run). Every array's shape is then checked against the config before anything
+is used.
 
 This module knows the file format only: it reads and writes plain dicts and
 arrays.  :class:`~farl_agents.learners.agent.NTupleAgent` builds them in
 ``save`` and rebuilds itself from them in ``load``, so the dependency runs
-one way (agent -> agent_io) and the other learner families (Nemesh, descent)
-reuse :func:`read_npz_with_meta` without touching the n-tuple agent.
+one way (agent -> agent_io). The other learner families (Nemesh, descent)
+read their files through the same :class:`~farl_agents.safe_files.NpzFile`
+with their own limits; :func:`read_npz_with_meta` tells any family's file by
+its metadata.
 """
 from __future__ import annotations
 
 import json
 import os
-import zipfile
 from pathlib import Path
 
 import numpy as np
 
 from farl_agents import __version__
 from farl_agents.atomic import atomic_file
+from farl_agents.safe_files import AgentFileError, LazyArrays, Member, NpzFile  # AgentFileError: re-exported
 
 FORMAT = "farl-agent"
 VERSION = 1
 
 
-UNREADABLE = (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError)
-"""What :func:`read_npz_with_meta` raises for a file that is not a readable ``.npz`` with ``meta``."""
+UNREADABLE = (AgentFileError, OSError)
+"""What :func:`read_npz_with_meta` raises for a file that is not a readable ``.npz`` with ``meta``
+(:class:`AgentFileError` is a ``ValueError``)."""
 
 
-def read_npz_with_meta(path) -> tuple[dict, object]:
-    """Every array of a farl ``.npz`` file (``allow_pickle=False``) and its decoded ``meta`` JSON.
+def read_npz_with_meta(path) -> tuple[LazyArrays, object]:
+    """The arrays of a farl ``.npz`` file, read only when asked for, and its decoded ``meta`` JSON.
 
-    The one reader of agent files for every learner family; the callers check
-    the ``format`` and turn :data:`UNREADABLE` errors into their own messages.
+    For code that wants a file's metadata (which family, which game): it
+    reads the zip directory, the ``.npy`` headers and the metadata, nothing
+    else, so a file with a huge member costs no more than any other. Loaders
+    read the arrays through :class:`~farl_agents.safe_files.NpzFile` with the
+    limits their format sets. Raises :class:`AgentFileError` for anything
+    that is not a readable ``.npz`` with ``meta``.
     """
-    with np.load(path, allow_pickle=False) as data:
-        arrays = {k: data[k] for k in data.files}
-    return arrays, json.loads(str(arrays["meta"]))
-
-
-class AgentFileError(ValueError):
-    """The file is not a readable farl agent (corrupt, truncated, foreign or for another game)."""
+    with NpzFile(path) as f:
+        meta = f.meta()
+        names = list(f.members)
+    return LazyArrays(path, f.what, names), meta
 
 
 def put_table(arrays: dict, name: str, table: np.ndarray, base: float) -> None:
@@ -250,31 +259,91 @@ def write_agent_file(path: str | os.PathLike, meta: dict, arrays: dict) -> Path:
 
 
 def read_agent_file(path: str | os.PathLike, game: str | None = None) -> tuple[dict, dict]:
-    """The ``meta`` dict and the arrays of an agent file, after checking format, version and game.
+    """The ``meta`` dict and the arrays of an agent file, after checking format, version, game and sizes.
 
     ``game`` (optional, with or without ``_v0``) must match the file's game.
     Raises :class:`AgentFileError` (a ``ValueError``) for anything that is not
-    a farl agent file of this format version, ``FileNotFoundError`` if there
-    is no file.  The arrays themselves are checked by whoever rebuilds the
-    agent from them (:func:`get_table` for the weight tables).
+    a farl agent file of this format version, or whose members are not those
+    and no larger than those its metadata describes (:func:`member_limits`);
+    ``FileNotFoundError`` if there is no file. The arrays themselves are
+    checked by whoever rebuilds the agent from them (:func:`get_table` for the
+    weight tables).
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no agent file at {path}")
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
-    except UNREADABLE as exc:
-        raise AgentFileError(f"{path} is not a farl agent file (unreadable: {exc})") from None
-    try:
-        meta = json.loads(str(arrays["meta"]))
-    except (KeyError, json.JSONDecodeError):
-        raise AgentFileError(f"{path} is not a farl agent file (no metadata)") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        found = meta.get("format") if isinstance(meta, dict) else None
-        raise AgentFileError(f"{path} is not a farl agent file (format {found!r})")
-    if meta.get("version") != VERSION:
-        raise AgentFileError(f"{path} has agent format version {meta.get('version')}, this farl reads {VERSION}")
-    if game is not None and game.removesuffix("_v0") != meta["game"]:
-        raise AgentFileError(f"{path} is a {meta['game']} agent, not {game}")
+    with NpzFile(path) as f:
+        meta = f.meta()
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+            found = meta.get("format") if isinstance(meta, dict) else None
+            raise AgentFileError(f"{path} is not a farl agent file (format {found!r})")
+        if meta.get("version") != VERSION:
+            raise AgentFileError(f"{path} has agent format version {meta.get('version')}, this farl reads {VERSION}")
+        _check_description(path, meta)
+        if game is not None and game.removesuffix("_v0") != meta["game"]:
+            raise AgentFileError(f"{path} is a {meta['game']} agent, not {game}")
+        arrays = f.arrays(member_limits(path, meta, f.members))
     return meta, arrays
+
+
+def _check_description(path: Path, meta: dict) -> None:
+    """The types of the metadata fields the sizes are worked out from, each named when wrong."""
+    for key, kind, what in (("game", str, "a game's name"), ("game_params", dict, "a table of game parameters"),
+                            ("config", dict, "a table of learner settings")):
+        if key not in meta:
+            raise AgentFileError(f"{path}: the metadata has no field {key!r}")
+        if not isinstance(meta[key], kind):
+            raise AgentFileError(f"{path}: field {key!r} must be {what}, got {meta[key]!r}")
+    p = meta.get("n_cell_values")
+    if p is not None and (isinstance(p, bool) or not isinstance(p, int) or p < 2):
+        raise AgentFileError(f"{path}: field 'n_cell_values' must be a whole number >= 2 (the values of a board "
+                             f"cell), got {p!r}")
+
+
+def member_limits(path: Path, meta: dict, members: dict[str, Member]) -> dict[str, int]:
+    """The members an agent file with this metadata may hold and the most bytes each may take.
+
+    Worked out from the game and the learner settings in ``meta`` and the
+    shape of the ``tuples`` member (its ``.npy`` header: nothing is
+    decompressed): a table holds ``outputs x players x m x P**n`` entries
+    (``m`` tuples of ``n`` cells over ``P`` cell values), never more than the
+    memory limit allows (:func:`~farl_agents.ntuple.budget.check_network_memory`),
+    and each stored form of a table is bounded by what that form of a full
+    table takes. Raises :class:`AgentFileError` naming the field for settings
+    that describe no network.
+    """
+    import farl_envs
+    from farl_agents.learners.config import LearnerConfig
+    from farl_agents.ntuple.budget import check_network_memory
+    from farl_agents.ntuple.traces import Traces, horizon_entries
+
+    try:
+        spec = farl_envs.game_spec(meta["game"], **meta["game_params"])
+        config = LearnerConfig.from_dict(meta["config"])
+        horizon = horizon_entries(config.lam, config.horizon_cut)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise AgentFileError(f"{path}: inconsistent agent description ({exc})") from None
+    tuples = members.get("tuples")
+    if tuples is None or len(tuples.shape) != 2 or tuples.dtype.kind not in "iu":
+        found = "missing" if tuples is None else f"{tuples.dtype} array of shape {tuples.shape}"
+        raise AgentFileError(f"{path}: field 'tuples' must be a 2-D integer array, found {found}")
+    m, n = tuples.shape
+    if n > spec.n_cells:
+        raise AgentFileError(f"{path}: field 'tuples' holds tuples of {n} cells, more than the {spec.n_cells} "
+                             f"cells of the board")
+    values = max(meta.get("n_cell_values") or 0, spec.n_cell_values)  # an older encoding may have had more
+    outputs = 1 if config.algo == "td" else spec.n_actions  # as NTupleAgent's network_outputs
+    try:
+        check_network_memory(m, n, values, spec.n_players, outputs, config.tcl != "none")
+    except ValueError as exc:
+        raise AgentFileError(f"{path}: {exc}") from None
+    entries = outputs * spec.n_players * m * values ** n
+    limits = {"meta": members["meta"].nbytes, "tuples": tuples.nbytes, "agent_rng": 8, "env_rng": 8}
+    for table in ("weights", "tcl_n", "tcl_a") if config.tcl != "none" else ("weights",):
+        limits.update({table: 4 * entries, table + "_index": 8 * entries, table + "_value": 4 * entries,
+                       table + "_mask": (entries + 7) // 8, table + "_values": 4 * entries,
+                       table + "_codes": entries, table + "_levels": 4 * MAX_LEVELS})
+    if config.carry_traces:
+        symmetries = len(spec.symmetries(spec.p)) if config.use_symmetry else 1
+        limits.update({"traces_" + field: 8 * spec.n_players * horizon * symmetries * m for field in Traces._fields})
+    return limits

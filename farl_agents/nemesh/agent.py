@@ -9,8 +9,9 @@ The agent plays with :func:`farl_agents.nemesh.search.choose_move` (forced
 moves, then alpha-beta at ``depth`` plies with the weights of the seat it
 sits in) and draws every random choice from the harness's ``rng``.
 
-File layout (format ``farl-nemesh-agent``, version 1; ``.npz`` read with
-``allow_pickle=False``, written atomically):
+File layout (format ``farl-nemesh-agent``, version 1; written atomically, read
+through :class:`~farl_agents.safe_files.NpzFile`: these three members and no
+other, none larger than its layout, no pickled objects):
 
 ==============  ===============================================================
 ``meta``        JSON: format, version, farl version, game and parameters,
@@ -31,10 +32,10 @@ import numpy as np
 import farl_envs
 from farl_agents.atomic import atomic_file
 from farl_agents.config_flags import check_field_types
-from farl_agents.learners.agent_io import UNREADABLE, read_npz_with_meta
 from farl_agents.nemesh.features import N_FEATURES
 from farl_agents.nemesh.learner import ALPHA0, GAMMA, initial_weights
 from farl_agents.nemesh.search import SearchScratch, choose_move
+from farl_agents.safe_files import AgentFileError, NpzFile
 from farl_envs.core.rng import make_rng
 from farl_envs.core.spec import TERMINAL, TO_MOVE, GameSpec
 
@@ -43,8 +44,13 @@ VERSION = 1
 MAX_DEPTH = 8
 
 
-class NemeshFileError(ValueError):
-    """The file is not a readable Nemesh agent (corrupt, foreign, wrong shapes or another game)."""
+class NemeshFileError(AgentFileError):
+    """The file is not a readable Nemesh agent (corrupt, foreign, wrong shapes or another game); an
+    :class:`~farl_agents.safe_files.AgentFileError` like every family's."""
+
+
+LIMITS = {"weights": 2 * N_FEATURES * 8, "rng": 8}
+"""The most bytes each array member of a Nemesh file may take (its layout's); ``meta`` is bounded by the reader."""
 
 
 @dataclass(frozen=True)
@@ -156,26 +162,29 @@ class NemeshAgent:
     def load(path, game: GameSpec | None = None) -> "NemeshAgent":
         """Read a Nemesh agent file; ``game``, when given, must be the file's board.
 
-        Raises :class:`NemeshFileError` (a ``ValueError``) for anything that is
-        not a valid Nemesh agent, ``FileNotFoundError`` when there is no file.
+        Raises :class:`NemeshFileError` (an ``AgentFileError``, a ``ValueError``)
+        for anything that is not a valid Nemesh agent, ``FileNotFoundError``
+        when there is no file.
         """
         path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(f"no Nemesh agent file at {path}")
         try:
-            arrays, meta = read_npz_with_meta(path)
-        except UNREADABLE as exc:
-            raise NemeshFileError(f"{path} is not a Nemesh agent file (unreadable: {' '.join(str(exc).split())})") \
-                from None
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-            found = meta.get("format") if isinstance(meta, dict) else None
-            raise NemeshFileError(f"{path} is not a Nemesh agent file (format {found!r}, expected {FORMAT!r})")
-        if meta.get("version") != VERSION:
-            raise NemeshFileError(f"{path} has Nemesh format version {meta.get('version')}, this farl reads {VERSION}")
+            with NpzFile(path, "Nemesh agent file") as f:
+                meta = f.meta()
+                if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+                    found = meta.get("format") if isinstance(meta, dict) else None
+                    raise f.error(f"is not a Nemesh agent file (format {found!r}, expected {FORMAT!r})")
+                if meta.get("version") != VERSION:
+                    raise f.error(f"has Nemesh format version {meta.get('version')}, this farl reads {VERSION}")
+                if meta.get("game") != "connect_four":
+                    raise f.error(f"is not a Nemesh agent file: field 'game' must be 'connect_four', "
+                                  f"got {meta.get('game')!r}")
+                arrays = f.arrays({"meta": f.members["meta"].nbytes, **LIMITS})
+        except AgentFileError as exc:
+            raise NemeshFileError(str(exc)) from None
         try:
             params = meta["game_params"]
-            if meta["game"] != "connect_four":
-                raise ValueError(f"game {meta['game']!r}")
             agent = NemeshAgent(rows=params["rows"], cols=params["cols"], **meta["settings"])
             agent.games_done = int(meta.get("games_done", 0))
             agent.progress = dict(meta.get("progress") or {})
