@@ -145,16 +145,20 @@ def build_config(args, family: families.Family, game: str) -> tuple[object, dict
     algo = args.algo or hooks.DEFAULT_ALGO
     try:
         base, params = hooks.base_config(algo, game, args.preset)
-        overrides = {}
+        overrides, given = {}, {}  # given: the fields set by name (config file, flags, --set), later ones winning
         if args.config:
             fields, file_params = read_config_file(args.config)
-            overrides.update({k: flags.coerce(k, v) for k, v in fields.items()})
+            given.update({k: flags.coerce(k, v) for k, v in fields.items()})
+            overrides.update(given)
             params.update(file_params)
         if args.algo is not None:
             overrides.update(hooks.algo_fields(algo))
-        overrides.update(flags.given(args))
+        typed = flags.given(args)
         for key, value in key_values(args.set, "--set"):
-            overrides[key] = flags.coerce(key, value)
+            typed[key] = flags.coerce(key, value)
+        overrides.update(typed)
+        given.update(typed)
+        implied_fields(overrides, given, {**base, **overrides})
         for key, value in key_values(args.param, "--param"):
             params[key] = param_value(value)
         spec_game = game_with_params(game, params)
@@ -165,6 +169,27 @@ def build_config(args, family: families.Family, game: str) -> tuple[object, dict
     except (ValueError, TypeError) as exc:
         raise CliError(f"bad {family.name} settings: {exc}") from None
     return config, dict(spec_game.params)
+
+
+IMPLIED = {"ntuple_cells": ("ntuples", "explicit")}
+"""Fields whose value only counts when another field has a given value: ``--ntuple-cells`` lists the cells of
+an explicit n-tuple set, which the learner uses only with ``--ntuples explicit``."""
+
+
+def implied_fields(overrides: dict, given: dict, settings: dict) -> None:
+    """Give the fields of :data:`IMPLIED` the value a field set by name (``given``: config file, flags,
+    ``--set``) needs, so ``--ntuple-cells`` alone means an explicit set; when the other field was set by
+    name to another value too (``--ntuples random-walk --ntuple-cells ...``), a CliError instead of a
+    setting silently ignored. ``overrides`` gets the implied values; ``settings`` is what the settings
+    are so far."""
+    for field, (other, needed) in IMPLIED.items():
+        if not given.get(field) or settings.get(other) == needed:
+            continue
+        if other in given:
+            flag, other_flag = "--" + field.replace("_", "-"), "--" + other.replace("_", "-")
+            raise CliError(f"{flag} is used only with {other_flag} {needed}, not {other_flag} {given[other]}; "
+                           f"drop one of them")
+        overrides[other] = needed
 
 
 def spec_from_args(args) -> RunSpec:
@@ -192,8 +217,8 @@ def spec_from_args(args) -> RunSpec:
         except (ValueError, RuntimeError) as exc:
             raise CliError(f"--eval-vs {o}: {str(exc).splitlines()[0]}") from None
     every = plan.get("eval_every", 0)
-    if not every >= 0:  # negative or NaN
-        raise CliError("--eval-every must be a number > 0")
+    if not (every >= 0 and math.isfinite(every)):  # negative, NaN or infinite
+        raise CliError(f"--eval-every must be a finite number > 0, got {every}")
     if hooks.Trainer.unit == "seconds":
         if every == 0:
             eval_vs = []  # a time budget: --eval-every 0 means no curve

@@ -49,7 +49,7 @@ layout when they are resumed (:mod:`farl_agents.runs.legacy`).
 from __future__ import annotations
 
 import datetime
-import json
+import math
 import signal
 import sys
 import time
@@ -64,6 +64,7 @@ from farl_agents.runs.curve import plot_curve, write_curve
 from farl_agents.runs.evaluation import describe_row, evaluate_agent, scores_of
 from farl_agents.runs.safety import RunLock, StopRequest, ensure_writable, publish_copy
 from farl_agents.runs.spec import LostCheckpoint, RunError, RunSpec, read_spec
+from farl_agents.safe_files import AgentFileError, BadFileError, read_json
 
 MARKER_FORMAT = "farl-run-checkpoint"
 MARKER_VERSION = 1
@@ -131,13 +132,9 @@ class Run:
         marker_path = folder / "checkpoint.json"
         if not marker_path.exists():
             return cls(folder, spec, cls_trainer.create(spec), [], _no_pending(), 0.0)
+        marker = read_marker(marker_path, cls.PROGRESS_COLUMN[cls_trainer.unit])
+        rows, pending, wall, files, done = (marker[k] for k in ("rows", "pending", "wall_seconds", "files", "done"))
         try:
-            marker = json.loads(marker_path.read_text())
-            if marker.get("format") != MARKER_FORMAT or marker.get("version") != MARKER_VERSION:
-                raise RunError(f"{marker_path} is not a farl checkpoint marker (version {MARKER_VERSION})")
-            rows, pending, wall = marker["rows"], marker["pending"], float(marker["wall_seconds"])
-            files = list(marker.get("files") or [marker["agent"]])
-            done = marker.get("done", marker["episodes_done"])
             if all((folder / f).exists() for f in files):
                 trainer = cls_trainer.load(spec, [folder / f for f in files])
             elif len(files) == 1 and (folder / ("agent" + Path(files[0]).suffix)).exists():
@@ -146,13 +143,13 @@ class Run:
                     raise LostCheckpoint(folder, files[0])
             else:
                 raise LostCheckpoint(folder, ", ".join(f for f in files if not (folder / f).exists()))
-        except (json.JSONDecodeError, KeyError, TypeError, FileNotFoundError) as exc:
-            raise RunError(f"{folder}: damaged checkpoint ({type(exc).__name__}: {exc}); "
+        except (AgentFileError, KeyError, TypeError, FileNotFoundError) as exc:
+            raise RunError(f"{folder}: damaged checkpoint ({type(exc).__name__}: {' '.join(str(exc).split())}); "
                            f"start the run again in a new folder") from None
         if trainer.done != done or not trainer.matches(spec):
             raise RunError(f"{folder}: the checkpoint's agent does not match run.json; start the run again "
                            f"in a new folder")
-        return cls(folder, spec, trainer, rows, pending, wall, float(marker.get("train_seconds", 0.0)))
+        return cls(folder, spec, trainer, rows, pending, wall, marker["train_seconds"])
 
     @staticmethod
     def _published_copy_of(cls_trainer, published: Path, spec: RunSpec, done):
@@ -306,7 +303,6 @@ class Run:
                     nxt = self._next_point()
                     target = limit if nxt is None or nxt <= done else min(nxt, limit)
                     n = min(target - done, chunk)
-                    before = self.trainer.episodes
                     t = time.perf_counter()
                     consistent = False
                     games, reward_sum, plies_sum = self.trainer.train_chunk(n)
@@ -319,7 +315,7 @@ class Run:
                                         MAX_CHUNK_GROWTH * chunk + MIN_CHUNK))
                     compiled = True
                     if bar is not None:
-                        bar.update(round(self.done - done, 3) if timed else self.trainer.episodes - before)
+                        self._advance(bar)
                     if on_chunk is not None:
                         on_chunk(self)
                     if time.monotonic() - self._last_checkpoint > 60 * checkpoint_minutes:
@@ -412,13 +408,89 @@ class Run:
         from tqdm import tqdm
 
         timed = self.unit == "seconds"
-        bar = tqdm(total=round(self.total) if timed else self.total,
-                   initial=round(self.done) if timed else self.trainer.episodes,
-                   unit="s" if timed else ("ep" if self.unit == "episodes" else "game"), dynamic_ncols=True,
-                   smoothing=0.1, desc=f"{self.spec.game} {self.trainer.name}")
+        bar = tqdm(total=round(self.total) if timed else self.total, initial=self._bar_position(),
+                   unit={"seconds": "s", "episodes": "ep", "steps": "step"}.get(self.unit, "game"),
+                   dynamic_ncols=True, smoothing=0.1, desc=f"{self.spec.game} {self.trainer.name}")
         if self.rows:
             bar.set_postfix_str(describe_row(self.rows[-1], self.spec.eval_vs, self.percent))
         return bar
+
+    def _bar_position(self):
+        """Where the bar stands: the run's progress in its unit (whole seconds for timed runs), never past
+        the total (a chunk of SB3's PPO ends on a whole rollout, a timed chunk a little after its time)."""
+        done = round(self.done) if self.unit == "seconds" else int(self.done)
+        return min(done, round(self.total) if self.unit == "seconds" else self.total)
+
+    def _advance(self, bar) -> None:
+        position = self._bar_position()
+        if position > bar.n:
+            bar.update(position - bar.n)
+
+
+def read_marker(path: Path, progress_column: str) -> dict:
+    """The checkpoint marker at ``path``, every field :meth:`Run.open` uses checked for its type.
+
+    ``rows`` (curve rows: tables of numbers or nulls, each with a number in ``progress_column``),
+    ``pending`` (episodes, reward and plies sums), ``wall_seconds``, ``train_seconds``, ``done`` and
+    ``files`` (names under ``checkpoints/``; older markers name one ``agent``). The file is read through
+    :func:`~farl_agents.safe_files.read_json` (size and depth bounded). Anything else raises
+    :class:`RunError` naming the folder and the field.
+    """
+    folder = path.parent
+
+    def damaged(what: str) -> RunError:
+        return RunError(f"{folder}: damaged checkpoint ({path.name}: {what}); start the run again in a new folder")
+
+    try:
+        marker = read_json(path)
+    except (BadFileError, OSError) as exc:
+        raise damaged(" ".join(str(exc).split())) from None
+    if not isinstance(marker, dict):
+        raise damaged(f"a {type(marker).__name__}, not a table")
+    if marker.get("format") != MARKER_FORMAT or marker.get("version") != MARKER_VERSION:
+        raise RunError(f"{path} is not a farl checkpoint marker (version {MARKER_VERSION})")
+
+    def number(key, value) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+            raise damaged(f"{key} must be a finite number >= 0, got {value!r}")
+        return value
+
+    out = {"done": number("done", marker.get("done", marker.get("episodes_done"))),
+           "wall_seconds": float(number("wall_seconds", marker.get("wall_seconds"))),
+           "train_seconds": float(number("train_seconds", marker.get("train_seconds", 0.0)))}
+    files = marker.get("files") or [marker.get("agent")]
+    if not isinstance(files, list) or not all(isinstance(f, str) and _checkpoint_name(f) for f in files):
+        raise damaged(f"files must be a list of names under checkpoints/, got {files!r}")
+    out["files"] = files
+    pending = marker.get("pending")
+    if not isinstance(pending, dict) or set(pending) != set(_no_pending()):
+        raise damaged(f"pending must be a table of {', '.join(_no_pending())}, got {pending!r}")
+    episodes = pending["episodes"]
+    if isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 0:
+        raise damaged(f"pending episodes must be a whole number >= 0, got {episodes!r}")
+    for key, optional in (("reward_sum", False), ("plies_sum", True)):
+        value = pending[key]
+        if not (value is None and optional) and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise damaged(f"pending {key} must be a number, got {value!r}")
+    out["pending"] = dict(pending)
+    rows = marker.get("rows")
+    if not isinstance(rows, list):
+        raise damaged(f"rows must be a list of curve rows, got {type(rows).__name__}")
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict) or not all(isinstance(k, str) for k in row):
+            raise damaged(f"row {i} must be a table of curve columns, got {row!r}")
+        bad = [k for k, v in row.items() if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)))]
+        if bad:
+            raise damaged(f"row {i}: {bad[0]} must be a number or null, got {row[bad[0]]!r}")
+        number(f"row {i} {progress_column}", row.get(progress_column))
+    out["rows"] = rows
+    return out
+
+
+def _checkpoint_name(name: str) -> bool:
+    """``name`` is a file right under ``checkpoints/`` (never a path that leaves the run folder)."""
+    parts = Path(name).parts
+    return len(parts) == 2 and parts[0] == "checkpoints" and parts[1] not in (".", "..") and "\\" not in name
 
 
 def summary_line(run: Run) -> str:
