@@ -57,6 +57,13 @@ class AgentFileError(BadFileError):
     """The file is not a readable farl agent (corrupt, truncated, foreign, oversized or for another game)."""
 
 
+class MissingMetadata(AgentFileError, KeyError):
+    """The archive has no metadata member: most likely some other program's ``.npz`` rather than a damaged
+    farl file. Also a ``KeyError``, as the missing member was for readers that looked it up directly."""
+
+    __str__ = BaseException.__str__  # the message as written, not KeyError's quoted form
+
+
 # ------------------------------------------------------------------ JSON
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 
@@ -202,10 +209,10 @@ class NpzFile:
     # ------------------------------------------------------------ reading
     def meta(self, name: str = "meta", missing: str = "no metadata"):
         """The JSON value stored as the text member ``name`` (a 0-d unicode array), size and depth bounded.
-        :class:`AgentFileError` ending with ``missing`` when there is no such member."""
+        :class:`MissingMetadata` ending with ``missing`` when there is no such member."""
         member = self.members.get(name)
         if member is None:
-            raise self.error(f"is not a {self.what} ({missing})")
+            raise MissingMetadata(f"{self.path} is not a {self.what} ({missing})")
         if member.dtype.kind != "U" or member.shape != ():
             raise self.error(f"is not a {self.what} (member {name!r} is {member.dtype} {member.shape}, not text)")
         if member.nbytes > 4 * MAX_META_CHARS:

@@ -269,3 +269,16 @@ def test_the_conv_limits_are_the_shapes_of_the_net_that_is_built():
     assert parameter_shapes(game, 5, 7) == {k: tuple(v.shape) for k, v in net.state_dict().items()}
     with pytest.raises(ValueError, match="limit"):
         parameter_shapes(game, 10**5, 10**5)
+
+
+def test_an_npz_without_metadata_is_told_apart_from_a_damaged_agent(tmp_path):
+    """Listing a folder skips other programs' ``.npz`` files (no metadata) but reports damaged agents; the
+    error for the first is an AgentFileError that is also the KeyError the missing member used to be."""
+    from farl_agents.learners.agent_io import read_npz_with_meta
+    from farl_agents.safe_files import MissingMetadata
+
+    np.savez(tmp_path / "other.npz", a=np.arange(3))
+    with pytest.raises(MissingMetadata) as err:
+        read_npz_with_meta(tmp_path / "other.npz")
+    assert isinstance(err.value, KeyError) and isinstance(err.value, AgentFileError)
+    assert str(err.value) == f"{tmp_path / 'other.npz'} is not a farl agent file (no metadata)"
