@@ -60,7 +60,11 @@ def scores_of(result: EvalResult, eval_vs) -> dict:
 
 
 def describe_row(row: dict, eval_vs, percent: bool = True) -> str:
-    """``"vs maxn10 48.0%±5.0%"``-style summary of a curve row (``percent``: scores are win rates)."""
+    """``"vs maxn10 48.0%±5.0%"``-style summary of a curve row (``percent``: scores are win rates).
+
+    Mean scores of N-player games read ``"vs mcts100 score +0.33±0.21"`` (two decimals always, so a
+    shaky ``1±0`` reads ``+1.00±0.00``); a one-player game's own score ``"score 2,048±310"``.
+    """
     parts = []
     for o in eval_vs:
         s, se = row.get(f"score_{o}"), row.get(f"se_{o}")
@@ -68,8 +72,10 @@ def describe_row(row: dict, eval_vs, percent: bool = True) -> str:
             continue
         if percent:
             parts.append(f"vs {o} {100 * s:.1f}%±{100 * se:.1f}%")
+        elif o == ALONE:
+            parts.append(f"score {s:,.0f}±{se:,.0f}" if abs(s) >= 100 else f"score {s:.3g}±{se:.2g}")
         else:
-            parts.append(f"{'score' if o == ALONE else 'vs ' + o} {s:.4g}±{se:.2g}")
+            parts.append(f"vs {o} score {s:+.2f}±{se:.2f}")
     if not parts and row.get("train_reward") is not None:
         parts.append(f"train reward {row['train_reward']:.3g}")
     return ", ".join(parts)
