@@ -53,7 +53,7 @@ def served(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def client(served):
-    with TestClient(create_app(served[0], time_limit=30)) as c:
+    with TestClient(create_app(served[0], time_limit=30), base_url="http://127.0.0.1") as c:
         yield c
 
 
@@ -97,11 +97,11 @@ def test_tictactoe_against_maxn_never_won_and_undo(client):
                 assert v["board"][a] == 1  # X is player_0's mark in the n-tuple board
                 if first:  # undo takes back the move (and nothing else was played yet)
                     first = False
-                    back = client.post(f"/api/game/{v['id']}/undo").json()
+                    back = client.post(f"/api/game/{v['id']}/undo", json={}).json()
                     assert back["board"] == [0] * 9 and back["moves"] == []
                     v = client.post(f"/api/game/{v['id']}/move", json={"action": a}).json()
             else:
-                v = client.post(f"/api/game/{v['id']}/agent").json()
+                v = client.post(f"/api/game/{v['id']}/agent", json={}).json()
         assert v["result"] in ("draw", "you lose")
         assert v["totals"][0] <= 0
         assert [m["seat"] for m in v["moves"]] == [i % 2 for i in range(len(v["moves"]))]
@@ -110,11 +110,11 @@ def test_tictactoe_against_maxn_never_won_and_undo(client):
 def test_undo_takes_back_the_agents_reply_too(client):
     v = new(client, "connect_four", ["human", "random"])
     v = client.post(f"/api/game/{v['id']}/move", json={"action": 3}).json()
-    v = client.post(f"/api/game/{v['id']}/agent").json()
+    v = client.post(f"/api/game/{v['id']}/agent", json={}).json()
     assert len(v["moves"]) == 2 and v["human_to_move"]
-    back = client.post(f"/api/game/{v['id']}/undo").json()
+    back = client.post(f"/api/game/{v['id']}/undo", json={}).json()
     assert back["moves"] == [] and back["to_move"] == 0 and not any(x in (1, 2) for x in back["board"])
-    r = client.post(f"/api/game/{v['id']}/undo")
+    r = client.post(f"/api/game/{v['id']}/undo", json={})
     assert r.status_code == 409 and "nothing to undo" in r.json()["error"]
 
 
@@ -129,7 +129,7 @@ def test_nim3p_in_one_seat(client):
             v = client.post(f"/api/game/{v['id']}/move", json={"action": m["action"]}).json()
             assert v["board"][heap] == heaps[heap] - take
         else:
-            r = client.post(f"/api/game/{v['id']}/agent")
+            r = client.post(f"/api/game/{v['id']}/agent", json={})
             assert r.status_code == 200
             v = r.json()
     assert sum(v["board"]) == 0 and v["result"]
@@ -159,7 +159,7 @@ def test_agent_file_thoughts_and_its_game(client, served):
         assert t["values"][str(a)] == pytest.approx(agent.afterstate_value(after, 0), abs=1e-4)
     assert t["values"][str(t["best"])] == max(t["values"].values())
     v = client.post(f"/api/game/{v['id']}/move", json={"action": 0}).json()
-    v = client.post(f"/api/game/{v['id']}/agent").json()
+    v = client.post(f"/api/game/{v['id']}/agent", json={}).json()
     assert v["moves"][1]["by"] == agent.name
     r = client.post("/api/new", json={"game": "connect_four", "seats": ["human", "agent:agents/ttt.npz"]})
     assert r.status_code == 400 and "tictactoe" in r.json()["error"]
@@ -173,7 +173,7 @@ def test_pretrained_agents(client):
     assert listed["pretrained_params"]["nim3p"] == pretrained.load("nim3p").game.params  # max_take 5, not 3
     assert "tictactoe" in pretrained.available()
     v = new(client, "tictactoe", ["pretrained", "human"])
-    v = client.post(f"/api/game/{v['id']}/agent").json()
+    v = client.post(f"/api/game/{v['id']}/agent", json={}).json()
     assert v["moves"][0]["seat"] == 0 and v["human_to_move"]
     t = client.get(f"/api/game/{v['id']}/thoughts").json()
     assert len(t["values"]) == 8 and t["kind"].startswith("afterstate value")
@@ -181,13 +181,13 @@ def test_pretrained_agents(client):
     v = new(client, "tictactoe", ["pretrained", "pretrained"], seed=3)
     while not v["terminal"]:
         values = client.get(f"/api/game/{v['id']}/thoughts").json()["values"]
-        v = client.post(f"/api/game/{v['id']}/agent").json()
+        v = client.post(f"/api/game/{v['id']}/agent", json={}).json()
         assert values[str(v["moves"][-1]["action"])] == max(values.values())
     r = client.post("/api/new", json={"game": "othello", "seats": ["pretrained", "human"]})
     if "othello" not in pretrained.available():
         assert r.status_code == 400 and "othello" in r.json()["error"]
     else:  # the shipped Othello agent opens with one of the four legal first moves
-        v = client.post(f"/api/game/{r.json()['id']}/agent").json()
+        v = client.post(f"/api/game/{r.json()['id']}/agent", json={}).json()
         assert v["moves"][0]["action"] in [m["action"] for m in r.json()["legal"]] and v["human_to_move"]
 
 
@@ -220,7 +220,7 @@ def test_perfect_connect_four_overlay_shows_the_solver_scores(client, opponent):
     values = [t["values"][str(c)] for c in range(7)]
     assert values[3] > 0 and values[2] == values[4] == 0 and all(values[c] < 0 for c in (0, 1, 5, 6))
     assert t["best"] == 3
-    v = client.post(f"/api/game/{v['id']}/agent").json()
+    v = client.post(f"/api/game/{v['id']}/agent", json={}).json()
     assert v["moves"][0]["action"] == 3
 
 
@@ -242,7 +242,7 @@ def test_bench_overlay_shows_its_positional_scores(client, opponent):
         game.afterstate(game.p, start, int(a), after, np.zeros(2))
         cells = after[HEADER:HEADER + 64]
         assert value == pytest.approx(float(BENCH_WEIGHTS @ ((cells == 1) * 1.0 - (cells == 2))))
-    v = client.post(f"/api/game/{v['id']}/agent").json()
+    v = client.post(f"/api/game/{v['id']}/agent", json={}).json()
     assert t["values"][str(v["moves"][0]["action"])] == max(t["values"].values())
 
 
@@ -254,7 +254,7 @@ def test_no_scoring_player_no_values(client):
 
 def test_runs_view(client):
     runs = client.get("/api/runs").json()
-    assert [r["path"] for r in runs] == ["runs/demo"]
+    assert [r["path"] for r in runs["runs"]] == ["runs/demo"] and runs["unreadable"] == []
     data = client.get("/api/run", params={"path": "runs/demo"}).json()
     assert [r["episode"] for r in data["rows"]] == [0, 100]
     assert [r["score_maxn15"] for r in data["rows"]] == [0.25, 0.5]
@@ -302,7 +302,7 @@ def test_bad_move_requests_and_the_server_stays_up(client):
         assert (r.status_code, message in r.json()["error"]) == (status, True), r.text
     r = client.post(f"/api/game/{gid}/move", content=b"{not json", headers={"content-type": "application/json"})
     assert r.status_code == 400
-    r = client.post(f"/api/game/{gid}/agent")
+    r = client.post(f"/api/game/{gid}/agent", json={})
     assert r.status_code == 409 and "yours" in r.json()["error"]
     client.post(f"/api/game/{gid}/move", json={"action": 4})
     r = client.post(f"/api/game/{gid}/move", json={"action": 0})
@@ -324,12 +324,12 @@ def test_a_slow_agent_answers_later_and_blocks_moves_meanwhile(client):
     app_state.sessions.get(v["id"]).seats[0].player = CallablePlayer(slow, "slow")
     app_state.worker.time_limit = 0.05
     try:
-        r = client.post(f"/api/game/{v['id']}/agent")
+        r = client.post(f"/api/game/{v['id']}/agent", json={})
         assert r.status_code == 202 and r.json()["thinking"]
-        assert client.post(f"/api/game/{v['id']}/undo").status_code == 409
+        assert client.post(f"/api/game/{v['id']}/undo", json={}).status_code == 409
         gate.set()
         app_state.worker.time_limit = 30
-        r = client.post(f"/api/game/{v['id']}/agent")
+        r = client.post(f"/api/game/{v['id']}/agent", json={})
         assert r.status_code == 200 and r.json()["moves"][0]["action"] == 4 and r.json()["human_to_move"]
     finally:
         gate.set()

@@ -31,10 +31,14 @@ from farl_agents.learners import NTupleAgent, paper_config  # noqa: E402
 from farl_agents.runs.curve import write_curve  # noqa: E402
 from farl_agents.serve.browser import WAIT, n_moves, play_by_clicking, start_game  # noqa: E402
 
+PAYLOAD = "<img src=x onerror=window.pwned={}>"
+"""Markup a hostile file may hold; shown as text it runs nothing."""
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    """``farl serve DIR --port 0`` in a subprocess; DIR holds a TicTacToe agent file and a run folder."""
+    """``farl serve DIR --port 0`` in a subprocess; DIR holds a TicTacToe agent file, a run folder, a run folder
+    of hostile files and an agent file that cannot be read."""
     root = tmp_path_factory.mktemp("served")
     agent = NTupleAgent("tictactoe", paper_config("tictactoe", episodes=200))
     agent.train(200)
@@ -46,6 +50,13 @@ def server(tmp_path_factory):
                                     for i in range(6)], ["maxn15", "random"])
     (run / "eval.json").write_text(json.dumps({"metric": "win_rate", "matchups": [
         {"player": "td-farl", "opponent": "Max-N15", "n_games": 50, "win_rate": 0.46, "win_rate_se": 0.03}]}))
+    hostile = root / "runs" / "xss"  # a run folder whose files carry markup (see test_file_content_is_text)
+    hostile.mkdir()
+    (hostile / "curve.csv").write_text(f"episode,wall_seconds,score_{PAYLOAD.format(2)}\n0,1.0,0.25\n100,2.0,0.5\n")
+    (hostile / "eval.json").write_text(json.dumps({"metric": "win_rate", "matchups": [
+        {"player": PAYLOAD.format(3), "opponent": "Max-N15", "n_games": PAYLOAD.format(1), "win_rate": 0.5,
+         "win_rate_se": 0.1}]}))
+    (root / "broken.npz").write_bytes(b"not a zip file")
     with web.serving(root) as url:
         yield url
 
@@ -149,3 +160,23 @@ def test_runs_view(server, browser, tmp_path):
     assert len(browser.find_element(By.CSS_SELECTOR, "#curve polyline").get_attribute("points").split()) == 6
     assert "Max-N15" in browser.find_element(By.ID, "run-evals").text
     browser.save_screenshot(str(tmp_path / "runs.png"))
+
+
+def test_file_content_is_text(server, browser):
+    """eval.json fields and curve.csv column names holding an <img onerror=...> appear as text: no element is
+    made of them, no handler runs. The unreadable agent file is named with its reason."""
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(server)
+    wait = WebDriverWait(browser, WAIT)
+    wait.until(lambda d: d.find_elements(By.ID, "seat-0"))
+    assert "broken.npz" in browser.find_element(By.ID, "agents-unreadable").get_attribute("textContent")
+    browser.find_element(By.ID, "tab-runs").click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#run option[value='runs/xss']"))
+    Select(browser.find_element(By.ID, "run")).select_by_value("runs/xss")
+    wait.until(lambda d: PAYLOAD.format(1) in d.find_element(By.ID, "run-evals").text)
+    assert PAYLOAD.format(3) in browser.find_element(By.ID, "run-evals").text
+    assert browser.find_elements(By.CSS_SELECTOR, "#run-evals img, #run-plot img, #curve img") == []
+    series = browser.find_element(By.CSS_SELECTOR, "#curve polyline.series").get_attribute("data-series")
+    assert series == "score_" + PAYLOAD.format(2)
+    assert browser.execute_script("return window.pwned === undefined")

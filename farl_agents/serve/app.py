@@ -20,18 +20,43 @@ A seat choice is ``"human"``, an opponent name of
 ``mcts5000``, ``ab``, ``ab-dl``, ``bench``, ``bouton`` ...), ``"agent:REL"``
 (an agent file or run folder under the served folder) or ``"pretrained"`` (the agent
 :mod:`farl_agents.pretrained` ships for the game, when there is one).
+
+Who may ask (:class:`Guard`, in front of every route). The server runs on
+the user's machine, and any web page the user opens can send requests to
+127.0.0.1: a "simple" cross-site POST (``Content-Type: text/plain``) needs no
+permission from the server, and a page whose own name is made to resolve to
+127.0.0.1 (DNS rebinding) is even same-origin to the browser. So a request is
+refused (403) when
+
+* its ``Host`` is not a loopback name (``127.0.0.1``, ``localhost``, ``[::1]``,
+  any port) or one of the names the server was told to allow (``farl serve
+  --allow-host``; see :mod:`farl_agents.cli.serve`),
+* it carries an ``Origin`` that is not the server's own (``http://`` + its
+  ``Host``), ``null`` included, or a ``Sec-Fetch-Site`` other than
+  ``same-origin`` / ``none`` (an ``<img>`` or ``<script>`` of another site;
+  following a link to the page is a GET navigation and allowed),
+
+and a POST must declare ``Content-Type: application/json`` (415 otherwise;
+the body may be empty) and be at most :data:`MAX_BODY_BYTES` (413, before
+anything is parsed). Scripts (curl, Python) send no ``Origin`` and keep
+working. Answers carry a Content-Security-Policy that allows only the
+server's own scripts and styles, no framing, and ``nosniff``. Error messages
+never name the served folder's absolute path.
 """
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import threading
+import json
+import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import numpy as np
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
@@ -47,6 +72,128 @@ MAX_MCTS_ITERATIONS = 200_000
 MAX_MAXN_DEPTH = 20
 GAME_SPECIFIC_VIEWS = ("tictactoe", "connect_four", "hex", "othello", "nim", "nim3p", "game2048")
 """Games the page draws with their own SVG; the others get the generic grid (or move buttons)."""
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+"""Host names every server answers to (with any port)."""
+MAX_BODY_BYTES = 1_000_000
+"""Largest request body (1 MB); a game request is a few hundred bytes."""
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+SECURITY_HEADERS = [
+    (b"content-security-policy", b"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                                 b"connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cross-origin-resource-policy", b"same-origin"),
+    (b"cache-control", b"no-store"),
+]
+"""Headers of every answer: only the server's own scripts and styles run on its pages, nobody frames them,
+no other site may embed what the server answers, and nothing is cached."""
+_HOST = re.compile(r"^(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9.-]+))(?::(?P<port>[0-9]{1,5}))?$")
+
+
+def host_name(value: str) -> tuple[str, int | None] | None:
+    """``(name, port)`` of a ``Host`` header (name lower-case, IPv6 without brackets), or None if malformed."""
+    m = _HOST.match(value)
+    if not m:
+        return None
+    port = int(m["port"]) if m["port"] else None
+    if port is not None and not 0 < port < 65536:
+        return None
+    return (m["v6"] or m["name"]).lower(), port
+
+
+def _origin_matches(origin: str, scheme: str, name: str, port: int | None) -> bool:
+    """``origin`` (an ``Origin`` header) is ``scheme://name:port``, default ports understood."""
+    try:
+        o = urlsplit(origin)
+        o_port = o.port
+    except ValueError:
+        return False
+    default = {"http": 80, "https": 443}.get(scheme)
+    return (o.scheme == scheme and (o.hostname or "") == name and not o.path and not o.query
+            and (o_port or default) == (port or default))
+
+
+class Guard:
+    """ASGI middleware refusing requests another web page could make through the user's browser.
+
+    See the module docstring for the rules; ``allowed_hosts`` adds host
+    names to the loopback ones. Every answer also gets
+    :data:`SECURITY_HEADERS`.
+    """
+
+    def __init__(self, app, allowed_hosts=()):
+        self.app = app
+        self.hosts = set(LOOPBACK_HOSTS)
+        for h in allowed_hosts:
+            parsed = host_name(h.strip()) or host_name(f"[{h.strip()}]")
+            if parsed is None:
+                raise ValueError(f"{h!r} is not a host name or address")
+            self.hosts.add(parsed[0])
+
+    def refusal(self, scope) -> tuple[int, str] | None:
+        """``(status, message)`` for a request to refuse, None for one to serve."""
+        headers: dict[str, list[str]] = {}
+        for k, v in scope.get("headers", []):
+            headers.setdefault(k.decode("latin-1").lower(), []).append(v.decode("latin-1"))
+
+        def one(name):
+            values = headers.get(name, [])
+            return values[0] if len(values) == 1 else (None if not values else "")
+        host = one("host")
+        parsed = host_name(host) if host else None
+        if parsed is None or parsed[0] not in self.hosts:
+            return 403, (f"Host {host[:100]!r} is not this server's: it answers to "
+                         f"{', '.join(sorted(self.hosts))} (farl serve --allow-host adds names)"
+                         if host else "a request needs one Host header naming this server")
+        origin = one("origin")
+        if origin is not None and not _origin_matches(origin, scope.get("scheme", "http"), *parsed):
+            return 403, f"requests from other origins ({origin[:100]}) are refused: open the page this server serves"
+        site = one("sec-fetch-site")
+        navigation = one("sec-fetch-mode") == "navigate" and scope.get("method") in ("GET", "HEAD")
+        if site is not None and site not in ("same-origin", "none") and not navigation:  # a link to the page: fine
+            return 403, f"requests from other sites (Sec-Fetch-Site: {site[:30]}) are refused"
+        if scope["type"] == "http" and scope.get("method", "GET") not in SAFE_METHODS:
+            kind = (one("content-type") or "").split(";")[0].strip().lower()
+            if kind != "application/json":
+                return 415, "a POST must be sent with Content-Type: application/json"
+            length = one("content-length")
+            if length is not None:
+                if not length.isdigit():
+                    return 400, f"Content-Length {length[:30]!r} is not a number of bytes"
+                if int(length) > MAX_BODY_BYTES:
+                    return 413, f"the request body is {int(length):,} bytes; at most 1 MB is accepted"
+        return None
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] not in ("http", "websocket"):
+            return await self.app(scope, receive, send)
+        refused = self.refusal(scope)
+        if refused is not None:
+            if scope["type"] == "websocket":
+                return await send({"type": "websocket.close", "code": 1008})
+            status, message = refused
+            body = json.dumps({"error": message}, ensure_ascii=True).encode()
+            await send({"type": "http.response.start", "status": status,
+                        "headers": [(b"content-type", b"application/json"),
+                                    (b"content-length", str(len(body)).encode()), *SECURITY_HEADERS]})
+            return await send({"type": "http.response.body", "body": body})
+
+        async def send_with_headers(message):
+            if message["type"] == "http.response.start":
+                names = {k.lower() for k, _ in message.get("headers", [])}
+                extra = [(k, v) for k, v in SECURITY_HEADERS if k not in names]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+        await self.app(scope, receive, send_with_headers)
+
+
+class JSON(JSONResponse):
+    """A JSON answer that survives any text: characters outside ASCII (and file names that are not UTF-8) are
+    escaped, so rendering never fails on a string a file or a request brought in."""
+
+    def render(self, content) -> bytes:
+        return json.dumps(content, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
 
 
 def _opponents(g) -> list[dict]:
@@ -79,15 +226,20 @@ def game_info(name: str, g=None) -> dict:
 
 
 class App:
-    """State of one server: the served folder, the games in progress, the agent thread."""
+    """State of one server: the served folder, the games in progress, the agent thread, the loaded agents."""
 
     def __init__(self, root, time_limit: float = 30.0):
         self.root = Path(root)
         if not self.root.is_dir():
             raise ValueError(f"the folder to serve must exist, got {root}")
+        self.secret = str(self.root.resolve())
         self.sessions = Sessions()
         self.worker = AgentWorker(time_limit)
-        self.locks: dict[str, threading.Lock] = {}
+        self.players = files.SharedPlayers()
+
+    def scrub(self, message: str) -> str:
+        """``message`` without the served folder's absolute path."""
+        return files.scrub(message, self.secret)
 
     # --------------------------------------------------------------- seats
     def seat(self, choice, game) -> Seat:
@@ -100,7 +252,9 @@ class App:
         if choice == HUMAN:
             return Seat(choice)
         if choice.startswith("agent:"):
-            return Seat(choice, files.load_agent(self.root, choice[len("agent:"):], game))
+            return Seat(choice, files.load_agent(self.root, choice[len("agent:"):], game, self.players))
+        if choice.lower() == "pretrained":  # the shipped agent, shared like an agent file
+            return Seat(choice, self.players.pretrained(game))
         try:
             parse_opponent(choice, caps={"mcts": MAX_MCTS_ITERATIONS, "maxn": MAX_MAXN_DEPTH})  # forms, ranges
             return Seat(choice, make_opponent(choice, game))
@@ -128,28 +282,42 @@ class App:
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
             raise RequestError(f"seed must be an integer >= 0, got {seed!r}")
         chosen = [self.seat(c, game) for c in seats]
-        session = self.sessions.add(game, chosen, seed)
-        self.locks[session.id] = threading.Lock()
-        return session.view()
+        return self.sessions.add(game, chosen, seed).view()
 
     def locked(self, sid: str, fn):
+        """``fn(session)`` holding the session's lock."""
         session = self.sessions.get(sid)
-        with self.locks[sid]:
+        with session.lock:
             return fn(session)
 
 
 def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+    return JSON({"error": message}, status_code=status)
 
 
-async def _body(request: Request) -> dict:
+def _parse(raw: bytes) -> dict:
+    """The JSON object of a request body (an empty body is ``{}``); RequestError for anything else."""
+    if not raw.strip():
+        return {}
     try:
-        body = await request.json()
-    except ValueError:
+        body = json.loads(raw)
+    except (ValueError, RecursionError):  # RecursionError: nesting deeper than the parser's stack
         raise RequestError("the request body must be a JSON object") from None
     if not isinstance(body, dict):
         raise RequestError("the request body must be a JSON object")
     return body
+
+
+async def _body(request: Request) -> dict:
+    """The request's JSON object, read up to :data:`MAX_BODY_BYTES` (413 beyond: a body without a
+    Content-Length is counted as it arrives) and parsed on a worker thread, off the event loop."""
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise RequestError("the request body is over 1 MB, the most accepted", 413)
+        chunks.append(chunk)
+    return await run_in_threadpool(_parse, b"".join(chunks))
 
 
 def _lifespan(state: App):
@@ -160,35 +328,39 @@ def _lifespan(state: App):
     return lifespan
 
 
-def create_app(root, time_limit: float = 30.0) -> Starlette:
-    """The ``farl serve`` web app over the folder ``root``; agents' moves wait at most ``time_limit`` s."""
+def create_app(root, time_limit: float = 30.0, allowed_hosts=()) -> Starlette:
+    """The ``farl serve`` web app over the folder ``root``; agents' moves wait at most ``time_limit`` s.
+
+    ``allowed_hosts``: host names or addresses the app answers to besides the loopback ones (for a server
+    other machines reach; see the module docstring).
+    """
     state = App(root, time_limit)
 
     async def index(request):
         return FileResponse(STATIC / "index.html")
 
     async def games(request):
-        return JSONResponse([game_info(g[:-3]) for g in farl_envs.list_games()])
+        return JSON([game_info(g[:-3]) for g in farl_envs.list_games()])
 
     async def agents(request):
         found = await run_in_threadpool(files.list_agents, state.root)
         shipped = pretrained.available()
-        return JSONResponse({"agents": found, "pretrained": shipped,
-                             "pretrained_params": {g: pretrained.card(g)["game_params"] for g in shipped}})
+        return JSON({**found, "pretrained": shipped,
+                     "pretrained_params": {g: pretrained.card(g)["game_params"] for g in shipped}})
 
     async def runs(request):
-        return JSONResponse(await run_in_threadpool(files.list_runs, state.root))
+        return JSON(await run_in_threadpool(files.list_runs, state.root))
 
     async def run(request):
-        return JSONResponse(await run_in_threadpool(files.run_data, state.root, request.query_params.get("path")))
+        return JSON(await run_in_threadpool(files.run_data, state.root, request.query_params.get("path")))
 
     async def new(request):
         body = await _body(request)
-        return JSONResponse(await run_in_threadpool(state.new_game, body))
+        return JSON(await run_in_threadpool(state.new_game, body))
 
     async def view(request):
         sid = request.path_params["sid"]
-        return JSONResponse(await run_in_threadpool(state.locked, sid, lambda s: s.view()))
+        return JSON(await run_in_threadpool(state.locked, sid, lambda s: s.view()))
 
     async def move(request):
         sid = request.path_params["sid"]
@@ -199,7 +371,7 @@ def create_app(root, time_limit: float = 30.0) -> Starlette:
         def play(s):
             s.human_move(body["action"])
             return s.view()
-        return JSONResponse(await run_in_threadpool(state.locked, sid, play))
+        return JSON(await run_in_threadpool(state.locked, sid, play))
 
     async def undo(request):
         sid = request.path_params["sid"]
@@ -207,7 +379,7 @@ def create_app(root, time_limit: float = 30.0) -> Starlette:
         def back(s):
             s.undo()
             return s.view()
-        return JSONResponse(await run_in_threadpool(state.locked, sid, back))
+        return JSON(await run_in_threadpool(state.locked, sid, back))
 
     async def agent(request):
         sid = request.path_params["sid"]
@@ -225,40 +397,41 @@ def create_app(root, time_limit: float = 30.0) -> Starlette:
         try:
             action = await state.worker.wait(future)
         except asyncio.TimeoutError:
-            return JSONResponse({**session.view(), "message": f"still thinking after {state.worker.time_limit:g} s; "
-                                 "ask again for the move"}, status_code=202)
+            return JSON({**session.view(), "message": f"still thinking after {state.worker.time_limit:g} s; "
+                         "ask again for the move"}, status_code=202)
         except Exception as exc:  # the agent failed: report it, forget the move, keep serving
             def drop(s):
                 if s.pending is future:
                     s.pending = None
             await run_in_threadpool(state.locked, sid, drop)
-            return _error(500, f"the agent failed: {type(exc).__name__}: {exc}")
+            return _error(500, state.scrub(f"the agent failed: {type(exc).__name__}: {exc}"))
 
         def finish(s):
             if s.pending is future:
                 s.pending = None
                 s.agent_move_done(int(action))
             return s.view()
-        return JSONResponse(await run_in_threadpool(state.locked, sid, finish))
+        return JSON(await run_in_threadpool(state.locked, sid, finish))
 
     async def thoughts(request):
-        session = state.sessions.get(request.path_params["sid"])
+        sid = request.path_params["sid"]
+        session = state.sessions.get(sid)
         if session.over:
-            return JSONResponse({"agent": None, "values": {}, "best": None, "note": "the game is over"})
-        future = state.worker.submit(session.thoughts)
+            return JSON({"agent": None, "values": {}, "best": None, "note": "the game is over"})
+        future = state.worker.submit(state.locked, sid, lambda s: s.thoughts())  # not while a move changes it
         try:
-            return JSONResponse(await state.worker.wait(future))
+            return JSON(await state.worker.wait(future))
         except asyncio.TimeoutError:
             return _error(503, f"the agent needed more than {state.worker.time_limit:g} s")
 
     async def request_error(request, exc: RequestError):
-        return _error(exc.status, str(exc))
+        return _error(exc.status, state.scrub(str(exc)))
 
     async def http_error(request, exc: HTTPException):
-        return _error(exc.status_code, exc.detail or "error")
+        return _error(exc.status_code, state.scrub(str(exc.detail or "error")))
 
     async def server_error(request, exc: Exception):
-        return _error(500, f"{type(exc).__name__}: {exc}")
+        return _error(500, state.scrub(f"{type(exc).__name__}: {exc}")[:500])
 
     routes = [
         Route("/", index),
@@ -276,6 +449,6 @@ def create_app(root, time_limit: float = 30.0) -> Starlette:
     ]
     app = Starlette(routes=routes, exception_handlers={RequestError: request_error, HTTPException: http_error,
                                                       Exception: server_error},
-                    lifespan=_lifespan(state))
+                    middleware=[Middleware(Guard, allowed_hosts=tuple(allowed_hosts))], lifespan=_lifespan(state))
     app.state.farl = state
     return app

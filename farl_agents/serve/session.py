@@ -82,6 +82,8 @@ class Session:
     history: list = field(default_factory=list)
     pending: object = None
     """The agent move being computed (a ``concurrent.futures.Future``), or None."""
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    """Held while a request reads or changes this game; it lives and goes with the session."""
 
     def __post_init__(self):
         self.rng = make_rng(self.seed)
@@ -271,7 +273,12 @@ class AgentWorker:
 
 
 class Sessions:
-    """The games in progress, by id (a counter: the server is local, one person's tabs)."""
+    """The games in progress, by id (a counter: the server is local, one person's tabs).
+
+    Each session carries its own lock (:attr:`Session.lock`), so dropping the
+    oldest games beyond :attr:`MAX` drops their locks with them: nothing kept
+    per session outlives it.
+    """
 
     MAX = 200
     """Oldest games are dropped beyond this many."""
@@ -280,6 +287,9 @@ class Sessions:
         self._games: dict[str, Session] = {}
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._games)
 
     def add(self, game: GameSpec, seats: list, seed: int) -> Session:
         with self._lock:
@@ -295,3 +305,9 @@ class Sessions:
         if s is None:
             raise RequestError(f"no game {sid!r} (the server may have restarted): start a new game", 404)
         return s
+
+    @property
+    def locks(self) -> dict[str, threading.Lock]:
+        """The per-session locks, by id (a snapshot; one per live session)."""
+        with self._lock:
+            return {sid: s.lock for sid, s in self._games.items()}

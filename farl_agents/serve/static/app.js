@@ -1,5 +1,7 @@
 // farl serve: the page. Plain JavaScript, no build step, nothing loaded from the network.
 // The server (farl_agents/serve/app.py) keeps the game; this file draws it as SVG and sends clicks.
+// What comes from files in the served folder (agent paths, curve.csv, eval.json) is put on the page as text
+// nodes built with el() / svgEl(), never as HTML strings: a file cannot add markup or scripts to the page.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -11,8 +13,9 @@ let THOUGHTS = null;     // {values: {action: value}, best, agent, kind}
 let busy = false;
 
 async function api(method, url, body) {
+  // every POST is JSON (the server refuses any other kind: that is what keeps other sites' forms out)
   const opts = {method, headers: {}};
-  if (body !== undefined) { opts.headers["Content-Type"] = "application/json"; opts.body = JSON.stringify(body); }
+  if (method !== "GET") { opts.headers["Content-Type"] = "application/json"; opts.body = JSON.stringify(body ?? {}); }
   const r = await fetch(url, opts);
   const data = await r.json();
   if (r.status >= 400) throw new Error(data.error || ("HTTP " + r.status));
@@ -21,12 +24,31 @@ async function api(method, url, body) {
 }
 
 function setStatus(text) { $("status").textContent = text; }
+
+// an element with attributes and children (strings become text nodes, never markup)
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  e.append(...children);
+  return e;
+}
+
+// the same for SVG elements
+function svgEl(tag, attrs = {}, text) {
+  const e = document.createElementNS(SVGNS, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function str(x) { return x == null ? "" : String(x); }
 function esc(s) { return String(s).replace(/[&<>"]/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c])); }
 function rgb(c) { return c ? `rgb(${c[0]},${c[1]},${c[2]})` : "#ddd"; }
 
 // ------------------------------------------------------------------ setup form
 async function init() {
-  // the tabs work at once (the runs view needs no game list)
+  // the tabs work at once (the runs view needs no game list); the form is never sent, its button starts a game
+  $("setup").addEventListener("submit", (ev) => ev.preventDefault());
   for (const t of document.querySelectorAll(".tab")) t.addEventListener("click", () => showPanel(t.dataset.panel));
   const games = await api("GET", "/api/games");
   for (const g of games) {
@@ -34,6 +56,7 @@ async function init() {
     const o = document.createElement("option"); o.value = g.name; o.textContent = g.name; $("game").appendChild(o);
   }
   AGENTS = await api("GET", "/api/agents");
+  showUnreadable(AGENTS.unreadable, "agents-unreadable");
   $("game").value = GAMES.tictactoe ? "tictactoe" : games[0].name;
   $("game").addEventListener("change", fillForm);
   fillForm();
@@ -47,33 +70,46 @@ async function init() {
 function fillForm() {
   const g = GAMES[$("game").value];
   const params = $("params");
-  params.innerHTML = "<legend>Parameters</legend>";
+  params.replaceChildren(el("legend", {}, "Parameters"));
   const keys = Object.keys(g.params);
-  if (!keys.length) params.insertAdjacentHTML("beforeend", "<span>none</span>");
+  if (!keys.length) params.append(el("span", {}, "none"));
   for (const k of keys) {
     const v = g.params[k];
-    let input;
-    if (typeof v === "boolean") input = `<input type="checkbox" data-param="${esc(k)}" ${v ? "checked" : ""}>`;
-    else if (typeof v === "number") input = `<input type="number" data-param="${esc(k)}" value="${v}">`;
-    else input = `<input type="text" data-param="${esc(k)}" value="${esc(v)}">`;
-    params.insertAdjacentHTML("beforeend", `<label>${esc(k)} ${input}</label>`);
+    const kind = typeof v === "boolean" ? "checkbox" : (typeof v === "number" ? "number" : "text");
+    const input = el("input", {type: kind, "data-param": k});
+    if (kind === "checkbox") input.checked = v; else input.value = v;
+    params.append(el("label", {}, k + " ", input));
   }
   const seats = $("seats");
-  seats.innerHTML = "<legend>Seats</legend>";
+  seats.replaceChildren(el("legend", {}, "Seats"));
   for (let i = 0; i < g.n_players; i++) {
-    const opts = [`<option value="human">you</option>`];
-    for (const o of g.opponents) opts.push(`<option value="${o.name}" data-budget="${o.budget ?? ""}">${esc(o.label)}</option>`);
-    for (const a of AGENTS.agents) if (a.game === g.name || a.game === g.id)
-      opts.push(`<option value="agent:${esc(a.path)}">agent ${esc(a.path)}</option>`);
-    if (AGENTS.pretrained.includes(g.name)) opts.push(`<option value="pretrained">pretrained agent</option>`);
-    seats.insertAdjacentHTML("beforeend",
-      `<label>seat ${i} <select id="seat-${i}" data-seat="${i}">${opts.join("")}</select>` +
-      `<input type="number" id="budget-${i}" min="1" title="depth / iterations" class="hidden"></label>`);
-    const sel = $(`seat-${i}`);
+    const sel = el("select", {id: `seat-${i}`, "data-seat": i}, el("option", {value: "human"}, "you"));
+    for (const o of g.opponents) sel.append(el("option", {value: o.name, "data-budget": o.budget ?? ""}, o.label));
+    agentOptions(sel, g);
+    if (AGENTS.pretrained.includes(g.name)) sel.append(el("option", {value: "pretrained"}, "pretrained agent"));
+    const budget = el("input", {type: "number", id: `budget-${i}`, min: "1", title: "depth / iterations", class: "hidden"});
+    seats.append(el("label", {}, `seat ${i} `, sel, budget));
     sel.value = (i === 0) ? "human" : g.opponents[Math.min(1, g.opponents.length - 1)].name;
     sel.addEventListener("change", () => { showBudget(i); if (sel.value === "pretrained") usePretrainedParams(g); });
     showBudget(i);
   }
+}
+
+// the agent files and run folders of the served folder that play game g, as options of a seat's select
+function agentOptions(select, g) {
+  for (const a of AGENTS.agents)
+    if (a.game === g.name || a.game === g.id) select.append(el("option", {value: "agent:" + a.path}, "agent " + a.path));
+}
+
+// the files of the served folder the server could not read, each with its reason (as text)
+function showUnreadable(entries, id) {
+  const box = $(id);
+  box.replaceChildren();
+  if (!entries || !entries.length) return;
+  const list = el("ul");
+  for (const u of entries) list.append(el("li", {}, str(u.error || u.path)));
+  box.append(el("details", {}, el("summary", {},
+    `${entries.length} file${entries.length > 1 ? "s" : ""} in the served folder could not be read`), list));
 }
 
 // a pretrained agent plays the game parameters it was trained with (Nim's max_take=5 of the paper, ...)
@@ -213,7 +249,10 @@ function render() {
   else th.textContent = THOUGHTS.note || "";
 }
 
-function fmt(x) { return (Number.isInteger(x) || Math.abs(x) >= 100) ? x.toFixed(0) : x.toFixed(2); }
+function fmt(x) {
+  if (typeof x !== "number" || !Number.isFinite(x)) return "-";
+  return (Number.isInteger(x) || Math.abs(x) >= 100) ? x.toFixed(0) : x.toFixed(2);
+}
 
 function valueText(x, y, a, values, best) {
   const val = values[a];
@@ -364,12 +403,10 @@ async function showPanel(name) {
   $("panel-play").classList.toggle("hidden", name !== "play");
   $("panel-runs").classList.toggle("hidden", name !== "runs");
   if (name === "runs" && !$("run").options.length) {
-    const runs = await api("GET", "/api/runs");
-    if (!runs.length) { $("run-plot").textContent = "no run folders (with a curve.csv) in the served folder"; return; }
-    for (const r of runs) {
-      const o = document.createElement("option"); o.value = r.path; o.textContent = r.path + (r.game ? ` (${r.game})` : "");
-      $("run").appendChild(o);
-    }
+    const listing = await api("GET", "/api/runs");
+    showUnreadable(listing.unreadable, "runs-unreadable");
+    if (!listing.runs.length) { $("run-plot").textContent = "no run folders (with a curve.csv) in the served folder"; return; }
+    for (const r of listing.runs) $("run").append(el("option", {value: r.path}, r.path + (r.game ? ` (${r.game})` : "")));
     $("run").addEventListener("change", showRun);
     showRun();
   }
@@ -378,61 +415,70 @@ async function showPanel(name) {
 async function showRun() {
   try {
     const data = await api("GET", "/api/run?path=" + encodeURIComponent($("run").value));
-    $("run-plot").innerHTML = plotCurve(data.rows);
-    $("run-evals").innerHTML = evalTables(data.evaluations);
-  } catch (e) { $("run-plot").textContent = "error: " + e.message; }
+    $("run-plot").replaceChildren(plotCurve(data.rows));
+    $("run-evals").replaceChildren(evalTables(data.evaluations));
+  } catch (e) { $("run-plot").textContent = "error: " + e.message; $("run-evals").replaceChildren(); }
 }
 
+function isNum(x) { return typeof x === "number" && Number.isFinite(x); }
+
 function plotCurve(rows) {
-  if (!rows.length) return "<p>curve.csv has no rows yet</p>";
+  if (!rows.length) return el("p", {}, "curve.csv has no rows yet");
   const xKey = rows.some((r) => r.episode != null) ? "episode" : "env_steps";
   const series = Object.keys(rows[0]).filter((k) => k.startsWith("score_"));
   if (!series.length) series.push("train_reward");
   const W = 640, H = 320, L = 60, B = 40, T = 20, Rm = 160;
   const pts = [];
-  for (const s of series) for (const r of rows) if (r[s] != null && r[xKey] != null) pts.push([r[xKey], r[s]]);
-  if (!pts.length) return "<p>no evaluation scores in curve.csv yet</p>";
+  for (const s of series) for (const r of rows) if (isNum(r[s]) && isNum(r[xKey])) pts.push([r[xKey], r[s]]);
+  if (!pts.length) return el("p", {}, "no evaluation scores in curve.csv yet");
   const xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
   const x0 = Math.min(...xs), x1 = Math.max(...xs, x0 + 1);
   let y0 = Math.min(...ys, 0), y1 = Math.max(...ys);
   if (y1 <= 1 && y0 >= 0) y1 = 1; if (y1 === y0) y1 = y0 + 1;
   const X = (x) => L + (x - x0) / (x1 - x0) * (W - L - Rm), Y = (y) => T + (1 - (y - y0) / (y1 - y0)) * (H - T - B);
-  const out = [`<svg id="curve" xmlns="${SVGNS}" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" style="background:#fff">`];
-  out.push(`<line x1="${L}" y1="${Y(y0)}" x2="${W - Rm}" y2="${Y(y0)}" stroke="#333"/><line x1="${L}" y1="${T}" x2="${L}" y2="${H - B}" stroke="#333"/>`);
+  const svg = svgEl("svg", {id: "curve", width: W, height: H, viewBox: `0 0 ${W} ${H}`});
+  svg.append(svgEl("line", {x1: L, y1: Y(y0), x2: W - Rm, y2: Y(y0), stroke: "#333"}),
+             svgEl("line", {x1: L, y1: T, x2: L, y2: H - B, stroke: "#333"}));
   for (let i = 0; i <= 4; i++) {
     const yv = y0 + (y1 - y0) * i / 4, xv = x0 + (x1 - x0) * i / 4;
-    out.push(`<text x="${L - 6}" y="${Y(yv)}" text-anchor="end" dominant-baseline="middle" font-size="11">${fmt(yv)}</text>`);
-    out.push(`<line x1="${L}" y1="${Y(yv)}" x2="${W - Rm}" y2="${Y(yv)}" stroke="#eee"/>`);
-    out.push(`<text x="${X(xv)}" y="${H - B + 16}" text-anchor="middle" font-size="11">${Math.round(xv)}</text>`);
+    svg.append(svgEl("text", {x: L - 6, y: Y(yv), "text-anchor": "end", "dominant-baseline": "middle", "font-size": 11}, fmt(yv)),
+               svgEl("line", {x1: L, y1: Y(yv), x2: W - Rm, y2: Y(yv), stroke: "#eee"}),
+               svgEl("text", {x: X(xv), y: H - B + 16, "text-anchor": "middle", "font-size": 11}, String(Math.round(xv))));
   }
-  out.push(`<text x="${(L + W - Rm) / 2}" y="${H - 6}" text-anchor="middle" font-size="12">${xKey}</text>`);
+  svg.append(svgEl("text", {x: (L + W - Rm) / 2, y: H - 6, "text-anchor": "middle", "font-size": 12}, xKey));
   const colours = ["#c82828", "#2850c8", "#2a9a40", "#b060c0", "#e08a00", "#555"];
   series.forEach((s, i) => {
-    const p = rows.filter((r) => r[s] != null && r[xKey] != null).map((r) => `${X(r[xKey]).toFixed(1)},${Y(r[s]).toFixed(1)}`);
+    const p = rows.filter((r) => isNum(r[s]) && isNum(r[xKey])).map((r) => `${X(r[xKey]).toFixed(1)},${Y(r[s]).toFixed(1)}`);
     const c = colours[i % colours.length];
-    out.push(`<polyline class="series" data-series="${esc(s)}" points="${p.join(" ")}" fill="none" stroke="${c}" stroke-width="2"/>`);
-    out.push(`<text x="${W - Rm + 10}" y="${T + 16 * i + 8}" font-size="12" fill="${c}">${esc(s.replace(/^score_/, "vs "))}</text>`);
+    svg.append(svgEl("polyline", {class: "series", "data-series": s, points: p.join(" "), fill: "none", stroke: c, "stroke-width": 2}),
+               svgEl("text", {x: W - Rm + 10, y: T + 16 * i + 8, "font-size": 12, fill: c}, s.replace(/^score_/, "vs ")));
   });
-  out.push("</svg>");
-  return out.join("");
+  return svg;
+}
+
+function scoreText(m) {
+  if (isNum(m.win_rate)) return `${(m.win_rate * 100).toFixed(1)}% ± ${(isNum(m.win_rate_se) ? m.win_rate_se * 100 : 0).toFixed(1)}`;
+  return `${fmt(m.mean_score)} ± ${fmt(isNum(m.score_se) ? m.score_se : 0)}`;
 }
 
 function evalTables(evals) {
-  const parts = [];
+  const out = document.createDocumentFragment();
   for (const [file, data] of Object.entries(evals)) {
     if (data && Array.isArray(data.matchups)) {
-      const rows = data.matchups.map((m) => {
-        const score = m.win_rate != null ? `${(m.win_rate * 100).toFixed(1)}% ± ${(m.win_rate_se * 100).toFixed(1)}`
-          : `${fmt(m.mean_score)} ± ${fmt(m.score_se || 0)}`;
-        return `<tr><td>${esc(m.player)}</td><td>${esc(m.opponent)}</td><td>${m.n_games}</td><td>${score}</td></tr>`;
-      });
-      parts.push(`<h3>${esc(file)}</h3><table class="evals"><tr><th>player</th><th>opponent</th><th>games</th>` +
-        `<th>${data.metric === "win_rate" ? "win rate (draw ½)" : "score"}</th></tr>${rows.join("")}</table>`);
+      const table = el("table", {class: "evals"}, el("tr", {}, el("th", {}, "player"), el("th", {}, "opponent"),
+        el("th", {}, "games"), el("th", {}, data.metric === "win_rate" ? "win rate (draw ½)" : "score")));
+      for (const m of data.matchups) {
+        if (!m || typeof m !== "object") continue;
+        table.append(el("tr", {}, el("td", {}, str(m.player)), el("td", {}, str(m.opponent)), el("td", {}, str(m.n_games)),
+          el("td", {}, scoreText(m))));
+      }
+      out.append(el("h3", {}, file), table);
     } else {
-      parts.push(`<details><summary>${esc(file)}</summary><pre>${esc(JSON.stringify(data, null, 1))}</pre></details>`);
+      out.append(el("details", {}, el("summary", {}, file), el("pre", {}, JSON.stringify(data, null, 1))));
     }
   }
-  return parts.join("") || "<p>no evaluation results in this run folder</p>";
+  if (!out.childNodes.length) out.append(el("p", {}, "no evaluation results in this run folder"));
+  return out;
 }
 
 init().catch((e) => setStatus("error: " + e.message));
