@@ -169,7 +169,7 @@ def test_farl_serve_never_runs_a_payload(trained_run, tmp_path, kind):
     root.mkdir()
     folder, marker = crafted(trained_run, tmp_path, kind)
     shutil.move(str(folder), root / "run")
-    with TestClient(create_app(root, time_limit=30)) as client:
+    with TestClient(create_app(root, time_limit=30), base_url="http://127.0.0.1") as client:  # a loopback Host
         client.get("/api/agents")
         client.get("/api/runs")
         r = client.post("/api/new", json={"game": "tictactoe", "seats": ["human", "agent:run"]})

@@ -52,7 +52,7 @@ def test_import_without_torch():
             "import farl_agents, farl_agents.baselines, farl_agents.baselines.cli, farl_agents.baselines.envs\n"
             "import farl_agents.evaluate, farl_agents.learners\n"
             "from farl_agents.baselines.cli import main\n"
-            "assert main(['baseline', 'tictactoe', '--algo', 'dqn', '--timesteps', '10']) == 2\n")
+            "assert main(['compare', 'tictactoe', '--budget-steps', '10', '--out', '/nonexistent/x']) == 2\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "baselines' extra" in r.stderr

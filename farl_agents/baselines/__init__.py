@@ -35,7 +35,7 @@ import importlib
 _EXPORTS = {
     "train_baseline": "train", "load_baseline": "files", "save_baseline": "files", "Budget": "train",
     "Evaluator": "train",
-    "ALGOS": "train", "HYPERPARAMS": "train",
+    "ALGOS": "models", "HYPERPARAMS": "models",
     "compare": "compare", "train_td_farl": "compare",
     "SB3Player": "players", "SnapshotOpponent": "players", "SnapshotCallback": "players",
     "MaskedDQN": "dqn", "MaskedDQNPolicy": "dqn",

@@ -12,7 +12,7 @@ puts there. farl reads a baseline file this way instead:
 2. ``farl.json`` (plain JSON, written by :func:`save_baseline`) names the
    algorithm, the game and its parameters, the hyperparameters and the step
    counters; the model is **rebuilt from those settings** with farl's own
-   classes (:func:`~farl_agents.baselines.train.build_model`);
+   classes (:func:`~farl_agents.baselines.models.make_model`);
 3. the weights (and, to resume, the optimizer's state) are read with
    ``torch.load(..., weights_only=True)``, which accepts tensors and plain
    containers and refuses any other object; each member's declared size is
@@ -74,7 +74,7 @@ def save_baseline(model, target, game, algo: str, hyperparams: dict | None = Non
     hyperparameter is not plain JSON (a class in ``policy_kwargs``, say): such
     a model could not be rebuilt from data.
     """
-    from farl_agents.baselines.train import HYPERPARAMS, check_algo
+    from farl_agents.baselines.models import HYPERPARAMS, check_algo
 
     algo = check_algo(algo)
     settings = {"format": FORMAT, "version": VERSION, "algo": algo, "game": game.name,
@@ -299,7 +299,7 @@ def _set_counters(f: BaselineFile, model) -> None:
 
 
 def restore_baseline(model, path, game, algo: str) -> None:
-    """Load a saved run's weights, optimizer state and counters into ``model``, built by ``build_model``.
+    """Load a saved run's weights, optimizer state and counters into ``model``, built from the run's settings.
 
     ``model`` comes from the run's own settings (game, algorithm, envs and
     opponents): this is resuming. The file's ``farl.json``, where present,
@@ -334,7 +334,7 @@ def read_baseline(path, game=None):
     ``ValueError``) with one line naming the file for anything else.
     """
     import farl_envs
-    from farl_agents.baselines.train import ALGOS, build_model
+    from farl_agents.baselines.models import ALGOS, make_model
 
     if isinstance(game, str):
         game = farl_envs.game_spec(game)
@@ -363,7 +363,7 @@ def read_baseline(path, game=None):
                 raise f.fail("not a MaskablePPO or farl MaskedDQN model (no action_net or q_net weights)")
             hyperparams = None
         try:
-            model, _ = build_model(game, algo, n_envs=1, opponent="random", hyperparams=hyperparams)
+            model = make_model(game, algo, [None], hyperparams=hyperparams)  # one env, a random opponent
         except (ValueError, TypeError) as exc:
             raise f.fail(f"{SETTINGS}: the settings do not build a model ({exc})") from None
         _load_weights(f, model, weights)

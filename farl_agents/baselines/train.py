@@ -21,50 +21,26 @@ from pathlib import Path
 import numpy as np
 
 import farl_envs
-from farl_agents.baselines.envs import PlayerOpponent, make_env
+from farl_agents.baselines.envs import PlayerOpponent
 from farl_agents.baselines.files import save_baseline
 from farl_agents.baselines.measure import Budget, Checkpoints, Evaluator, curve_row, plot_curves, write_curve_csv
+from farl_agents.baselines.models import ALGOS, HYPERPARAMS, N_ENVS, attach_logger, check_algo, make_model
 from farl_envs.core.spec import GameSpec
 
-ALGOS = ("maskable-ppo", "dqn")
-_ALGO_ALIASES = {"maskable-ppo": "maskable-ppo", "maskableppo": "maskable-ppo", "ppo": "maskable-ppo",
-                 "dqn": "dqn"}
+__all__ = ["ALGOS", "HYPERPARAMS", "N_ENVS", "attach_logger", "build_model", "check_algo", "run_sb3",
+           "train_baseline"]
+
 OPPONENT_CHOICES = ("self-play", "random", "<any farl opponent name, e.g. mcts50>")
 
 DEFAULT_TIMESTEPS = {"tictactoe": 100_000, "connect_four": 200_000, "hex": 200_000, "othello": 200_000,
                      "game2048": 100_000, "nim": 50_000, "nim3p": 50_000}
 """Budget of ``train_baseline`` when neither ``timesteps`` nor ``minutes`` is given."""
 
-HYPERPARAMS = {
-    "maskable-ppo": dict(n_steps=256, batch_size=64, n_epochs=10, learning_rate=3e-4, gamma=0.99,
-                         gae_lambda=0.95, ent_coef=0.01, policy_kwargs=dict(net_arch=[128, 128])),
-    "dqn": dict(learning_rate=2.5e-4, buffer_size=100_000, learning_starts=1_000, batch_size=64, gamma=0.99,
-                train_freq=4, target_update_interval=2_000, exploration_fraction=0.2,
-                exploration_final_eps=0.05, policy_kwargs=dict(net_arch=[128, 128])),
-}
-"""Defaults of each algorithm (SB3's names); ``hyperparams=`` overrides single entries.
-
-PPO: SB3's defaults (2048 steps per rollout = 8 envs x 256, minibatch 64, 10
-epochs) plus a little entropy bonus for self-play; DQN: SB3's defaults
-scaled to budgets of 10^5 steps (smaller buffer, earlier start, target
-copied every 2,000 steps, ε 1 → 0.05 over the first 20 % of the budget).
-Both: an MLP of 128-128 units."""
-
-N_ENVS = {"maskable-ppo": 8, "dqn": 1}
-"""Parallel copies of the env (one process, stepped in turn: batches the network calls)."""
-
 SNAPSHOT_EVERY = 10_000
 """Self-play: steps between copies of the learner into the frozen opponent."""
 
 
 # ------------------------------------------------------------ SB3 pieces
-def check_algo(algo: str) -> str:
-    key = str(algo).strip().lower().replace("_", "-")
-    if key not in _ALGO_ALIASES:
-        raise ValueError(f"unknown algorithm {algo!r}; choose one of {', '.join(ALGOS)}")
-    return _ALGO_ALIASES[key]
-
-
 def _check_budget(timesteps, minutes, game: GameSpec):
     if timesteps is not None and (isinstance(timesteps, bool) or not isinstance(timesteps, (int, np.integer))
                                   or timesteps < 1):
@@ -98,45 +74,12 @@ def _training_opponents(game: GameSpec, opponent: str, n_envs: int, seed: int):
 def build_model(game: GameSpec, algo: str, seed: int = 0, opponent: str = "self-play", n_envs: int | None = None,
                 hyperparams: dict | None = None, verbose: int = 0):
     """The SB3 model (MaskablePPO or MaskedDQN) on ``n_envs`` wrapped envs, and the snapshot opponent (or None)."""
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.monitor import Monitor
-    from stable_baselines3.common.vec_env import DummyVecEnv
-
-    from farl_agents.baselines.dqn import MaskedDQN
-
     algo = check_algo(algo)
     n_envs = N_ENVS[algo] if n_envs is None else int(n_envs)
     if n_envs < 1:
         raise ValueError(f"n_envs must be >= 1, got {n_envs}")
     opps, snap = _training_opponents(game, opponent, n_envs, seed)
-    params = dict(game.params)
-
-    def env_fn(i):
-        return lambda: Monitor(make_env(game.name, seat="alternate", opponents=opps[i], **params))
-
-    venv = DummyVecEnv([env_fn(i) for i in range(n_envs)])
-    hp = dict(HYPERPARAMS[algo])
-    if hyperparams:
-        unknown = set(hyperparams) - set(hp) - {"policy_kwargs", "max_grad_norm", "clip_range", "vf_coef",
-                                                "gradient_steps", "exploration_initial_eps", "tau"}
-        if unknown:
-            raise ValueError(f"unknown {algo} hyperparameters: {', '.join(sorted(unknown))}")
-        hp.update(hyperparams)
-    cls = MaskablePPO if algo == "maskable-ppo" else MaskedDQN
-    model = cls("MlpPolicy", venv, seed=seed, verbose=verbose, device="cpu", **hp)
-    attach_logger(model, verbose)
-    return model, snap
-
-
-def attach_logger(model, verbose: int = 0) -> None:
-    """Give ``model`` a logger that writes no folder: SB3's default one makes an empty ``SB3-<date>`` folder in
-    the system's temporary directory on every ``learn`` (with ``verbose`` it prints the training table)."""
-    import sys
-
-    from stable_baselines3.common.logger import HumanOutputFormat, Logger
-
-    model.set_logger(Logger(folder=None, output_formats=[HumanOutputFormat(sys.stdout)] if verbose else []))
-
+    return make_model(game, algo, opps, seed=seed, hyperparams=hyperparams, verbose=verbose), snap
 
 def _curve_callback(budget: Budget, checkpoints: Checkpoints, evaluator, game: GameSpec, label: str, rows: list,
                     on_checkpoint=None):
