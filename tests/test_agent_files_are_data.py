@@ -215,3 +215,14 @@ def test_a_weights_member_larger_than_the_network_is_refused_before_reading(trai
     assert (folder / "agent.zip").stat().st_size < 1_000_000
     with pytest.raises(AgentFileError, match="declares"):
         load_baseline(folder / "agent.zip")
+
+
+def test_an_agent_file_error_is_one_line_without_the_debug_hint(monkeypatch, capsys):
+    from farl_agents.cli import info
+
+    def refuse(args):
+        raise AgentFileError("x.npz: member w declares 10 bytes, the table needs 4")
+
+    monkeypatch.setattr(info, "run_command", refuse)
+    assert main(["info"]) == 2
+    assert capsys.readouterr().err == "farl: error: x.npz: member w declares 10 bytes, the table needs 4\n"

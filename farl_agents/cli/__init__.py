@@ -29,6 +29,7 @@ from farl_agents.baselines import cli as baselines_cli
 from farl_agents.cli import c4_book, evaluate, info, play, pretrained, reproduce, serve, tournament, train
 from farl_agents.cli.common import CliError, Parser
 from farl_agents.runs import RunError
+from farl_agents.safe_files import AgentFileError
 
 
 def build_parser(argv: list[str] | None = None) -> Parser:
@@ -78,7 +79,8 @@ def main(argv=None) -> int:
     except (CliError, ValueError, OSError, RuntimeError) as exc:
         if debug:
             raise
-        hint = "" if isinstance(exc, (CliError, RunError)) else " (--debug shows the traceback)"
+        # a mistake in what was typed or in a file says all there is to say; anything else may be farl's bug
+        hint = "" if isinstance(exc, (CliError, RunError, AgentFileError)) else " (--debug shows the traceback)"
         print(f"farl: error: {_one_line(exc)}{hint}", file=sys.stderr)
         return 2
 
