@@ -15,11 +15,35 @@ inside ``step``. Every game has a registered id (``farl_envs.gymnasium_id(game)`
   opponents' replies;
 * an **illegal action ends the episode as a loss** for the learner (reward =
   the game's lowest reward, ``info["illegal_action"] = True``), so checkers
-  and untrained policies that send arbitrary actions run cleanly.
+  and untrained policies that send arbitrary actions run cleanly;
+* a game ended by a move cap outside the rules (``GameSpec.truncated``:
+  Chinese Checkers' ``max_moves``, Lines of Action's ``max_game_length``)
+  returns ``terminated=False, truncated=True``; every other end is
+  ``terminated=True``.
+
+Opponents (``opponents=``), one for every other seat or a list with one per
+other seat in seat order, each of them:
+
+* ``None``: uniform random legal moves (the default);
+* a harness player, anything with ``act(game, state, rng) -> action`` such
+  as ``farl_agents.opponents.make_opponent("mcts50", "connect_four")`` or a
+  trained ``NTupleAgent``: called with the kernel state (a copy) and a farl
+  random generator drawn from the env's ``np_random`` at every ``reset`` (so
+  ``reset(seed=...)`` repeats the players' games); its ``reset()``, if any,
+  before every episode;
+* an opponent name such as ``"mcts50"``, ``"maxn10"`` or ``"ab"``: built by
+  ``farl_agents.opponents.make_opponent`` for this game (one per seat);
+* a policy ``fn(raw_env) -> action``, called with the raw AEC env on its turn.
+
+::
+
+    from farl_agents.opponents import make_opponent
+    env = gymnasium.make("farl/ConnectFour-v0", opponents=make_opponent("mcts50", "connect_four"))
+    env = gymnasium.make("farl/Nim3P-v0", seat=0, opponents=["maxn15", None])
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Callable, Protocol, Sequence, Union
 
 import gymnasium
 import numpy as np
@@ -27,11 +51,24 @@ from gymnasium import spaces
 
 import farl_envs
 from farl_envs.core.aec import FarlAECEnv, integral_action
-from farl_envs.core.render import HumanWindow, render_rgb
-from farl_envs.core.spec import TERMINAL
+from farl_envs.core.render import ACCEPTED_RENDER_MODES, RENDER_MODES, HumanWindow, render_rgb
+from farl_envs.core.rng import make_rng
+from farl_envs.core.spec import TERMINAL, GameSpec
 
 Policy = Callable[[FarlAECEnv], int]
-"""An opponent: called with the raw AEC env when it is its turn, returns a legal action."""
+"""An opponent policy: called with the raw AEC env when it is its turn, returns a legal action."""
+
+
+
+class HarnessPlayer(Protocol):
+    """A player of farl's evaluation harness (``farl_agents.players.Player``): what ``make_opponent`` returns."""
+
+    def act(self, game: GameSpec, state: np.ndarray, rng: np.ndarray) -> int: ...
+
+
+Opponent = Union[HarnessPlayer, str, Policy, None]
+"""What ``opponents=`` takes for one seat: ``None`` (random), a harness player, an opponent name for
+``make_opponent``, or a :data:`Policy`."""
 
 SEAT_MODES = ("alternate", "random")
 
@@ -43,19 +80,21 @@ class SingleAgentEnv(gymnasium.Env):
         game: game name, e.g. ``"connect_four"`` (see :func:`farl_envs.list_games`).
         seat: the learner's seat: an int, ``"alternate"`` (seat 0, 1, ...
             on successive episodes) or ``"random"``.
-        opponents: ``None`` (uniform random moves), one policy for every
-            other seat, or a sequence with one policy per other seat in
-            seat order. A policy is called as ``policy(raw_env)``.
+        opponents: one opponent for every other seat, or a sequence with one
+            per other seat in seat order; each ``None`` (uniform random moves),
+            a harness player (``act(game, state, rng)``), an opponent name
+            (``make_opponent``'s) or a policy ``fn(raw_env)`` (see the module
+            docstring). ``self.opponents`` lists them, names built.
         render_mode: as for the AEC env.
         **params: the game's parameters, e.g. ``cols=8``.
     """
 
-    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 2}
 
-    def __init__(self, game: str, seat: int | str = 0, opponents: Policy | Sequence[Policy] | None = None,
+    def __init__(self, game: str, seat: int | str = 0, opponents: Opponent | Sequence[Opponent] = None,
                  render_mode: str | None = None, **params):
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        if render_mode is not None and render_mode not in ACCEPTED_RENDER_MODES:
+            raise ValueError(f"render_mode must be one of {list(ACCEPTED_RENDER_MODES)} or None, got {render_mode!r}")
         # the wrapper draws (once per step of the learner, opponents' moves included); the AEC env inside never does
         self.aec: FarlAECEnv = farl_envs.make_raw(game, **params)
         g = self.aec.game
@@ -68,12 +107,9 @@ class SingleAgentEnv(gymnasium.Env):
         elif isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
             raise ValueError(f"seat must be an int in 0..{n - 1} or one of {SEAT_MODES}, got {seat!r}")
         self.seat_mode = seat
-        if opponents is None or callable(opponents):
-            self._opponents = [opponents] * (n - 1)
-        else:
-            self._opponents = list(opponents)
-            if len(self._opponents) != n - 1 or not all(o is None or callable(o) for o in self._opponents):
-                raise ValueError(f"opponents must be None, a callable, or {n - 1} callables (one per other seat)")
+        self.opponents = _opponents(g, opponents)
+        self._is_player = [_is_player(o) for o in self.opponents]
+        self._player_rng = None  # the players' farl generator, made by reset()
         self.observation_space = spaces.Box(0, g.obs_high, g.obs_shape, dtype=np.int8)
         self.action_space = spaces.Discrete(g.n_actions)
         self.seat = 0 if isinstance(seat, str) else int(seat)
@@ -92,6 +128,12 @@ class SingleAgentEnv(gymnasium.Env):
         elif self.seat_mode == "random":
             self.seat = int(self.np_random.integers(n))
         self._episodes += 1
+        if any(self._is_player):  # their random numbers: a fresh farl generator from np_random (seeded above)
+            self._player_rng = make_rng(int(self.np_random.integers(2**63)))
+            for o in {id(o): o for o, p in zip(self.opponents, self._is_player) if p}.values():
+                reset = getattr(o, "reset", None)
+                if callable(reset):
+                    reset()
         self.aec.reset(seed=None if seed is None else int(seed), options=options)
         self._done = False
         self._play_opponents()
@@ -120,7 +162,8 @@ class SingleAgentEnv(gymnasium.Env):
         reward += self._play_opponents()
         if self.render_mode == "human":  # Gymnasium's convention: a human window follows every step by itself
             self.render()
-        return self._observation(), float(reward), self._done, False, self._info()
+        truncated = self._done and bool(self.aec.truncations.get(me))  # a move cap, not a rule, ended the game
+        return self._observation(), float(reward), self._done and not truncated, truncated, self._info()
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (all False when the episode is over).
@@ -161,9 +204,12 @@ class SingleAgentEnv(gymnasium.Env):
                 aec.step(None)
                 continue
             seat = aec.possible_agents.index(aec.agent_selection)
-            policy = self._opponents[seat if seat < self.seat else seat - 1]
+            k = seat if seat < self.seat else seat - 1
+            policy = self.opponents[k]
             if policy is None:
                 action = int(self.np_random.choice(np.flatnonzero(aec.action_mask())))
+            elif self._is_player[k]:
+                action = policy.act(aec.game, aec.get_state(), self._player_rng)
             else:
                 action = policy(aec)
             aec.step(action)
@@ -180,3 +226,34 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _info(self) -> dict:
         return {"action_mask": self.action_masks(), "seat": self.seat}
+
+
+def _is_player(opponent) -> bool:
+    """A harness player (``act(game, state, rng)``), as opposed to a policy ``fn(raw_env)`` or None."""
+    return callable(getattr(opponent, "act", None))
+
+
+def _opponents(game: GameSpec, opponents) -> list:
+    """One opponent per other seat of ``game``: ``opponents`` checked, a single one repeated, names built."""
+    n = game.n_players - 1
+    forms = ("None, a harness player (act(game, state, rng)), an opponent name such as 'mcts50', "
+             "a policy fn(raw_env)")
+    if opponents is None or isinstance(opponents, str) or _is_player(opponents) or callable(opponents):
+        given = [opponents] * n
+    elif isinstance(opponents, (list, tuple)):
+        given = list(opponents)
+        if len(given) != n:
+            raise ValueError(f"opponents: a list needs {n} opponents (one per other seat of {game.id}), "
+                             f"got {len(given)}")
+    else:
+        raise ValueError(f"opponents must be one of: {forms}, or a list of {n}; got {opponents!r}")
+    out = []
+    for o in given:
+        if isinstance(o, str):
+            from farl_agents.opponents import make_opponent  # the opponents' registry lives with the agents
+
+            o = make_opponent(o, game)
+        elif not (o is None or _is_player(o) or callable(o)):
+            raise ValueError(f"opponents must be one of: {forms}, or a list of {n}; got {o!r}")
+        out.append(o)
+    return out

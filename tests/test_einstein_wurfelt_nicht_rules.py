@@ -680,7 +680,7 @@ def test_infos_show_the_next_roll():
         env.step(int(rng.choice(env.legal_actions())))
         info = env.infos[mover]
         if env.state_array[TERMINAL]:
-            assert "chance" not in info and info["afterstate"].terminal
+            assert info["chance"] == {"roll": -1} and info["afterstate"].terminal  # no roll after the last move
         else:
             assert info["chance"] == {"roll": int(env.state_array[ewn.ROLL])}
             assert info["afterstate"].state[ewn.ROLL] == 0

@@ -576,8 +576,9 @@ def test_gymnasium_single_agent_wrapper():
     for ep in range(2):
         env.reset(seed=ep)
         done = False
-        while not done:
-            _, r, done, _, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        while not done:  # the move limit ends an episode as truncated, a rule's end as terminated
+            _, r, terminated, truncated, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+            done = terminated or truncated
         assert r in (-1.0, 0.0, 1.0)
 
 

@@ -224,7 +224,9 @@ def play_episode_aec(env, net, prm, mem, traces, alpha: float, epsilon: float, a
         for i, ag in enumerate(agents):
             step_rewards[i] = raw.rewards.get(ag, 0.0)
             totals[ag] += step_rewards[i]
-        terminal = all(raw.terminations.values())
+        # the game is over for every agent still in it: ended by a rule, or truncated by a move cap (the
+        # compiled loop ends both on the kernel's terminal flag)
+        terminal = all(done or raw.truncations[a] for a, done in raw.terminations.items())
         n = _load_from_env(raw, net, mem)
         action = transition(net, traces, prm, mem, agents.index(raw.agent_selection), n, terminal, step_rewards,
                             epsilon, alpha, agent_rng, sarsa, reselect, train)

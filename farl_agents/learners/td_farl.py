@@ -23,7 +23,7 @@ The algorithm is written once, as the ``@njit`` steps below (``choose_move``,
   counting or call overhead (``docs/results/train_speed.md``);
 * :func:`play_episode_aec` — a plain PettingZoo AEC loop that uses only the
   public afterstate extension (``afterstates()``, ``rewards``,
-  ``terminations``), so it works with any env that offers it.
+  ``terminations`` and ``truncations``), so it works with any env that offers it.
 
 Both draw the same random numbers in the same order, so the same seed gives
 the same weights (``tests/test_equivalence.py``).
@@ -344,7 +344,8 @@ def play_episode_aec(env, net, prm, mem, traces, alpha: float, epsilon: float, a
     """Play one self-play episode through ``env``'s AEC loop, learning as :func:`self_play` does.
 
     ``env`` is reset by the caller. Uses only ``env.unwrapped.afterstates()``,
-    the observations' action masks, ``rewards`` and ``terminations``.
+    the observations' action masks, ``rewards`` and ``terminations`` / ``truncations`` (a game stopped by a
+    move cap is truncated; the compiled loop ends it on the kernel's terminal flag like any other end).
     Returns the final cumulative reward of every agent.
     """
     raw = env.unwrapped
@@ -378,5 +379,6 @@ def play_episode_aec(env, net, prm, mem, traces, alpha: float, epsilon: float, a
             step_rewards[i] = raw.rewards.get(ag, 0.0)
             totals[ag] += step_rewards[i]
         after_move(net, traces, prm, mem, player, mem.cand_idx[k], step_rewards,
-                   bool(raw.terminations.get(agent, False)), was_random, alpha, train, np.nan)
+                   bool(raw.terminations.get(agent, False) or raw.truncations.get(agent, False)), was_random,
+                   alpha, train, np.nan)
     return totals

@@ -7,11 +7,33 @@ standard turn-based PettingZoo environment (``agent_iter`` / ``last`` /
 * ``afterstate(action)`` — the deterministic result and reward tuple of a
   legal action, without stepping the environment;
 * ``afterstates()`` — the same for every legal action;
-* ``infos[agent]["afterstate"]`` after each step of ``agent`` (and, in games
-  with chance, ``infos[agent]["chance"]``, the random event that followed:
+* ``infos[agent]["afterstate"]``, the record of ``agent``'s last step (and, in
+  games with chance, ``infos[agent]["chance"]``, the random event that followed:
   2048's ``(cell, tile)``, see ``GameSpec.chance_info``);
 * ``get_state()`` / ``set_state(state)`` to read or start from any position;
 * ``board()`` — the current position in n-tuple cells (for Q(s, a) learners).
+
+Every agent's ``infos`` hold the same keys at every ``last()``, none of them
+``None`` (libraries that stack infos into arrays, Tianshou's replay buffer,
+turn a missing key into NaN and stop):
+
+* ``"afterstate"``: an :class:`~farl_envs.core.afterstate.Afterstate`; before
+  the agent's first move, and after an illegal move under ``"penalize"``, its
+  ``action`` is -1 and it holds the position as it is (zero rewards before the
+  first move; the ended game and its rewards after an illegal one);
+* ``"illegal_move"``: True only after an illegal move under ``"penalize"``;
+* ``"chance"`` (games with chance only): the event as ``chance_info`` shows it,
+  or the same shape with -1 for every number when no event followed (before
+  the agent's first move, or after a move that ended the game).
+
+``state()`` is a global state for centralised learners (PettingZoo's
+``state_space`` / ``state()``): ``player_0``'s observation planes, flattened,
+then a one-hot of the seat to move.
+
+A game that ends by a move cap outside its rules (``GameSpec.truncated``:
+Chinese Checkers' ``max_moves``, Lines of Action's ``max_game_length``) ends
+with every agent *truncated*, not terminated, as Gymnasium's convention has it;
+every other end of a game is a termination.
 
 Errors follow one policy everywhere: ``ValueError`` for a bad value (an
 illegal action, an impossible position, a parameter out of range),
@@ -31,7 +53,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from farl_envs.core.afterstate import Afterstate
-from farl_envs.core.render import HumanWindow, render_rgb
+from farl_envs.core.render import ACCEPTED_RENDER_MODES, RENDER_MODES, HumanWindow, render_rgb
 from farl_envs.core.rng import make_rng
 from farl_envs.core.spec import TERMINAL, TO_MOVE, GameSpec
 
@@ -41,10 +63,14 @@ ILLEGAL_ACTION_MODES = ("raise", "penalize")
 def integral_action(action) -> int | None:
     """``action`` as an int when it is a whole number (int, numpy integer, integral float or 0-d array), else None.
 
-    ``"3"``, ``1.5``, ``inf``, ``None`` and arrays of several numbers are not
-    actions: the envs treat them as illegal moves, never as the nearest move.
+    ``"3"``, ``1.5``, ``inf``, ``None``, booleans (Python's or numpy's, whose
+    ``int()`` would be 0 or 1) and arrays of several numbers are not actions:
+    the envs treat them as illegal moves, never as the nearest move.
     """
     if isinstance(action, (str, bytes, bool)) or action is None:
+        return None
+    dtype = getattr(action, "dtype", None)
+    if isinstance(dtype, np.dtype) and dtype.kind == "b":  # np.True_, np.array(True)
         return None
     try:
         a = int(action)
@@ -56,6 +82,16 @@ def integral_action(action) -> int | None:
         return None
 
 
+def _blank(value):
+    """``value`` with -1 in place of every number, keeping its dicts, tuples and lists: a chance event's shape
+    when no event happened."""
+    if isinstance(value, dict):
+        return {k: _blank(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return type(value)(_blank(v) for v in value)
+    return -1
+
+
 class FarlAECEnv(AECEnv):
     """A farl game as a PettingZoo AEC environment.
 
@@ -63,20 +99,21 @@ class FarlAECEnv(AECEnv):
         game: the game's spec (see each game module's ``make_spec``).
         render_mode: ``None``, ``"ansi"`` (``render()`` returns text),
             ``"human"`` (a pygame window redrawn after each step; ``pip install
-            "farl[render]"``) or ``"rgb_array"``.
+            "farl[render]"``; advertised in ``metadata["render_modes"]`` only when
+            pygame can be imported, so checkers that try every mode pass without it)
+            or ``"rgb_array"``.
         illegal_action: ``"raise"`` (default) raises ``ValueError`` naming the
             legal actions and leaves the state untouched; ``"penalize"``
             follows the PettingZoo classic convention: the mover gets -1,
             everybody else 0, and the game ends.
     """
 
-    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "farl", "is_parallelizable": False,
-                "render_fps": 2}
+    metadata = {"render_modes": list(RENDER_MODES), "name": "farl", "is_parallelizable": False, "render_fps": 2}
 
     def __init__(self, game: GameSpec, render_mode: str | None = None, illegal_action: str = "raise"):
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        if render_mode is not None and render_mode not in ACCEPTED_RENDER_MODES:
+            raise ValueError(f"render_mode must be one of {list(ACCEPTED_RENDER_MODES)} or None, got {render_mode!r}")
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
         self.game = game
@@ -97,6 +134,9 @@ class FarlAECEnv(AECEnv):
         self._state = None
         self._to_move, self._over = 0, False  # the position's mover and end, kept by _after_move
         self._window = HumanWindow(game.id, self.metadata["render_fps"]) if render_mode == "human" else None
+        self._no_chance = None
+        if game.has_chance:
+            self._no_chance = _blank(game.chance_info(0) if game.chance_info is not None else 0)
 
     # ------------------------------------------------------------------ API
     def observation_space(self, agent):
@@ -104,6 +144,28 @@ class FarlAECEnv(AECEnv):
 
     def action_space(self, agent):
         return self.action_spaces[agent]
+
+    @property
+    def state_space(self) -> spaces.Box:
+        """The space of :meth:`state`: ``int8[prod(obs_shape) + n_players]``."""
+        game = self.game
+        return spaces.Box(0, max(1, game.obs_high), (int(np.prod(game.obs_shape)) + game.n_players,), dtype=np.int8)
+
+    def state(self) -> np.ndarray:
+        """A global state of the game for centralised learners: ``player_0``'s observation planes, flattened,
+        then a one-hot of the seat to move.
+
+        The observation planes are the encoding the agents see; seen from one fixed
+        seat and with the mover added they describe the position for everybody.
+        """
+        self._require_game()
+        game = self.game
+        planes = np.zeros(game.obs_shape, dtype=np.int8)
+        game.observe(game.p, self._state, 0, planes)
+        out = np.zeros(planes.size + game.n_players, dtype=np.int8)
+        out[:planes.size] = planes.ravel()
+        out[planes.size + self._to_move] = 1
+        return out
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         """Start a new game; ``options={"state": s}`` starts from position ``s``."""
@@ -137,11 +199,13 @@ class FarlAECEnv(AECEnv):
             self.rewards = every_seat.copy()
         else:
             self.rewards = {ag: every_seat[ag] for ag in self.agents}
-        info = {"afterstate": self._record(a, agent, nxt.copy(), every_seat)}
-        if game.has_chance and not nxt[TERMINAL]:
-            code = int(game.chance(game.p, nxt, self._rng))
-            if code >= 0:
-                info["chance"] = game.chance_info(code) if game.chance_info is not None else code
+        info = {"afterstate": self._record(a, agent, nxt.copy(), every_seat), "illegal_move": False}
+        if game.has_chance:
+            info["chance"] = self._no_chance
+            if not nxt[TERMINAL]:
+                code = int(game.chance(game.p, nxt, self._rng))
+                if code >= 0:
+                    info["chance"] = game.chance_info(code) if game.chance_info is not None else code
         self.infos[agent] = info
         self._state = nxt
         self._accumulate_rewards()
@@ -286,8 +350,18 @@ class FarlAECEnv(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos = {a: self._info_without_move(a) for a in self.agents}
         self._after_move()
+
+    def _info_without_move(self, agent: str, rewards: dict | None = None, illegal: bool = False) -> dict:
+        """The infos of an agent whose last step was no move: before its first one (zero rewards), or an
+        illegal move under ``"penalize"``; the record holds the position as it is, with action -1."""
+        if rewards is None:
+            rewards = dict.fromkeys(self.possible_agents, 0.0)
+        info = {"afterstate": self._record(-1, agent, self._state.copy(), rewards), "illegal_move": illegal}
+        if self.game.has_chance:
+            info["chance"] = self._no_chance
+        return info
 
     def _after_move(self) -> None:
         s = self._state
@@ -296,7 +370,10 @@ class FarlAECEnv(AECEnv):
         self.agent_selection = self.possible_agents[self._to_move]
         self.game.legal_actions(self.game.p, s, self._mask)
         if self._over:
-            self.terminations = {a: True for a in self.agents}
+            if self.game.truncated is not None and self.game.truncated(self.game.p, s):
+                self.truncations = {a: True for a in self.agents}  # a move cap outside the rules
+            else:
+                self.terminations = {a: True for a in self.agents}
         elif self.game.eliminated is not None:
             self._mark_eliminated()
 
@@ -325,9 +402,10 @@ class FarlAECEnv(AECEnv):
 
     def _penalize(self, agent: str) -> None:
         self.rewards = {a: (-1.0 if a == agent else 0.0) for a in self.agents}
-        self.infos[agent] = {"illegal_move": True}
         self._state = self._state.copy()
         self._state[TERMINAL] = 1
+        every_seat = {a: (-1.0 if a == agent else 0.0) for a in self.possible_agents}
+        self.infos[agent] = self._info_without_move(agent, every_seat, illegal=True)
         self._over = True
         self._mask[:] = 0
         self.terminations = {a: True for a in self.agents}

@@ -1,6 +1,14 @@
 """Rendering shared by all games: ``rgb_array`` images (coloured cells on a grid, numpy only) and the
-``human`` window that shows them (pygame, an optional extra: ``pip install "farl[render]"``)."""
+``human`` window that shows them (pygame, an optional extra: ``pip install "farl[render]"``).
+
+Checkers try every render mode an env advertises (Gymnasium's ``check_env``, PettingZoo's
+``render_test``), so ``"human"`` is advertised (:data:`RENDER_MODES`) only where pygame can be imported.
+``render_mode="human"`` is still accepted without pygame (PettingZoo's ``render_test`` builds an env with
+it before it reads the advertised modes); drawing then raises an error that names the extra to install.
+"""
 from __future__ import annotations
+
+import importlib.util
 
 import numpy as np
 
@@ -8,6 +16,20 @@ from farl_envs.core.spec import GameSpec
 
 CELL = 40  # pixels per cell: a 15x15 board is a 600-pixel image
 GAP = 2
+
+
+def pygame_available() -> bool:
+    """Whether pygame can be imported here (found without importing it: importing pygame prints a banner)."""
+    try:
+        return importlib.util.find_spec("pygame") is not None
+    except (ImportError, ValueError):  # a blocked or half-imported pygame
+        return False
+
+
+ACCEPTED_RENDER_MODES = ("ansi", "human", "rgb_array")
+"""What ``render_mode=`` takes (``"human"``: a pygame window; without pygame, drawing raises the install hint)."""
+RENDER_MODES = ACCEPTED_RENDER_MODES if pygame_available() else ("ansi", "rgb_array")
+"""What the envs advertise in ``metadata["render_modes"]``: ``"human"`` only when pygame can be imported."""
 
 
 def render_rgb(game: GameSpec, state: np.ndarray) -> np.ndarray:

@@ -133,6 +133,16 @@ class GameSpec:
     paint: Callable | None = None
     """Optional ``paint(p, s) -> int[rows, cols]`` of colour indices for
     ``rgb_array`` rendering; by default the n-tuple board is drawn."""
+    truncated: Callable | None = None
+    """Only for games with a move cap outside their rules (Chinese Checkers'
+    ``max_moves``, Lines of Action's ``max_game_length``): ``truncated(p, s) ->
+    bool``, True when the terminal position ``s`` was ended by the cap rather
+    than by a rule (Python-level, called once when a game ends). The kernels
+    end a capped game like any other (terminal flag, the rewards of a draw), so
+    compiled loops and searches are unaffected; the AEC env reports it as
+    ``truncations`` and the Gymnasium wrapper as ``truncated=True`` (Gymnasium's
+    convention for limits outside the task). ``None``: every end is a rule's, a
+    termination (draws the rules define included)."""
 
     @property
     def id(self) -> str:

@@ -88,6 +88,12 @@ A turn, one action at a time
   A target filled in the middle of a chain wins only once the chain ends.
 * When ``max_moves`` turns have been played without a winner the game is over
   and drawn (returns all 0). The winning turn may be the last allowed one.
+  The move limit is a cap on the game's length, not a rule of its outcome: the
+  AEC env ends such a game with every agent truncated (``truncations``, not
+  ``terminations``) and the Gymnasium wrapper returns ``truncated=True``
+  (``terminated=False``), Gymnasium's convention for limits outside the task
+  (``truncated`` below; the kernels set the terminal flag as for a win, so the
+  compiled loops treat both ends alike). A win is a termination.
 
 Each action is one ply (``state[2]``), so a turn takes one ply for a step,
 and ``k`` plies for a chain of ``k`` hops (``k + 1`` if it ends by pass).
@@ -466,6 +472,16 @@ def validate(p, s) -> str:
     return ""
 
 
+def truncated(p, s) -> bool:
+    """True when the terminal position ``s`` was ended by the move limit (``max_moves``), not by a win: the
+    player who moved last has not filled its target (the win is checked first, so a winning last turn is
+    a win)."""
+    if not s[TERMINAL]:
+        return False
+    last = (int(s[TO_MOVE]) - 1) % _n_players(p)
+    return not _has_finished(p, s, last)
+
+
 def render_text(p, s) -> str:
     """The star as text in doubled coordinates plus a status line (see the module docstring)."""
     n = _n_players(p)
@@ -568,5 +584,5 @@ def make_spec(players: int = 2, max_moves: int = 1000) -> GameSpec:
         cell_colors=((40, 40, 40), (215, 215, 215), (170, 150, 120)) + players[:n_players],
         # no grid_shape: the 121 holes are not a rows x cols array (code that reshapes boards must not try);
         # paint draws them on the 17 x 25 grid of their doubled coordinates
-        cell_neighbours=cell_neighbours, paint=paint,
+        cell_neighbours=cell_neighbours, paint=paint, truncated=truncated,
     )

@@ -64,6 +64,13 @@ test in ``tests/test_lines_of_action_rules.py``):
   ``max_game_length`` ends the game in a draw, **even if it also connects
   a player's pieces** (OpenSpiel tests the limit after and over the win).
   ``max_game_length=1`` makes every game a one-move draw.
+  The limit is a cap on the game's length, not a rule of its outcome: the AEC
+  env ends such a game with both agents truncated (``truncations``, not
+  ``terminations``) and the Gymnasium wrapper returns ``truncated=True``
+  (``terminated=False``), Gymnasium's convention for limits outside the task
+  (``truncated`` below; the kernels set the terminal flag as for any end, so
+  the compiled loops treat all ends alike). Wins, losses and the repetition
+  draw are rules, hence terminations.
 
 Captures are irreversible (the number of pieces only goes down), so a board
 can only repeat one seen since the last capture. The state therefore keeps
@@ -520,6 +527,12 @@ def validate(p, s) -> str:
     return ""
 
 
+def truncated(p, s) -> bool:
+    """True when the terminal position ``s`` was ended by the move limit: its ply count reached
+    ``max_game_length`` (the limit is tested before the win and repetition, so it decides that move)."""
+    return bool(s[TERMINAL]) and int(s[PLY]) >= int(p[0])
+
+
 def render_text(p, s) -> str:
     """The board as OpenSpiel draws it: rank 8 on top, ``x`` black, ``o`` white, ``.`` empty."""
     lines = []
@@ -566,5 +579,5 @@ def make_spec(max_game_length: int = DEFAULT_MAX_GAME_LENGTH) -> GameSpec:
         render_text=render_text, symmetries=symmetries, action_symmetries=action_symmetries,
         action_names=tuple(action_name(a) for a in range(N_ACTIONS)),
         cell_colors=((200, 170, 110), (30, 30, 30), (240, 240, 240)),
-        grid_shape=(SIZE, SIZE), paint=_paint,
+        grid_shape=(SIZE, SIZE), paint=_paint, truncated=truncated,
     )

@@ -95,6 +95,12 @@ Finkel's rules: a player who renders the other unable to move wins); this
 needs a blockaded piece and is rare. Losing the last piece ends the game at
 once (the capturer also has more pieces).
 
+Every one of these ends, the ``no_capture_limit`` one included, is a rule
+that decides the game (more pieces wins, equal numbers draw), so the AEC env
+reports it as a termination (``terminations``), and the Gymnasium wrapper as
+``terminated=True``: it is not a truncation, unlike the move caps of Chinese
+Checkers and Lines of Action, which stop a game without deciding it.
+
 The score heuristic of Cohen-Solal 2020 (its "scoring" = "presence" for this
 game) is the piece difference, ``count(board == 1) - count(board == 2)`` for
 ``player_0``, read from the n-tuple board.
