@@ -9,6 +9,11 @@ from __future__ import annotations
 
 import importlib
 from importlib.metadata import version as _installed_version
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the env classes import numba and pettingzoo: only when a game is made
+    from farl_envs.core.aec import FarlAECEnv
+    from farl_envs.core.factory import FastOrderEnforcingWrapper
 
 #: farl's version; pyproject.toml holds the only copy (farl is always installed, editable in development)
 __version__ = _installed_version("farl")
@@ -54,12 +59,16 @@ def env_module(name: str):
     return importlib.import_module(_GAMES[_short_name(name)][0])
 
 
-def make(name: str, **params):
-    """Create the AEC environment of game ``name``, e.g. ``make("connect_four", cols=8)``."""
+def make(name: str, **params) -> FastOrderEnforcingWrapper:
+    """Create the AEC environment of game ``name``, e.g. ``make("connect_four", cols=8)``.
+
+    It is the raw env (:func:`make_raw`, reached again by ``.unwrapped``) inside PettingZoo's
+    order-enforcing checks, as PettingZoo's own ``env()`` functions return it.
+    """
     return env_module(name).env(**params)
 
 
-def make_raw(name: str, **params):
+def make_raw(name: str, **params) -> FarlAECEnv:
     """Create the unwrapped AEC environment (the afterstate extension's home)."""
     return env_module(name).raw_env(**params)
 
