@@ -10,7 +10,7 @@ $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	# torch first, pinned to the CPU build, so the baselines extra does not pull a CUDA build
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e ".[dev,baselines,adapters,web,browser,docs,ray]"
+	$(PY) -m pip install -q -e ".[dev,baselines,adapters,web,browser,docs,ray,tianshou,rllib]"
 	touch $(STAMP)
 
 # TD-FARL vs no-FARL on TicTacToe and Nim3P with the paper's settings (3 seeds each), evaluated
