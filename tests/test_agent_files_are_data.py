@@ -226,3 +226,13 @@ def test_an_agent_file_error_is_one_line_without_the_debug_hint(monkeypatch, cap
     monkeypatch.setattr(info, "run_command", refuse)
     assert main(["info"]) == 2
     assert capsys.readouterr().err == "farl: error: x.npz: member w declares 10 bytes, the table needs 4\n"
+
+
+def test_a_deeply_nested_run_json_is_a_one_line_error(tmp_path, capsys):
+    folder = tmp_path / "deep"
+    folder.mkdir()
+    (folder / "run.json").write_text("[" * 100_000 + "]" * 100_000)
+    for argv in (["train", "--resume", str(folder)], ["eval", str(folder), "--vs", "random"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("farl: error:") and len(err.strip().splitlines()) == 1 and "Recursion" not in err

@@ -107,9 +107,9 @@ def finish_config(config: BaselineConfig, game) -> BaselineConfig:
 def load_player(path, game=None):
     """``(SB3Player, GameSpec)`` of a saved model: its ``farl.json`` names the game; a model saved before
     farl wrote that takes its game from the ``run.json`` beside it (or ``game`` must be given)."""
-    import json
 
     import farl_envs
+    from farl_agents.safe_files import read_json
 
     need_sb3()
     from farl_agents.baselines.files import BaselineFile, read_baseline
@@ -121,7 +121,7 @@ def load_player(path, game=None):
             knows_game = f.settings is not None
         if not knows_game:
             try:
-                info = json.loads((path.parent / "run.json").read_text())
+                info = read_json(path.parent / "run.json")
                 game = farl_envs.game_spec(info["game"], **info.get("game_params", {}))
             except (OSError, ValueError, KeyError, TypeError, RecursionError):
                 raise ValueError(f"{path}: this SB3 model does not say which game it plays; give its run folder "

@@ -21,7 +21,6 @@ optionally a ``game_params`` table; a run's ``run.json`` works too),
 from __future__ import annotations
 
 import datetime
-import json
 import math
 import shlex
 import signal
@@ -45,6 +44,7 @@ from farl_agents.cli.common import (
 from farl_agents.config_flags import FlagError
 from farl_agents.runs import ALONE, Run, RunSpec, start_states, summary_line
 from farl_agents.runs.legacy import needs_upgrade
+from farl_agents.safe_files import read_json
 
 RESUME_FLAGS = ("--resume", *QUIET_FLAGS, "--stop-after", "--checkpoint-minutes", "--eval-jobs",
                 "--algo", "--debug")
@@ -76,7 +76,7 @@ def family_for_argv(argv: list[str]) -> families.Family:
         if legacy:
             return families.get(legacy)
         try:
-            record = json.loads((Path(folder) / "run.json").read_text())
+            record = read_json(Path(folder) / "run.json")
             return families.get(record.get("family", "ntuple"))
         except (OSError, ValueError, AttributeError):
             pass  # Run.open says what is wrong with the folder

@@ -16,12 +16,12 @@ place, the old ``run.json`` kept as ``run-farl-0.1.json``:
 from __future__ import annotations
 
 import csv
-import json
 import shutil
 from pathlib import Path
 
 from farl_agents.atomic import atomic_write_json
 from farl_agents.runs.curve import write_curve
+from farl_agents.safe_files import read_json
 
 OLD_RECORD = "run-farl-0.1.json"
 
@@ -29,7 +29,7 @@ OLD_RECORD = "run-farl-0.1.json"
 def needs_upgrade(folder: Path) -> str | None:
     """``"nemesh"`` or ``"descent"`` for a farl 0.1 folder of that family, else None."""
     try:
-        record = json.loads((Path(folder) / "run.json").read_text())
+        record = read_json(Path(folder) / "run.json")
     except (OSError, ValueError):
         return None
     if not isinstance(record, dict) or record.get("format") == "farl-run":
@@ -44,7 +44,7 @@ def upgrade(folder) -> bool:
     family = needs_upgrade(folder)
     if family is None:
         return False
-    record = json.loads((folder / "run.json").read_text())
+    record = read_json(folder / "run.json")
     if family == "nemesh":
         spec, files, done, episodes, rows = _nemesh(folder, record)
     else:

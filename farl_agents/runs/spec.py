@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import farl_envs
 from farl_agents import families
 from farl_agents.runs.curve import ALONE
+from farl_agents.safe_files import read_json
 
 
 class RunError(ValueError):
@@ -111,8 +111,8 @@ def read_spec(folder) -> RunSpec:
     if not path.is_file():
         raise RunError(f"{folder} is not a farl run folder (no run.json)")
     try:
-        info = json.loads(path.read_text())
+        info = read_json(path)
         keys = {f.name for f in dataclasses.fields(RunSpec)}
         return RunSpec.from_dict({k: v for k, v in info.items() if k in keys})
-    except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
+    except (OSError, KeyError, TypeError, ValueError, AttributeError) as exc:
         raise RunError(f"{path} is not a readable farl run description ({exc})") from None
