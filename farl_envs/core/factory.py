@@ -90,6 +90,29 @@ class _FastIterator(AECOrderEnforcingIterator):
         return inner.agent_selection
 
 
+def check_params(make_spec: Callable, game: str, params: dict) -> None:
+    """``TypeError`` naming the game's parameters (with defaults) and the nearest one, for a parameter it lacks.
+
+    ``make("connect_four", colls=8)`` would otherwise fail inside ``make_spec``
+    with Python's bare "unexpected keyword argument"; the ranges of the
+    values are checked by the game's ``make_spec`` itself (``ValueError``).
+    """
+    import difflib
+    import inspect
+
+    known = {name: p.default for name, p in inspect.signature(make_spec).parameters.items()
+             if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    unknown = sorted(set(params) - set(known))
+    if not unknown:
+        return
+    defaults = make_spec().params  # the values a default game uses (a signature's None may mean "derived")
+    have = ", ".join(f"{k}={defaults.get(k, v)!r}" for k, v in known.items()) or "none"
+    near = difflib.get_close_matches(unknown[0], list(known), n=1)
+    hint = f" (did you mean {near[0]}?)" if near else ""
+    raise TypeError(f"{game} has no parameter {', '.join(unknown)}{hint}; its parameters, with their defaults: "
+                    f"{have}")
+
+
 def env_classes(make_spec: Callable, env_name: str, module: str, doc: str):
     """Return ``(raw_env, env)`` for the game whose spec ``make_spec(**params)`` builds.
 
@@ -103,6 +126,7 @@ def env_classes(make_spec: Callable, env_name: str, module: str, doc: str):
         metadata = {**FarlAECEnv.metadata, "name": env_name}
 
         def __init__(self, render_mode: str | None = None, illegal_action: str = "raise", **params):
+            check_params(make_spec, env_name, params)
             EzPickle.__init__(self, render_mode=render_mode, illegal_action=illegal_action, **params)
             FarlAECEnv.__init__(self, make_spec(**params), render_mode=render_mode, illegal_action=illegal_action)
 
