@@ -22,3 +22,16 @@ def test_the_nearest_parameter_is_suggested():
         farl_envs.make("connect_four", colls=8)
     with pytest.raises(TypeError, match="did you mean size"):
         farl_envs.game_spec("hex", sise=5)
+
+
+def test_farl_train_help_names_grouped_presets_once():
+    import re
+
+    from farl_agents import cli
+
+    parser = cli.build_parser(["train"])
+    text = " ".join(parser._subparsers._group_actions[0].choices["train"].format_help().split())
+    sentences = [s for s in re.split(r"(?<=[.;])\s+", text) if len(s) > 30]
+    repeated = {s for s in sentences if sentences.count(s) > 1}
+    assert not repeated, repeated  # was: "a row of Thill et al. 2014's Table I (Connect Four 7x6)" nine times
+    assert "tdl-et, tdl-rr, tcl-std" in text

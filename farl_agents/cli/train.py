@@ -83,6 +83,14 @@ def family_for_argv(argv: list[str]) -> families.Family:
     return families.get("ntuple")
 
 
+def preset_help(presets: dict) -> str:
+    """``"paper: ...; tdl-et, tdl-rr, ...: ..."``: presets that share a description are named together."""
+    groups: dict[str, list[str]] = {}
+    for name, what in presets.items():
+        groups.setdefault(what, []).append(name)
+    return "; ".join(f"{', '.join(names)}: {what}" for what, names in groups.items())
+
+
 def add_parser(sub, family: families.Family) -> None:
     hooks = family.hooks()
     algos = ", ".join(f"{a} ({f.name})" for f in families.FAMILIES for a in f.algos)
@@ -100,8 +108,7 @@ def add_parser(sub, family: families.Family) -> None:
                    help=f"the learner: {algos} (default {families.FAMILIES[0].algos[0]})")
     presets = hooks.presets()
     p.add_argument("--preset", choices=list(presets) or None, metavar="NAME",
-                   help="start from named settings: " + ("; ".join(f"{k}: {v}" for k, v in presets.items())
-                                                         or "this family has none"))
+                   help="start from named settings: " + (preset_help(presets) or "this family has none"))
     p.add_argument("--param", action="append", metavar="KEY=VALUE",
                    help="a game parameter, e.g. --param cols=8 (repeatable; a preset may set Table 1's)")
     p.add_argument("--config", metavar="FILE", help="settings from a .toml or .json file")

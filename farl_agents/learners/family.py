@@ -39,7 +39,7 @@ def presets() -> dict:
     out = {"paper": "the game's settings of Konen & Bagheri 2020, Appendix A.6 (Table 1), with its Table 1 "
                     "parameters"}
     for row in connect_four_rows():
-        out[row] = "a row of Thill et al. 2014's Table I (Connect Four 7x6)"
+        out[row] = "rows of Thill et al. 2014's Table I (Connect Four 7x6)"
     return out
 
 
