@@ -134,7 +134,8 @@ def make_recipe(target: str) -> list[str]:
     m = re.search(rf"^{re.escape(target)}:.*\n((?:\t.*\n?)+)", text, re.M)
     assert m, f"Makefile has no {target} target"
     bindir = str(Path(sys.executable).parent)
-    return [line.strip().replace("$(VENV)/bin/", bindir + "/").replace("$(PY)", sys.executable)
+    return [line.strip().lstrip("@").replace("$(VENV)/bin/", bindir + "/").replace("$(PY)", sys.executable)
+            .replace("$(VENV)", ".venv")
             for line in m.group(1).splitlines() if line.strip() and not line.strip().startswith("#")]
 
 
