@@ -4,7 +4,7 @@ The learner plays one seat of TicTacToe (``seat="alternate"``: the first seat, t
 the other seat is a uniformly random player inside ``step``. MaskablePPO asks the env for
 ``action_masks()`` before every move, so it never picks an occupied cell. The trained policy then plays
 greedy games against the same random player, in both seats. Needs the ``baselines`` extra
-(``pip install "farl[baselines]"``). Run:
+(``pip install "farl-rl[baselines]"``). Run:
 
     python examples/sb3_maskable_ppo.py --timesteps 20000
 """

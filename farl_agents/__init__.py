@@ -2,4 +2,4 @@
 from importlib.metadata import version as _installed_version
 
 #: farl's version; pyproject.toml holds the only copy (farl is always installed, editable in development)
-__version__ = _installed_version("farl")
+__version__ = _installed_version("farl-rl")

@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # the env classes import numba and pettingzoo: only when a ga
     from farl_envs.core.factory import FastOrderEnforcingWrapper
 
 #: farl's version; pyproject.toml holds the only copy (farl is always installed, editable in development)
-__version__ = _installed_version("farl")
+__version__ = _installed_version("farl-rl")
 
 #: short name -> (module of the versioned env, Gymnasium id), in listing order
 _GAMES = {

@@ -43,7 +43,7 @@ def test_round_trip_and_exact_continuation(trained, tmp_path):
 
 def test_one_version_source_and_typed_packages(trained):
     """pyproject.toml holds the version; both packages and every agent file report the installed one."""
-    installed = importlib.metadata.version("farl")
+    installed = importlib.metadata.version("farl-rl")
     assert farl_envs.__version__ == installed and farl_agents.__version__ == installed
     _, path = trained
     with np.load(path) as data:

@@ -157,7 +157,7 @@ def test_human_mode_without_pygame_is_accepted_and_drawing_names_the_extra():
             except RuntimeError as exc:
                 print(exc)
     """)
-    assert out.count('pip install "farl[render]"') == 2
+    assert out.count('pip install "farl-rl[render]"') == 2
 
 
 def test_human_mode_is_advertised_when_pygame_imports():

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ray = pytest.importorskip("ray")
-pytest.importorskip("ray.rllib.algorithms.ppo", reason="RLlib's dependencies: pip install 'farl[rllib]'")
+pytest.importorskip("ray.rllib.algorithms.ppo", reason="RLlib's dependencies: pip install 'farl-rl[rllib]'")
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 

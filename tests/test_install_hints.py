@@ -1,7 +1,7 @@
 """What a user is told to install names pip and an extra that exists; Gymnasium ids need farl_envs imported.
 
 * Every ``pip install`` in farl's messages and docstrings installs the published package
-  (``pip install "farl[EXTRA]"`` with an extra of pyproject.toml), never a source checkout
+  (``pip install "farl-rl[EXTRA]"`` with an extra of pyproject.toml), never a source checkout
   (``pip install -e .``, ``".[EXTRA]"``).
 * With an optional dependency missing, the error a user meets says that command (one subprocess that
   blocks the imports, so the test runs where the extras are installed too).
@@ -23,7 +23,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 _OPTIONAL = (ROOT / "pyproject.toml").read_text().split("[project.optional-dependencies]")[1].split("\n[")[0]
 EXTRAS = set(re.findall(r"^([a-z0-9_-]+) = \[", _OPTIONAL, flags=re.M))  # read as text: tomllib needs 3.11
-FARL_HINT = re.compile(r"""pip install (?:torch==[\w.]+ && pip install )?(["'])farl\[([a-z0-9_-]+|\{\})\]\1""")
+FARL_HINT = re.compile(r"""pip install (?:torch==[\w.]+ && pip install )?(["'])farl-rl\[([a-z0-9_-]+|\{\})\]\1""")
 THIRD_PARTY = re.compile(r"""pip install (?:["']pettingzoo\[classic\]["']|shimmy open_spiel)""")
 
 
@@ -133,3 +133,40 @@ def test_gymnasium_ids_need_the_module_prefix_in_a_fresh_interpreter():
     assert "farl" in out["plain"]
     shape, module = out["prefixed"]
     assert shape == [6, 7, 2] and module.startswith("farl_envs"), out
+
+
+DISTRIBUTION = "farl-rl"
+"""farl's name on the package index (``farl`` there is an unrelated project)."""
+ALLOWED = {DISTRIBUTION, ".", "torch", "shimmy", "pettingzoo"}
+"""What a ``pip install`` in farl's files may install first: farl by its own name (with extras), a checkout
+(``.``, ``-e .``, ``".[dev]"``), the CPU torch pin, and the adapters' third-party packages."""
+PIP = re.compile(r"""pip install (?:-[qe] )*(["']?)([A-Za-z0-9_.\-]+)""")
+
+
+def _installs():
+    """(file, text, package) for every ``pip install`` in the repository's text files (old run archives aside)."""
+    import subprocess
+
+    listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    for name in listed.split():
+        if (name.startswith("docs/results/archive/") or name == "tests/test_install_hints.py"
+                or not re.search(r"(\.(py|md|toml|yml|txt)|Makefile|/run)$", name)):
+            continue
+        text = (ROOT / name).read_text(encoding="utf-8", errors="replace")
+        for m in PIP.finditer(text):
+            yield name, text[m.start():m.start() + 60].splitlines()[0], m.group(2).split("==")[0]
+
+
+def test_every_install_hint_in_the_repository_names_farl_by_its_own_distribution():
+    installs = list(_installs())
+    for name, line, package in installs:
+        assert package in ALLOWED, (name, line)  # e.g. `pip install farl` would install somebody else's project
+    assert sum(package == DISTRIBUTION for *_, package in installs) >= 20  # README, docs, error messages
+
+
+def test_the_distribution_is_named_farl_rl():
+    text = (ROOT / "pyproject.toml").read_text()
+    assert re.search(rf'^name = "{DISTRIBUTION}"$', text, re.M)
+    import importlib.metadata
+
+    assert importlib.metadata.version(DISTRIBUTION)

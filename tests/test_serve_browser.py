@@ -17,7 +17,7 @@ import json
 
 import pytest
 
-pytest.importorskip("starlette", reason="needs the web extra (pip install 'farl[web]')")
+pytest.importorskip("starlette", reason="needs the web extra (pip install 'farl-rl[web]')")
 
 from farl_agents.serve import browser as web  # noqa: E402
 

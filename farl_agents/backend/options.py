@@ -30,7 +30,7 @@ def add_backend_options(parser, what: str, jobs_default: int = 1, note: str = ""
     """
     parser.add_argument("--backend", choices=BACKENDS, default="local",
                         help=f"what runs the {what}: local worker processes, or Ray tasks on a private Ray instance "
-                             f"or a cluster (--ray-address; pip install 'farl[ray]'; docs/cluster.md)"
+                             f"or a cluster (--ray-address; pip install 'farl-rl[ray]'; docs/cluster.md)"
                              + (f". {note}" if note else ""))
     parser.add_argument("--ray-address", metavar="auto|HOST:PORT", default=None,
                         help="--backend ray: join this running Ray cluster (default: RAY_ADDRESS when set, else a "

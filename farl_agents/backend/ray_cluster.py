@@ -38,7 +38,7 @@ def import_ray():
     try:
         import ray
     except ImportError:
-        raise ValueError("--backend ray needs Ray: pip install 'farl[ray]'") from None
+        raise ValueError("--backend ray needs Ray: pip install 'farl-rl[ray]'") from None
     return ray
 
 

@@ -1,6 +1,6 @@
 """Deep-RL baselines: Stable-Baselines3 MaskablePPO and DQN on the farl games, judged by the same harness.
 
-Needs the ``baselines`` extra (``pip install torch==2.13.0 && pip install "farl[baselines]"``);
+Needs the ``baselines`` extra (``pip install torch==2.13.0 && pip install "farl-rl[baselines]"``);
 importing this package does not import torch — the names below load on first use.
 
 =======================  ==========================================================

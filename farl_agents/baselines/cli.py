@@ -24,7 +24,7 @@ import time
 from farl_agents.backend.options import add_backend_options, backend_args
 from farl_agents.cli.common import add_quiet_flag
 
-EXTRA_HINT = 'pip install torch==2.13.0 && pip install "farl[baselines]"'
+EXTRA_HINT = 'pip install torch==2.13.0 && pip install "farl-rl[baselines]"'
 
 
 def _need_sb3() -> None:

@@ -28,7 +28,7 @@ WILDCARD_HOSTS = ("0.0.0.0", "::", "")
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
-        "serve", help="play the games in the browser (local web app; pip install 'farl[web]')",
+        "serve", help="play the games in the browser (local web app; pip install 'farl-rl[web]')",
         description="Serve a web page to play every game against reference opponents, agent files and run "
                     "folders found under DIR, and to look at the runs' learning curves. Only files inside DIR "
                     "are read. Requests from other web sites' pages are refused, and so is any Host header but "
@@ -70,7 +70,7 @@ def run_command(args) -> int:
         from farl_agents.serve import create_app
         from farl_agents.serve.app import host_name
     except ImportError as exc:
-        raise CliError(f"farl serve needs the web extra ({exc.name} is missing): pip install 'farl[web]'") from None
+        raise CliError(f"farl serve needs the web extra ({exc.name} is missing): pip install 'farl-rl[web]'") from None
     root = Path(args.dir)
     if not root.is_dir():
         raise CliError(f"{args.dir} is not a folder: give the folder to serve")

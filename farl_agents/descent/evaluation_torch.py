@@ -56,7 +56,7 @@ class ConvEvaluation:
         try:
             import torch
         except ImportError:
-            raise ValueError("the conv evaluation needs torch: pip install 'farl[baselines]'") from None
+            raise ValueError("the conv evaluation needs torch: pip install 'farl-rl[baselines]'") from None
         parameter_shapes(game, int(filters), int(hidden))  # refused before torch allocates anything
         torch.set_num_threads(1)
         self.torch = torch

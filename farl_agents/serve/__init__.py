@@ -15,7 +15,7 @@ name the allowed values). Both are actively maintained and widely used;
 Flask would need a separate WSGI server and has no async waiting for the
 agent thread.
 
-Install with ``pip install "farl[web]"``; start with ``farl serve [DIR]``
+Install with ``pip install "farl-rl[web]"``; start with ``farl serve [DIR]``
 (see :mod:`farl_agents.cli.serve`).
 """
 from farl_agents.serve.app import create_app

@@ -44,7 +44,7 @@ def missing() -> str | None:
         try:
             __import__(module)
         except ImportError:
-            return f"needs {module} (pip install 'farl[{extra}]')"
+            return f"needs {module} (pip install 'farl-rl[{extra}]')"
     return None
 
 

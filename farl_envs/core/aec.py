@@ -99,7 +99,7 @@ class FarlAECEnv(AECEnv):
         game: the game's spec (see each game module's ``make_spec``).
         render_mode: ``None``, ``"ansi"`` (``render()`` returns text),
             ``"human"`` (a pygame window redrawn after each step; ``pip install
-            "farl[render]"``; advertised in ``metadata["render_modes"]`` only when
+            "farl-rl[render]"``; advertised in ``metadata["render_modes"]`` only when
             pygame can be imported, so checkers that try every mode pass without it)
             or ``"rgb_array"``.
         illegal_action: ``"raise"`` (default) raises ``ValueError`` naming the

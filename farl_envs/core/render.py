@@ -1,5 +1,5 @@
 """Rendering shared by all games: ``rgb_array`` images (coloured cells on a grid, numpy only) and the
-``human`` window that shows them (pygame, an optional extra: ``pip install "farl[render]"``).
+``human`` window that shows them (pygame, an optional extra: ``pip install "farl-rl[render]"``).
 
 Checkers try every render mode an env advertises (Gymnasium's ``check_env``, PettingZoo's
 ``render_test``), so ``"human"`` is advertised (:data:`RENDER_MODES`) only where pygame can be imported.
@@ -77,7 +77,7 @@ class HumanWindow:
         try:
             import pygame
         except ImportError:
-            raise RuntimeError('render_mode="human" opens a window with pygame: pip install "farl[render]" '
+            raise RuntimeError('render_mode="human" opens a window with pygame: pip install "farl-rl[render]" '
                                '(or use render_mode="ansi" for text)') from None
         height, width = image.shape[:2]
         if self._screen is None or self._screen.get_size() != (width, height):
