@@ -11,6 +11,10 @@ import importlib
 from importlib.metadata import version as _installed_version
 from typing import TYPE_CHECKING
 
+from farl_envs import numba_setup as _numba_setup
+
+_numba_setup.use_user_cache()  # one numba cache per user, set before any farl module compiles
+
 if TYPE_CHECKING:  # the env classes import numba and pettingzoo: only when a game is made
     from farl_envs.core.aec import FarlAECEnv
     from farl_envs.core.factory import FastOrderEnforcingWrapper

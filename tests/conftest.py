@@ -1,11 +1,13 @@
 import os
+import queue
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
-os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(os.path.dirname(__file__), "..", ".numba_cache"))
+import farl_envs  # noqa: F401 - numba's cache is the user's one, farl's and the library's (farl_envs.numba_setup)
 
 LONGEST_FIRST = (
     "test_readme.py",      # every README command, one after the other (minutes)
@@ -31,15 +33,45 @@ def pytest_collection_modifyitems(session, config, items):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session):
-    """Before the workers of a parallel run start: compile the loops many tests share (tests/numba_warmup.py)."""
+    """Before the workers of a parallel run start: compile the loops many tests share (tests/numba_warmup.py),
+    showing each item's progress lines as they come (on an empty cache this takes minutes)."""
     config = session.config
     workers = getattr(config.option, "numprocesses", None)
     if hasattr(config, "workerinput") or not workers or config.option.collectonly:
         return  # a worker, a run without workers, or only collecting
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+
+    def say(line: str) -> None:
+        if reporter is not None:
+            reporter.write_line(line)
+            reporter.flush()
+        else:
+            print(line, file=sys.stderr, flush=True)
+
+    say(f"compiling the loops many tests share, in 2 processes (tests/numba_warmup.py; numba cache "
+        f"{os.environ.get('NUMBA_CACHE_DIR')}) ...")
     script = Path(__file__).with_name("numba_warmup.py")
     procs = [subprocess.Popen([sys.executable, str(script), str(part)], stdout=subprocess.PIPE,  # noqa: S603
-                              stderr=subprocess.STDOUT, text=True) for part in (0, 1)]
-    for proc in procs:
-        out, _ = proc.communicate()
-        if proc.returncode != 0:
-            pytest.exit(f"tests/numba_warmup.py {proc.args[-1]} failed:\n{out[-3000:]}", returncode=1)
+                              stderr=subprocess.STDOUT, text=True, bufsize=1) for part in (0, 1)]
+    lines = queue.Queue()
+
+    def read(part: int, proc) -> None:
+        for line in proc.stdout:
+            lines.put((part, line.rstrip("\n")))
+        lines.put((part, None))
+
+    for part, proc in enumerate(procs):
+        threading.Thread(target=read, args=(part, proc), daemon=True).start()
+    output = {0: [], 1: []}
+    running = len(procs)
+    while running:
+        part, line = lines.get()
+        if line is None:
+            running -= 1
+        else:
+            output[part].append(line)
+            if line.startswith("[warm-up"):
+                say(line)
+    for part, proc in enumerate(procs):
+        if proc.wait() != 0:
+            pytest.exit(f"tests/numba_warmup.py {part} failed:\n" + "\n".join(output[part])[-3000:], returncode=1)
