@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from farl_agents.atomic import atomic_file
+from farl_agents.compile_notice import CompileWatch
 from farl_agents.config_flags import ConfigFlags
 from farl_agents.descent.agent import DescentAgent, load_agent, read_agent_file, save_agent
 from farl_agents.descent.heuristics import HEURISTICS, make_heuristic
@@ -135,7 +136,9 @@ class Trainer:
     def train_chunk(self, amount) -> tuple[int, float, float]:
         t = self.agent
         games, plies, (first, _, second) = t.games, t.plies, t.results
-        t.run(max(float(amount), 1e-9))
+        with CompileWatch() as watch:  # the first games compile the searches for this game (once per cache)
+            t.run(max(float(amount), 1e-9))
+        t.elapsed = max(0.0, t.elapsed - watch.seconds)  # the budget counts training time, not compiling
         return t.games - games, float((t.results[0] - first) - (t.results[2] - second)), float(t.plies - plies)
 
     def save(self, folder: Path, stem: str) -> list[str]:

@@ -57,6 +57,7 @@ from pathlib import Path
 import farl_envs
 from farl_agents.atomic import atomic_write_json
 from farl_agents.backend import STREAM_SECONDS, check_backend, check_jobs, local_workers, run_tasks
+from farl_agents.compile_notice import CompileWatch, game_title, notice
 from farl_agents.experiments.table1_report import tabulate, update_readme, write_table
 from farl_agents.experiments.table1_rows import (
     BUDGETS,
@@ -179,24 +180,64 @@ def _run_task(task: dict, folder: Path, publish: Path | None) -> dict:
     if status != "done":
         _publish(folder, publish)
         return {**_task_id(task), "status": status, "episodes_done": run.episodes_done, "restarted": restarted}
-    train_seconds = run.wall_seconds
     opps = [o for o in row.opponents if available(o)]
     skipped = [o.name for o in row.opponents if not available(o)]
     t0 = time.perf_counter()
-    res = evaluate_agent(run.agent, [o.name for o in opps], row.starts, plan(row, task["budget"]).final_games,
-                         seed=task["seed"])
+    with CompileWatch() as watch:  # normally loaded from the cache (warm_task); if not, compiling is not timed
+        res = evaluate_agent(run.agent, [o.name for o in opps], row.starts, plan(row, task["budget"]).final_games,
+                             seed=task["seed"])
+    eval_seconds = time.perf_counter() - t0 - watch.seconds
     res.to_json(folder / "final_eval.json")
     scores, ses = {}, {}
     for o, m in zip(opps, res.matchups):
         scores[o.name] = float(m.score)
         ses[o.name] = float(m.win_rate_se if m.win_rate is not None else m.score_se)
     result = {**_task_id(task), "episodes": run.spec.config.episodes, "scores": scores, "se": ses,
-              "skipped": skipped, "train_seconds": train_seconds, "eval_seconds": time.perf_counter() - t0,
+              "skipped": skipped, "train_seconds": run.train_seconds, "eval_seconds": eval_seconds,
+              "wall_seconds": run.wall_seconds, "compile_seconds": run.compile_seconds + watch.seconds,
               "finished": datetime.datetime.now().isoformat(timespec="seconds"),
               "farl_version": farl_envs.__version__}
     atomic_write_json(folder / "result.json", result)
     _publish(folder, publish)
     return {**result, "status": "done", "restarted": restarted}
+
+
+# ------------------------------------------------------------- compiling first
+def warm_task(task: dict) -> dict:
+    """Compile (or load from numba's cache) what the runs of one row need, training and evaluating nothing.
+
+    ``task`` = ``{"row", "budget"}``. The row's training loop (``Trainer.prepare``) and one game of a fresh
+    agent against each of its opponents (the agent's moves and the opponents' searches). Run once per row
+    before the runs, one row per worker, so that two workers never compile the same loop at the same time
+    and each run loads everything from the cache. Returns the seconds numba spent compiling.
+    """
+    from farl_agents import families
+
+    row = find_row(task["row"])
+    spec = run_spec(row, True, 0, task["budget"])
+    with CompileWatch() as watch:
+        trainer = families.get(spec.family).trainer().create(spec)
+        prepare = getattr(trainer, "prepare", None)
+        if prepare is not None:
+            prepare()
+        evaluate_agent(trainer.player(spec), [o.name for o in row.opponents if available(o)], "initial", 1)
+    return {**task, "status": "done", "compile_seconds": watch.seconds, "compilations": watch.compilations}
+
+
+def warm_up(rows: list, budget: str, jobs: int, progress: bool, log=print) -> float:
+    """Run :func:`warm_task` for ``rows`` on local workers under a notice; returns the compile seconds."""
+    titles = ", ".join(dict.fromkeys(game_title(r.game) for r in rows))
+    tasks = [{"row": r.key, "budget": budget} for r in rows]
+    with notice(f"compiling the training loops and evaluations of {titles} where numba's cache lacks them "
+                f"(once; cached for next time)", show="auto" if progress else "line", write=None if progress else log
+                ) as shown:
+        results = run_tasks(warm_task, tasks, backend="local", jobs=jobs, progress=False, log=log,
+                            desc="compiling")
+        seconds = sum(r.get("compile_seconds", 0.0) for r in results)
+        compiled = sum(r.get("compilations", 0) for r in results)
+        shown.done(f"compiled {compiled} functions in {shown.seconds:.0f} s (cached for next time)" if compiled
+                   else f"loaded everything from numba's cache in {shown.seconds:.0f} s")
+    return seconds
 
 
 # ------------------------------------------------------------- the whole table
@@ -229,6 +270,8 @@ def reproduce(rows: list[Row], runs: int = 10, jobs: int | None = None, budget: 
     log(f"Table 1 ({budget} budget): {len(tasks)} runs, {len(tasks) - len(todo)} already finished, "
         f"{len(todo)} to train on {where}")
     t0 = time.perf_counter()
+    if todo and backend == "local":  # a cluster's nodes have their own caches: each compiles what it meets
+        warm_up([find_row(k) for k in dict.fromkeys(t["row"] for t in todo)], budget, jobs, progress, log)
     results = run_tasks(run_task, todo, backend=backend, jobs=jobs, ray_address=ray_address, progress=progress,
                         log=log, desc="Table 1", describe=_describe, stream_seconds=stream_seconds)
     failed = [r for r in results if r["status"] == "failed"]

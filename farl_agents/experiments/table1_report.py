@@ -99,7 +99,9 @@ def _fmt_paper(value: tuple, percent: bool, big: bool) -> str:
 
 
 def _minutes(seconds: float) -> str:
-    return f"{seconds / 60:.1f} min" if seconds >= 60 else f"{seconds:.0f} s"
+    if seconds >= 60:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds:.0f} s" if seconds >= 10 else f"{seconds:.1f} s"
 
 
 def cell_lines(row: Row, res: list[dict]) -> list[dict]:
@@ -188,9 +190,8 @@ def write_table(out: Path, budget: str, command: str | None, seconds: float | No
         notes += [PAPER_ROW_NOTES[key] for key in ROWS if key in PAPER_ROW_NOTES]
     if notes:
         lines += [""] + [f"* {n}" for n in notes]
-    lines += ["", "Time per row is the wall time of its finished runs (training and evaluation) added up; runs",
-              f"ran in parallel. Learning curves: `{prefix(budget)}_<row>.png`; the runs: `{prefix(budget)}_runs/`.",
-              ""]
+    lines += ["", f"{TIME_PER_ROW} Runs ran in parallel. Learning curves: `{prefix(budget)}_<row>.png`; the runs:",
+              f"`{prefix(budget)}_runs/`.", ""]
     lines += _agents_note(out, budget)
     return _finish(out, budget, "paper", lines, command, seconds)
 
@@ -235,9 +236,8 @@ def _write_nplayer_table(out: Path, budget: str, command: str | None, seconds: f
     lines += [_protocol_line(row, budget) for row in NPLAYER_ROWS.values()]
     if notes:
         lines += [""] + [f"* {n}" for n in notes]
-    lines += ["", "Time per row is the wall time of its finished runs (training and evaluation) added up; runs ran",
-              f"in parallel. Learning curves: `{prefix(budget, 'nplayer')}_<row>.png`; the runs: "
-              f"`{prefix(budget, 'nplayer')}_runs/`.", ""]
+    lines += ["", f"{TIME_PER_ROW} Runs ran in parallel. Learning curves: `{prefix(budget, 'nplayer')}_<row>.png`;",
+              f"the runs: `{prefix(budget, 'nplayer')}_runs/`.", ""]
     lines += _agents_note(out, budget, "nplayer")
     return _finish(out, budget, "nplayer", lines, command, seconds)
 
@@ -280,8 +280,7 @@ def _write_ply_table(out: Path, budget: str, command: str | None, seconds: float
     lines += [_protocol_line(row, budget) for row in shown]
     if notes:
         lines += [""] + [f"* {n}" for n in notes]
-    lines += ["", "Rows without a run are left out. Time per row is the wall time of its finished runs (training and",
-              "evaluation) added up. Learning curves beside the player-centred ones:",
+    lines += ["", f"Rows without a run are left out. {TIME_PER_ROW} Learning curves beside the player-centred ones:",
               f"`{prefix(budget, 'ply')}_<row>.png`; the runs: `{prefix(budget, 'ply')}_runs/`.", ""]
     lines += _agents_note(out, budget, "ply")
     return _finish(out, budget, "ply", lines, command, seconds)
@@ -302,8 +301,15 @@ def _row_lines(row: Row, res: list[dict], episodes: int, notes: list) -> list[st
     return lines
 
 
+TIME_PER_ROW = ("Time per row is the training time of its finished runs and their final evaluation added up "
+                "(numba compiling and the curve points' evaluations left out; runs recorded before `result.json` "
+                "had `compile_seconds` count their whole wall time, compiling included).")
+"""The note under each table on what its "time per row" column counts."""
+
+
 def _row_time(res: list[dict]) -> str:
-    """The "time per row" cell: the finished runs' wall time (training and evaluation) added up, and per run."""
+    """The "time per row" cell: the finished runs' training time and final evaluation (compiling excluded; see
+    :data:`TIME_PER_ROW`) added up, and per run."""
     if not res:
         return ""
     total = sum(r.get("train_seconds", 0) + r.get("eval_seconds", 0) for r in res)

@@ -24,6 +24,7 @@ from farl_agents.ntuple.sets import make_set
 from farl_agents.ntuple.traces import TRACE_MODES, horizon_entries, make_traces
 from farl_envs.core.rng import make_rng
 from farl_envs.core.spec import TO_MOVE, GameSpec
+from farl_envs.numba_setup import fast_inline_copies
 
 ENV_SEED_OFFSET = 0x5EED
 PAGED_FROM_BYTES = 256 * 2**20
@@ -166,13 +167,23 @@ class NTupleAgent:
         results = np.zeros((episodes, g.n_players + 1))
         common = (self.kernels, g.p, self.net, self.params, self.memory, self.traces, alphas, epsilons,
                   float(cfg.random_start_prob), int(cfg.random_start_plies), bool(cfg.carry_traces))
-        if cfg.algo == "td":
-            td_farl.self_play(*common, self.agent_rng, self.env_rng, results)
-        else:
-            sarsa_farl.self_play(*common, cfg.algo == "sarsa", bool(cfg.sarsa_reselect), self.agent_rng,
-                                 self.env_rng, results)
+        with fast_inline_copies():  # only matters when numba compiles the loop (farl_envs.numba_setup)
+            if cfg.algo == "td":
+                td_farl.self_play(*common, self.agent_rng, self.env_rng, results)
+            else:
+                sarsa_farl.self_play(*common, cfg.algo == "sarsa", bool(cfg.sarsa_reselect), self.agent_rng,
+                                     self.env_rng, results)
         self.episodes_done += episodes
         return results
+
+    def compile(self) -> None:
+        """Compile the self-play loop for this game and learner, or load it from numba's cache, without playing.
+
+        The loop is called with zero episodes: the same argument types as :meth:`train`'s (so the same
+        compiled code), no random number drawn, no weight or counter changed. A run calls it before its
+        clock starts, so compiling is never counted as training (:mod:`farl_agents.compile_notice`).
+        """
+        self.train(0)
 
     def train_aec(self, env, episodes: int) -> list[dict]:
         """Self-play ``episodes`` episodes through a PettingZoo AEC ``env`` (the generic path).

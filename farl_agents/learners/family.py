@@ -115,6 +115,10 @@ class Trainer:
     def name(self) -> str:
         return self.agent.name
 
+    def prepare(self) -> None:
+        """Compile the self-play loop (or load it from the cache) before the run's clock starts."""
+        self.agent.compile()
+
     def train_chunk(self, amount) -> tuple[int, float, float]:
         results = self.agent.train(int(amount))
         return int(results.shape[0]), float(results[:, 0].sum()), float(results[:, -1].sum())

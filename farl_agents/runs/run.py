@@ -52,12 +52,14 @@ import datetime
 import math
 import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
 import farl_envs
 from farl_agents import families
 from farl_agents.atomic import atomic_write_json
+from farl_agents.compile_notice import CompileWatch, game_title
 from farl_agents.eval_results import EvalResult
 from farl_agents.runs import legacy
 from farl_agents.runs.curve import plot_curve, write_curve
@@ -68,9 +70,9 @@ from farl_agents.safe_files import AgentFileError, BadFileError, read_json
 
 MARKER_FORMAT = "farl-run-checkpoint"
 MARKER_VERSION = 1
-CHUNK_SECONDS = 2.0
-"""Wall seconds a training chunk aims at: short enough for a responsive progress bar and Ctrl-C,
-long enough that the per-chunk work (statistics, progress) costs nothing."""
+CHUNK_SECONDS = 1.0
+"""Wall seconds a training chunk aims at: short enough for a responsive progress bar and for Ctrl-C (which
+waits for the chunk under way), long enough that the per-chunk work (statistics, progress) costs nothing."""
 MIN_CHUNK, MAX_CHUNK_GROWTH = 16, 4
 """Chunk sizes (episodes or games) stay >= MIN_CHUNK and grow at most MAX_CHUNK_GROWTH-fold per chunk."""
 PLOT_EVERY_SECONDS = 60
@@ -97,7 +99,10 @@ class Run:
         """Training statistics since the last curve row: episodes, reward_sum, plies_sum (None: unknown)."""
         self._wall0 = wall_seconds
         self._train_s = train_seconds
-        self._t0 = time.perf_counter()
+        self._clock = None  # perf_counter() when this session's wall clock started; None between sessions
+        self.compile_seconds = 0.0
+        """Seconds numba spent compiling in this process's sessions (never counted as training time)."""
+        self._notice = "none"
         self._last_checkpoint = time.monotonic()
         self._opponents = None
         self._plotted = 0
@@ -222,12 +227,19 @@ class Run:
 
     @property
     def wall_seconds(self) -> float:
-        """Wall time of the run so far (all sessions, up to the last checkpoint before this one)."""
-        return self._wall0 + time.perf_counter() - self._t0
+        """Wall time of the run so far, all sessions: the clock runs only inside :meth:`train` and stops at a
+        session's last checkpoint, so a resumed run goes on from exactly the figure its last session reported."""
+        running = 0.0 if self._clock is None else time.perf_counter() - self._clock
+        return self._wall0 + running
+
+    def _stop_clock(self) -> None:
+        if self._clock is not None:
+            self._wall0 = self.wall_seconds
+            self._clock = None
 
     @property
     def train_seconds(self) -> float:
-        """Training time so far, evaluations excluded."""
+        """Training time so far: evaluations, checkpoints and numba's compiling excluded."""
         return float(self.trainer.done) if self.unit == "seconds" else self._train_s
 
     def opponents(self):
@@ -268,7 +280,11 @@ class Run:
         """
         with RunLock(self.folder):
             self._remove_strays()
-            return self._train(stop_after, progress, chunk_seconds, checkpoint_minutes, eval_jobs, on_chunk)
+            self._clock = time.perf_counter()
+            try:
+                return self._train(stop_after, progress, chunk_seconds, checkpoint_minutes, eval_jobs, on_chunk)
+            finally:
+                self._stop_clock()
 
     def _remove_strays(self) -> None:
         """Delete half-written files a crashed process left (:data:`STRAY_PATTERNS`). Only under the run's lock:
@@ -280,18 +296,22 @@ class Run:
     def _train(self, stop_after, progress, chunk_seconds, checkpoint_minutes, eval_jobs, on_chunk) -> str:
         total = self.total
         limit = total if stop_after is None else max(0, min(total, stop_after))
-        bar = self._progress_bar(progress)
+        bar = None
         self.interrupt_signal = None
+        self._notice = "auto" if progress else "line"
         timed = self.unit == "seconds"
         chunk = chunk_seconds if timed else self.trainer.first_chunk
-        compiled = False
         consistent = True
         try:
+            with AbortOnSignal():  # compiling changes nothing: Ctrl-C stops it at once
+                resize = self._prepare()  # the first chunk can size the next only if it compiled nothing
+            bar = self._progress_bar(progress)  # after compiling: its clock and ETA count training only
             say = bar.write if bar is not None else (lambda text: print(text, file=sys.stderr, flush=True))
             with StopRequest(say) as stop:
                 while True:
-                    if self._point_due():
-                        self._curve_point(eval_jobs, bar)
+                    if self._point_due() and not stop.requested:  # after Ctrl-C the point waits for the resume
+                        with AbortOnSignal():  # an evaluation changes nothing until its row is added
+                            self._curve_point(eval_jobs, bar)
                         if (self.spec.eval_vs or len(self.rows) == 1
                                 or time.monotonic() - self._last_checkpoint > 60 * checkpoint_minutes):
                             self.checkpoint()
@@ -305,15 +325,16 @@ class Run:
                     n = min(target - done, chunk)
                     t = time.perf_counter()
                     consistent = False
-                    games, reward_sum, plies_sum = self.trainer.train_chunk(n)
-                    dt = time.perf_counter() - t
+                    with self._watch(self._loop_label(), bar) as watch:  # a family without prepare() compiles here
+                        games, reward_sum, plies_sum = self.trainer.train_chunk(n)
+                    dt = max(0.0, time.perf_counter() - t - watch.seconds)
                     self._train_s += dt
                     self._add_training(games, reward_sum, plies_sum)
                     consistent = True
-                    if compiled and not timed:  # the first chunk includes compilation
+                    if resize and not timed and not watch.compilations:
                         chunk = int(min(max(MIN_CHUNK, n * chunk_seconds / max(dt, 1e-6), chunk // 2),
                                         MAX_CHUNK_GROWTH * chunk + MIN_CHUNK))
-                    compiled = True
+                    resize = True
                     if bar is not None:
                         self._advance(bar)
                     if on_chunk is not None:
@@ -322,18 +343,44 @@ class Run:
                         self.checkpoint()
                 if stop.requested:
                     self.interrupt_signal = stop.signum
-                    self.checkpoint(draw=True)
+                    self.checkpoint(draw=_drawing_is_quick(), end=True)
                     return "interrupted"
-        except KeyboardInterrupt:
-            self.interrupt_signal = signal.SIGINT
+        except KeyboardInterrupt as exc:
+            self.interrupt_signal = getattr(exc, "signum", signal.SIGINT)
             if consistent:  # else the learner may be half-way through a chunk: keep the last checkpoint
-                self.checkpoint(draw=True)
+                self.checkpoint(draw=_drawing_is_quick(), end=True)
             return "interrupted"
         finally:
             if bar is not None:
                 bar.close()
-        self.checkpoint(draw=True)
+        self.checkpoint(draw=True, end=True)
         return "stopped" if self.done < total else "done"
+
+    def _loop_label(self) -> str:
+        """What a training chunk compiles, for the notice: ``the TicTacToe TD-FARL loop``."""
+        name = self.trainer.name
+        return f"the {game_title(self.spec.game)} {name.upper() if self.spec.family == 'ntuple' else name} loop"
+
+    def _watch(self, what: str, bar) -> CompileWatch:
+        """A :class:`CompileWatch` for a part of the session: announces a compilation (above the progress bar,
+        if there is one) and, when it ends, adds its seconds to :attr:`compile_seconds` and moves the bar's
+        clock on by them, so that its rate and ETA count training only."""
+        def book(watch: CompileWatch) -> None:
+            self.compile_seconds += watch.seconds
+            if bar is not None and watch.seconds:
+                _skip_bar_time(bar, watch.seconds)
+
+        return CompileWatch(what, show=self._notice, write=None if bar is None else bar.write, when_done=book)
+
+    def _prepare(self) -> bool:
+        """Compile the trainer's loop before training (:meth:`Trainer.prepare`, if the family has it) under a
+        notice; True if it did (then the first chunk compiles nothing and its time can size the next)."""
+        prepare = getattr(self.trainer, "prepare", None)
+        if prepare is None:
+            return False
+        with self._watch(self._loop_label(), None):
+            prepare()
+        return True
 
     def _add_training(self, games: int, reward_sum: float, plies_sum: float | None) -> None:
         p = self.pending
@@ -349,8 +396,9 @@ class Run:
                "train_reward": p["reward_sum"] / n if n else None,
                "train_plies": p["plies_sum"] / n if n and p["plies_sum"] is not None else None}
         if self.spec.eval_vs:
-            res = evaluate_agent(self.trainer.player(self.spec), self.opponents(), self.spec.eval_starts,
-                                 self.spec.eval_games, self.spec.eval_seed, eval_jobs, game=self.game)
+            with self._watch(f"the evaluation against {', '.join(self.spec.eval_vs)}", bar):
+                res = evaluate_agent(self.trainer.player(self.spec), self.opponents(), self.spec.eval_starts,
+                                     self.spec.eval_games, self.spec.eval_seed, eval_jobs, game=self.game)
             row.update(scores_of(res, self.spec.eval_vs))
             self.last_eval = res
         row["wall_seconds"] = self.wall_seconds
@@ -360,12 +408,16 @@ class Run:
             bar.set_postfix_str(describe_row(row, self.spec.eval_vs, self.percent), refresh=True)
 
     # ----------------------------------------------------------- checkpoint
-    def checkpoint(self, draw: bool = False) -> None:
+    def checkpoint(self, draw: bool = False, end: bool = False) -> None:
         """Write the learner, the curve and the marker (last), each atomically; drop older checkpoint files.
 
         ``curve.png`` is redrawn when ``draw`` is set (end of a session) or
-        at most once a minute otherwise.
+        at most once a minute otherwise. At the ``end`` of a session the wall
+        clock stops before the marker is written, so the marker holds the time
+        the session reports.
         """
+        if end:
+            self._stop_clock()
         ck = self.folder / "checkpoints"
         ck.mkdir(exist_ok=True)
         stem = f"agent-{int(self.trainer.episodes):012d}"
@@ -425,6 +477,60 @@ class Run:
         position = self._bar_position()
         if position > bar.n:
             bar.update(position - bar.n)
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM while :class:`AbortOnSignal` was active; ``signum`` says which."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+class AbortOnSignal:
+    """While active (in the main thread), Ctrl-C and SIGTERM raise :class:`Interrupted` at once.
+
+    For the parts of a session that change nothing a checkpoint holds: numba compiling the loop, and a curve
+    point's evaluation until its row is added. Elsewhere the run's :class:`StopRequest` lets the training
+    chunk under way finish first; here there is nothing to finish, and a compilation (a minute on an empty
+    cache) or an evaluation against a slow opponent would keep Ctrl-C waiting.
+    """
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __enter__(self) -> "AbortOnSignal":
+        self._old = {}
+        self.signum = None
+        if threading.current_thread() is threading.main_thread():
+            for s in self.SIGNALS:
+                self._old[s] = signal.signal(s, self._raise)
+        return self
+
+    def _raise(self, signum, frame):
+        self.signum = signum
+        raise Interrupted(signum)
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        for s, old in self._old.items():
+            signal.signal(s, old)
+        if exc_type is not None and not issubclass(exc_type, KeyboardInterrupt) and self.signum is not None:
+            # numba, stopped in the middle of compiling, may fail on its way out with an error of its own
+            raise Interrupted(self.signum) from exc
+        return False
+
+
+def _drawing_is_quick() -> bool:
+    """Whether curve.png can be redrawn at once on Ctrl-C: matplotlib is loaded already (its first import takes
+    about a second, which a stop request should not wait for; the next session draws the picture)."""
+    return "matplotlib.pyplot" in sys.modules
+
+
+def _skip_bar_time(bar, seconds: float) -> None:
+    """Move a tqdm bar's clock on by ``seconds`` that were not training (compiling): its elapsed time, rate
+    and ETA leave them out."""
+    for name in ("start_t", "last_print_t"):
+        if hasattr(bar, name):
+            setattr(bar, name, getattr(bar, name) + seconds)
 
 
 def read_marker(path: Path, progress_column: str) -> dict:
@@ -494,11 +600,14 @@ def _checkpoint_name(name: str) -> bool:
 
 
 def summary_line(run: Run) -> str:
-    """One line about the state of ``run`` (for the CLI)."""
+    """One line about the state of ``run`` (for the CLI): progress, training and wall time (all sessions; compile
+    seconds are this process's), and the last curve point."""
     last = run.rows[-1] if run.rows else None
     unit = run.unit
     done = f"{run.done:.1f}/{run.total:.1f}" if unit == "seconds" else f"{run.done:,}/{run.total:,}"
-    text = f"{done} {unit}, {run.wall_seconds:.1f} s"
+    text = f"{done} {unit}, training {run.train_seconds:.1f} s of {run.wall_seconds:.1f} s"
+    if run.compile_seconds >= 0.05:
+        text += f" ({run.compile_seconds:.1f} s of it compiling, once: numba caches it)"
     if last is not None:
         d = describe_row(last, run.spec.eval_vs, run.percent)
         if d:

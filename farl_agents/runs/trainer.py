@@ -24,11 +24,11 @@ class Trainer(Protocol):
     """The family's name as recorded in ``run.json`` (``"ntuple"``, ``"nemesh"``, ``"descent"``)."""
     unit: ClassVar[str]
     first_chunk: ClassVar[float]
+    """Units in the first training chunk (later chunks are sized by time)."""
     config_class: ClassVar[type]
     """The family's frozen settings dataclass (``to_dict`` / ``from_dict``)."""
     agent: object
     """The learner itself (``NTupleAgent``, ``NemeshAgent``, ``DescentTrainer``)."""
-    """Units in the first training chunk (it includes compilation; later chunks are sized by time)."""
 
     @classmethod
     def create(cls, spec) -> "Trainer":
@@ -53,6 +53,12 @@ class Trainer(Protocol):
     @property
     def name(self) -> str:
         """A short label for titles and progress bars."""
+
+    def prepare(self) -> None:
+        """Optional: compile the training loop (or load it from numba's cache) without training, changing no
+        weight and drawing no random number. The run calls it before its clock starts, under a notice
+        (:mod:`farl_agents.compile_notice`); a family without it compiles in its first chunk, whose compile
+        seconds the run takes out of the training time all the same."""
 
     def train_chunk(self, amount: float) -> tuple[int, float, float | None]:
         """Train for ``amount`` units (at least one game); returns (games, sum of player 0's rewards,
