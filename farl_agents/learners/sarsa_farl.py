@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 
 from farl_agents.learners import kernels as K
-from farl_agents.learners.td_farl import random_opening
+from farl_agents.learners.td_farl import copy_indices, random_opening
 from farl_agents.ntuple.network import board_indices, value
 from farl_agents.ntuple.traces import adapt, clear_traces, cut_traces
 from farl_envs.core.kernel_utils import borrowed, copy_state
@@ -94,7 +94,7 @@ def start(net, prm, mem, traces, player, n_legal, epsilon, rng, carry_traces):
     if not carry_traces:
         clear_traces(traces)
     a, rnd = select(net, prm, mem, player, n_legal, epsilon, rng)
-    mem.last_idx[player] = mem.state_idx
+    copy_indices(mem.state_idx, mem.last_idx[player])  # a loop compiles seconds faster than a slice assignment
     mem.last_action[player] = a
     mem.last_random[player] = rnd
     mem.has_last[player] = True
@@ -128,7 +128,7 @@ def transition(net, traces, prm, mem, player, n_legal, terminal, step_rewards, e
             _adapt_pair(net, traces, prm, player, mem.last_idx[player], mem.last_action[player], target, alpha)
     if not terminal and (not sarsa or reselect):
         nxt, rnd = select(net, prm, mem, player, n_legal, epsilon, rng)
-    mem.last_idx[player] = mem.state_idx
+    copy_indices(mem.state_idx, mem.last_idx[player])  # a loop compiles seconds faster than a slice assignment
     mem.last_action[player] = nxt
     mem.last_random[player] = rnd
     mem.has_last[player] = True

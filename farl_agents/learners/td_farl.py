@@ -171,7 +171,7 @@ def after_move(net, traces, prm, mem, player, after_idx, step_rewards, next_term
                 cut_traces(traces, player, prm.reset_all)
         else:
             adapt_towards(net, traces, prm, player, mem.last_idx[player], r + prm.gamma * v_next, alpha)
-    mem.last_idx[player] = after_idx
+    copy_indices(after_idx, mem.last_idx[player])  # a loop: an array slice assignment costs seconds of compiling
     mem.has_last[player] = True
     mem.last_cum[player] = mem.cum[player]
     if train and next_terminal and not prm.ply_chain:
@@ -285,7 +285,8 @@ def fill_candidates_known(kernels, p, s, net, prm, mem):
 
 
 @njit(cache=True, inline="always")
-def _copy_indices(src, dst):
+def copy_indices(src, dst):
+    """``dst[...] = src`` for two index tables of one shape, as a loop (see :func:`after_move`)."""
     for j in range(src.shape[0]):
         for i in range(src.shape[1]):
             dst[j, i] = src[j, i]
@@ -328,7 +329,7 @@ def self_play(kernels, p, net, prm, mem, traces, alphas, epsilons, start_prob, s
                        alphas[e], True, np.nan if was_random else mem.cand_value[k])
             if known and s[TERMINAL] == 0:
                 K.board_inline(kernels, p, s, mem.board[: mem.board.shape[0] // 2])
-                _copy_indices(mem.cand_idx[k], mem.state_idx)
+                copy_indices(mem.cand_idx[k], mem.state_idx)
             plies += 1
         for i in range(n_players):
             results[e, i] = mem.cum[i] / prm.reward_scale

@@ -108,7 +108,9 @@ def push(traces, lst, owner, output, idx, grad):
     entries = traces.idx.shape[1]
     head = (traces.head[lst] + 1) % entries
     traces.head[lst] = head
-    traces.idx[lst, head] = idx
+    for j in range(idx.shape[0]):  # a loop, not traces.idx[lst, head] = idx: numba compiles a slice assignment's
+        for i in range(idx.shape[1]):  # shape-error message (string formatting) in seconds, once per process
+            traces.idx[lst, head, j, i] = idx[j, i]
     traces.output[lst, head] = output
     traces.grad[lst, head] = grad
     traces.owner[lst, head] = owner

@@ -116,7 +116,8 @@ def uct_search(kernels, p, root, iterations, c_explore,
                 afterstate(kernels, p, s, act, s, rew)
                 if has_chance and s[TERMINAL] == 0:
                     chance(kernels, p, s, rng)
-                step_rew[depth, :] = rew
+                for r in range(rew.shape[0]):  # a loop: a slice assignment costs seconds of compiling
+                    step_rew[depth, r] = rew[r]
                 depth += 1
                 path[depth] = new
                 random_playout(kernels, p, s, mask, rew, total, rng)
@@ -148,7 +149,8 @@ def uct_search(kernels, p, root, iterations, c_explore,
             afterstate(kernels, p, s, best_a, s, rew)
             if has_chance and s[TERMINAL] == 0:
                 chance(kernels, p, s, rng)
-            step_rew[depth, :] = rew
+            for r in range(rew.shape[0]):
+                step_rew[depth, r] = rew[r]
             depth += 1
             path[depth] = c
             node = c
