@@ -104,13 +104,20 @@ def fast_inline_copies() -> _FastInlineCopies:
 
 
 def _fast_copy_applies() -> bool:
+    """Not switched off, and numba's ``Scope`` is the one :func:`_copy_scope` was written for (checked once)."""
+    global _NUMBA_FITS
     if os.environ.get(FAST_COPY_ENV, "1") == "0":
         return False
-    from numba.core import ir
+    if _NUMBA_FITS is None:
+        from numba.core import ir
 
-    probe = ir.Scope(None, ir.Loc("farl", 0))
-    return (set(vars(probe)) == _SCOPE_FIELDS and set(vars(probe.localvars)) == {"_con"}
-            and "__deepcopy__" not in vars(ir.Scope) and "__deepcopy__" not in vars(ir.VarMap))
+        probe = ir.Scope(None, ir.Loc("farl", 0))
+        _NUMBA_FITS = (set(vars(probe)) == _SCOPE_FIELDS and set(vars(probe.localvars)) == {"_con"}
+                       and "__deepcopy__" not in vars(ir.Scope) and "__deepcopy__" not in vars(ir.VarMap))
+    return _NUMBA_FITS
+
+
+_NUMBA_FITS = None
 
 
 def _copy_scope(scope, memo):

@@ -202,17 +202,22 @@ class NTupleAgent:
                             f"extension; wrap the env with farl_envs.adapters (docs/adapters.md)")
         alphas, epsilons = self.schedules(episodes)
         out = []
-        for e in range(episodes):
-            env.reset(seed=self.env_seed if self.episodes_done == 0 else None)
-            args = (env, self.net, self.params, self.memory, self.traces, float(alphas[e]), float(epsilons[e]),
-                    self.agent_rng)
-            opening = (cfg.random_start_prob, cfg.random_start_plies, cfg.carry_traces)
-            if cfg.algo == "td":
-                out.append(td_farl.play_episode_aec(*args, *opening))
-            else:
-                out.append(sarsa_farl.play_episode_aec(*args, cfg.algo == "sarsa", cfg.sarsa_reselect, *opening))
-            self.episodes_done += 1
+        with fast_inline_copies():  # the steps compile on the first episode (farl_envs.numba_setup)
+            for e in range(episodes):
+                out.append(self._aec_episode(env, cfg, float(alphas[e]), float(epsilons[e])))
         return out
+
+    def _aec_episode(self, env, cfg, alpha: float, epsilon: float) -> dict:
+        """One episode of :meth:`train_aec`."""
+        env.reset(seed=self.env_seed if self.episodes_done == 0 else None)
+        args = (env, self.net, self.params, self.memory, self.traces, alpha, epsilon, self.agent_rng)
+        opening = (cfg.random_start_prob, cfg.random_start_plies, cfg.carry_traces)
+        if cfg.algo == "td":
+            result = td_farl.play_episode_aec(*args, *opening)
+        else:
+            result = sarsa_farl.play_episode_aec(*args, cfg.algo == "sarsa", cfg.sarsa_reselect, *opening)
+        self.episodes_done += 1
+        return result
 
     # ------------------------------------------------------------- playing
     def afterstate_value(self, state: np.ndarray, player: int) -> float:
