@@ -12,6 +12,7 @@ import farl_envs  # noqa: F401 - numba's cache is the user's one, farl's and the
 LONGEST_FIRST = (
     "test_readme.py",      # every README command, one after the other (minutes)
     "test_tutorial.py",    # the same for the tutorial
+    "test_docs_pages.py",  # and for the docs pages that took over the README's longer sections
     "test_backend.py",     # a two-node Ray cluster
     "test_equivalence.py",  # compiles each game's loop and plays it through the AEC path too
     "test_baselines.py",

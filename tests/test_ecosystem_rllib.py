@@ -15,7 +15,7 @@ import pytest
 ray = pytest.importorskip("ray")
 pytest.importorskip("ray.rllib.algorithms.ppo", reason="RLlib's dependencies: pip install 'farl-rl[rllib]'")
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parent.parent / "docs" / "ecosystem.md"
 
 
 def readme_rllib_block() -> str:

@@ -59,7 +59,7 @@ def test_missing_weights_raise_clear_error(tmp_path, monkeypatch):
         EdaxPlayer(1)
 
 
-@pytest.mark.skipif(find_edax() is None, reason="no Edax binary: see README, 'Othello against Edax'")
+@pytest.mark.skipif(find_edax() is None, reason="no Edax binary: see docs/reproducing.md, 'Othello against Edax'")
 def test_edax_protocol_with_zero_weights(tmp_path):
     weights = tmp_path / "zero_eval.dat"
     write_zero_eval(weights)

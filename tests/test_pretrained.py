@@ -189,10 +189,10 @@ def test_no_loss_rule():
 
 
 def test_readme_table_is_the_generated_one(capsys):
-    """README.md's table is `farl pretrained list --markdown`, pasted between its markers."""
-    text = (ROOT / "README.md").read_text()
+    """docs/pretrained.md's table is `farl pretrained list --markdown`, pasted between its markers."""
+    text = (ROOT / "docs" / "pretrained.md").read_text()
     m = re.search(r"<!-- pretrained-table -->\n(.*?)\n<!-- /pretrained-table -->", text, re.S)
-    assert m, "README.md lacks the pretrained agents' table markers"
+    assert m, "docs/pretrained.md lacks the pretrained agents' table markers"
     assert main(["pretrained", "list", "--markdown"]) == 0
     assert m.group(1).strip() == capsys.readouterr().out.strip()
     assert m.group(1).strip() == cards_table(read_cards(pretrained.FOLDER), markdown=True)

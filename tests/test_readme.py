@@ -34,7 +34,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCUMENTS = ("README.md", "docs/tutorial.md")
+DOCUMENTS = ("README.md", "docs/tutorial.md", "docs/learners.md", "docs/reproducing.md", "docs/ecosystem.md",
+             "docs/pretrained.md", "docs/speed.md")
 COPIED = ("README.md", "Makefile", "docs", "examples", "benchmarks")
 SHRINK = (
     (r"--episodes[ =]\S+", "--episodes 300"),

@@ -5,7 +5,7 @@
     farl pretrained build connect_four                 # paper budget; run again to continue after a stop
     farl pretrained build tictactoe --budget quick --out /tmp/zoo
     farl pretrained list                               # the cards as a table
-    farl pretrained list --markdown                    # the same table for README.md
+    farl pretrained list --markdown                    # the same table for docs/pretrained.md
 """
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def add_parser(sub) -> None:
     b.set_defaults(func=run_build, command="pretrained")
     ls = actions.add_parser("list", help="print the cards of the pretrained agents as a table",
                             formatter_class=HelpFormatter)
-    ls.add_argument("--markdown", action="store_true", help="a Markdown table (the one in README.md)")
+    ls.add_argument("--markdown", action="store_true", help="a Markdown table (the one in docs/pretrained.md)")
     ls.add_argument("--dir", metavar="DIR", help="read the cards in DIR instead of the installed ones")
     ls.set_defaults(func=run_list, command="pretrained")
 

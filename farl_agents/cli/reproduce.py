@@ -28,7 +28,7 @@ def add_parser(sub) -> None:
                    help="traces: comma list of variants (tdl-std, tcl-std, tcl-et, tcl-rr, tcl-m-rr, ...; each "
                         "also with -ply, e.g. tcl-et-ply: the paper's TD chain through every ply), default or all")
     p.add_argument("--edax", metavar="PATH", default=None,
-                   help="the Edax binary for the Othello row's Edax d1 column (sets FARL_EDAX; README)")
+                   help="the Edax binary for the Othello row's Edax d1 column (sets FARL_EDAX; docs/reproducing.md)")
     p.add_argument("--rows", default=",".join(ROWS),
                    help="comma list of rows, or all (the paper's), nplayer (3-player games beyond the paper) or ply "
                         "(the paper's two-player rows with the per-ply TD chain: tictactoe-ply, connect4-ply, ...)")

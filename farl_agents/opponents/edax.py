@@ -18,7 +18,7 @@ players never write next to the binary).
 
 Edax is not a Python package. Without the binary or its evaluation weights,
 :class:`EdaxPlayer` raises a ``RuntimeError`` that says how to install them
-(:data:`INSTALL_HINT`; README, "Othello against Edax").
+(:data:`INSTALL_HINT`; docs/reproducing.md, "Othello against Edax").
 """
 from __future__ import annotations
 
