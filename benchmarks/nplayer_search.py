@@ -148,7 +148,8 @@ def main(argv=None) -> int:
              "measured (a shared machine: the times are CPU seconds of the process, which keeps most of the load "
              "out, not all).",
              "Both searches value cut-off positions with the games' heuristics "
-             "(`farl_agents/opponents/heuristics.py`); Max-N with its transposition table, Paranoid (Sturtevant & "
+             "(each game's `heuristic`, in its rules module `farl_envs/games/<game>.py`); Max-N with its "
+             "transposition table, Paranoid (Sturtevant & "
              "Korf 2000) with alpha-beta and move ordering, without a table.", "",
              *([f"Not measured (run stopped before them): {', '.join(g[0] for g in GAMES if g[0] not in raw)}.", ""]
                if any(g[0] not in raw for g in GAMES) else []),

@@ -1,16 +1,20 @@
-"""Write the docs site's page of every registered game, its picture, the games index and the site's games menu.
+"""Write the docs site's page of every registered game, its picture, the games index, the site's games menu
+and the README's games table, all from farl_envs' registry.
 
 Each page is the game module's docstring (``farl_envs/games/<game>.py``: rules, action numbering,
 observation, rewards, n-tuple cells), converted to Markdown, under a table of the sizes of the
-default game and a section on what its afterstate is (deterministic, or before a chance event).
-The picture is the initial position drawn by ``render_mode="rgb_array"``.
+default game and what it declares for the agents, and a section on what its afterstate is
+(deterministic, or before a chance event). The picture is the initial position drawn by
+``render_mode="rgb_array"``. The README's block between ``<!-- games:start -->`` and
+``<!-- games:end -->`` is one row per game (versioned name, default parameters, players, actions,
+Gymnasium id).
 
 Run from the repository root after adding a game or editing a game's docstring:
 
-    python docs/gen_game_pages.py            # pages, images, docs/games/index.md, the nav block of mkdocs.yml
+    python docs/gen_game_pages.py            # pages, images, docs/games/index.md, mkdocs.yml's nav, README.md's table
     python docs/gen_game_pages.py --check    # exit 1 when a committed page is stale (no images drawn)
 
-``tests/test_docs_site.py`` runs the check, so a stale page fails the test suite.
+``tests/test_docs_site.py`` runs the check, so a stale page or README table fails the test suite.
 """
 from __future__ import annotations
 
@@ -30,6 +34,9 @@ IMAGES = DOCS / "images" / "games"
 MKDOCS = ROOT / "mkdocs.yml"
 NAV_START = "  # games:start (written by docs/gen_game_pages.py)"
 NAV_END = "  # games:end"
+README = ROOT / "README.md"
+README_START = "<!-- games:start -->"
+README_END = "<!-- games:end -->"
 
 sys.path.insert(0, str(DOCS))
 from rst_markdown import rst_to_markdown  # noqa: E402  (docs/ is not a package)
@@ -43,7 +50,12 @@ SIZE_NOTE = "(Longer than farl's usual 400 lines"
 
 def game_names() -> list[str]:
     """Short names (``"tictactoe"``) of the registered games, alphabetically."""
-    return sorted(name.removesuffix("_v0") for name in farl_envs.list_games())
+    return sorted(farl_envs.GAMES)
+
+
+def versioned(name: str) -> str:
+    """The game's id with its own version from the registry, e.g. ``"tictactoe_v0"``."""
+    return f"{name}_v{farl_envs.GAMES[name].version}"
 
 
 def rules_module(name: str):
@@ -55,11 +67,22 @@ def rules_module(name: str):
 
 
 def summary_line(name: str) -> str:
-    """One sentence on the game: its rules module's first line, or its env module's where the rules are shared."""
-    module = rules_module(name)
-    if module.__name__.rsplit(".", 1)[-1] != name:
-        module = farl_envs.env_module(name)
-    return rst_to_markdown(inspect.cleandoc(module.__doc__ or "").partition("\n")[0]).strip()
+    """One sentence on the game: its rules module's first line, or, where a module holds several games (Nim and
+    Nim3P), the first line of the function that builds this game's spec."""
+    doc = rules_module(name).__doc__
+    if rules_module(name).__name__.rsplit(".", 1)[-1] != name:
+        doc = farl_envs.make_spec_function(name).__doc__
+    return rst_to_markdown(inspect.cleandoc(doc or "").partition("\n")[0]).strip()
+
+
+def declarations(spec) -> list[tuple[str, str]]:
+    """What the game declares for the agents (GameSpec's optional fields), as rows of the page's table."""
+    ntuples = f"{len(spec.fixed_ntuples)} × {len(spec.fixed_ntuples[0])}" if spec.fixed_ntuples else "none"
+    return [
+        ("fixed n-tuple set", ntuples),
+        ("leaf evaluation of the searches", "yes" if spec.heuristic is not None else "none (0)"),
+        ("evaluation start positions", f"`{spec.evaluation_starts}`"),
+    ]
 
 
 def _afterstate_section(spec) -> str:
@@ -93,10 +116,10 @@ def page(name: str) -> str:
     module = rules_module(name)
     body = rules_text(module)
     spec = farl_envs.game_spec(name)
-    versioned = name + "_v0"
+    env_id = versioned(name)
     params = ", ".join(f"{k}={v!r}" for k, v in spec.params.items()) or "none"
     facts = [
-        ("create", f'`farl_envs.make("{name}")` (module `farl_envs.{versioned}`)'),
+        ("create", f'`farl_envs.make("{name}")` (module `farl_envs.{env_id}`)'),
         ("Gymnasium id", f"`{farl_envs.gymnasium_id(name)}`"),
         ("default parameters", f"`{params}`" if spec.params else "none"),
         ("players", str(spec.n_players)),
@@ -104,13 +127,14 @@ def page(name: str) -> str:
         ("observation shape", f"`{tuple(spec.obs_shape)}`"),
         ("n-tuple cells / values P", f"{spec.n_cells} / {spec.n_cell_values}"),
         ("chance", "yes" if spec.has_chance else "no"),
+        *declarations(spec),
     ]
     lines = [
-        f"# {versioned}",
+        f"# {env_id}",
         "",
         summary_line(name),
         "",
-        f"![The initial position of {versioned}](../images/games/{name}.png){{ width=\"320\" }}",
+        f"![The initial position of {env_id}](../images/games/{name}.png){{ width=\"320\" }}",
         "",
         "| | |",
         "|---|---|",
@@ -135,7 +159,8 @@ def index_page(names: list[str]) -> str:
     rows = []
     for name in names:
         spec = farl_envs.game_spec(name)
-        rows.append(f"| [`{name}_v0`]({name}.md) | {spec.n_players} | {spec.n_actions} | {summary_line(name)} |")
+        rows.append(f"| [`{versioned(name)}`]({name}.md) | {spec.n_players} | {spec.n_actions} | "
+                    f"{summary_line(name)} |")
     return "\n".join([
         "# Games",
         "",
@@ -152,7 +177,7 @@ def index_page(names: list[str]) -> str:
 
 def nav_block(names: list[str]) -> str:
     """The games part of mkdocs.yml's ``nav``, between its marker comments."""
-    entries = [f"      - {name}_v0: games/{name}.md" for name in names]
+    entries = [f"      - {versioned(name)}: games/{name}.md" for name in names]
     return "\n".join([NAV_START, "  - Games:", "      - games/index.md", *entries, NAV_END])
 
 
@@ -164,11 +189,39 @@ def mkdocs_with_nav(names: list[str]) -> str:
     return pattern.sub(lambda _: nav_block(names), text)
 
 
+def readme_block(names: list[str]) -> str:
+    """The README's games table between its markers: one row per registered game, with its Gymnasium id."""
+    rows = []
+    for name in names:
+        spec = farl_envs.game_spec(name)
+        params = ", ".join(f"{k}={v!r}" for k, v in spec.params.items())
+        game = f"[`{versioned(name)}`](docs/games/{name}.md)" + (f" (`{params}`)" if params else "")
+        rows.append(f"| {game} | {spec.n_players} | {spec.n_actions} | `{farl_envs.gymnasium_id(name)}` | "
+                    f"{summary_line(name)} |")
+    return "\n".join([
+        README_START,
+        "| game (default parameters) | players | actions | Gymnasium id | |",
+        "|---|---|---|---|---|",
+        *rows,
+        README_END,
+    ])
+
+
+def readme_with_games(names: list[str]) -> str:
+    """README.md with its games block written again (the rest of the file as it is)."""
+    text = README.read_text(encoding="utf-8")
+    pattern = re.compile(re.escape(README_START) + r".*?" + re.escape(README_END), re.S)
+    if not pattern.search(text):
+        raise ValueError(f"{README} has no games block between {README_START!r} and {README_END!r}")
+    return pattern.sub(lambda _: readme_block(names), text)
+
+
 def expected_files(names: list[str]) -> dict[Path, str]:
     """Every text file the generator writes, with its content."""
     files = {PAGES / f"{name}.md": page(name) for name in names}
     files[PAGES / "index.md"] = index_page(names)
     files[MKDOCS] = mkdocs_with_nav(names)
+    files[README] = readme_with_games(names)
     return files
 
 

@@ -14,7 +14,8 @@ import pytest
 from numba import njit, typeof
 
 import farl_envs
-from farl_envs.core.kernels import SEARCH_LOOPS, KernelsType, kernels_of, shared_sources
+from farl_agents.opponents.search_hooks import SEARCH_LOOPS, zero_heuristic
+from farl_envs.core.kernels import KernelsType, kernels_of, shared_sources
 from farl_envs.core.playout import random_playout
 from farl_envs.core.rng import make_rng, rng_choice_mask, rng_choice_mask_counted
 from farl_envs.core.spec import TERMINAL
@@ -56,6 +57,29 @@ def test_kernels_that_are_not_module_level_functions_are_rejected():
         kernels_of(dataclasses.replace(g, legal_actions=legal_actions))
     with pytest.raises(ValueError, match="no source matches"):
         kernels_of(g, loops=("farl_agents/no_such_module.py",))
+    with pytest.raises(ValueError, match="heuristic kernel must be a module-level @njit function"):
+        kernels_of(dataclasses.replace(g, heuristic=lambda p, s, out: None))
+
+
+def test_the_stamp_sees_the_modules_of_the_hooks_a_game_declares():
+    """A game's leaf evaluation or chance enumeration may live outside its rules module: its file joins the stamp,
+    so a search loop compiled with the old one is not reused (the type names only the five kernels)."""
+    g = farl_envs.game_spec("tictactoe")
+    with_hook = kernels_of(dataclasses.replace(g, heuristic=zero_heuristic))
+    assert with_hook.names == kernels_of(g).names
+    assert with_hook.stamp != kernels_of(g).stamp
+
+
+def test_farl_envs_names_no_file_of_farl_agents():
+    """The layer below knows only its own sources: every loop module outside it is passed in (``loops``)."""
+    import ast
+
+    for path in sorted((ROOT / "farl_envs").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}  # prose may say it
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+                assert "farl_agents" not in node.value, f"{path.relative_to(ROOT)}:{node.lineno} names farl_agents"
 
 
 def _farl_files_used_by(module) -> set:

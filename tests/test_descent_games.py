@@ -89,25 +89,25 @@ def _reachable_empty(cells: np.ndarray, n: int, mark: int) -> int:
 
 
 def test_amazons_score_is_the_winners_territory():
+    """The score of a finished random game (Amazons declares the winner's territory, Cohen-Solal 2020's Remark 2):
+    +- the empty squares the winner's queens reach, + when player_0 won (w = its final reward)."""
     game = farl_envs.game_spec("amazons", board_size=6)
     h = make_heuristic("score", game)
     rng = np.random.default_rng(0)
-    s = _start(game)
     mask = np.zeros(game.n_actions, dtype=np.int8)
-    checked = 0
-    for _ in range(60):  # random positions along a random game
-        if s[1]:
-            break
-        game.legal_actions(game.p, s, mask)
-        t = s.copy()
-        game.afterstate(game.p, s, int(rng.choice(np.flatnonzero(mask))), t, np.zeros(2))
-        s = t
-        if s[3 + 36] == 0:  # between turns
-            cells = s[3:3 + 36]
-            for w, mark in ((1, 1), (-1, 2)):
-                assert h.value(w, int(s[2]), state=s) == w * _reachable_empty(cells, 6, mark)
-            checked += 1
-    assert checked >= 5
+    seen = set()
+    for _ in range(12):  # random games to their end
+        s, total = _start(game), np.zeros(2)
+        while not s[1]:
+            game.legal_actions(game.p, s, mask)
+            t, rewards = s.copy(), np.zeros(2)
+            game.afterstate(game.p, s, int(rng.choice(np.flatnonzero(mask))), t, rewards)
+            s, total = t, total + rewards
+        w = int(total[0])
+        territory = _reachable_empty(s[3:3 + 36], 6, 1 if w > 0 else 2)
+        assert h.value(w, int(s[2]), state=s) == w * territory
+        seen.add((w, territory > 0))
+    assert {1, -1} <= {w for w, _ in seen} and any(reached for _, reached in seen)
     with pytest.raises(ValueError, match="score"):
         make_heuristic("score", farl_envs.game_spec("clobber"))
     with pytest.raises(ValueError, match="pieces"):

@@ -287,7 +287,7 @@ def test_observation_planes_and_board():
     assert o0[1, 1, 0] == 1 and o0[2, 2, 1] == 1 and o0.sum() == 2
     assert np.array_equal(o0[:, :, ::-1], o1)
     b = np.empty(16, np.int32)
-    hx.board(p, s, b)
+    hx.make_spec(size=4).board(p, s, b)  # the default board kernel: the cells as stored
     assert b[5] == 1 and b[10] == 2 and b.sum() == 3
 
 

@@ -436,7 +436,7 @@ def test_observation_planes_and_board():
     assert o0[0, 0, 0] == 1 and o0[2, 2, 1] == 1 and o0.sum() == 2
     assert np.array_equal(o0[:, :, ::-1], o1)
     b = np.empty(36, np.int32)
-    oog.board(p, s, b)
+    oog.make_spec(size=6).board(p, s, b)  # the default board kernel: the cells as stored
     assert b[0] == 1 and b[14] == 2 and b.sum() == 3
 
 

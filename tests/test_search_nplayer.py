@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 import farl_envs
-from farl_agents.opponents import heuristics as H
 from farl_agents.opponents.maxn import MaxN
 from farl_agents.opponents.paranoid import Paranoid
+from farl_agents.opponents.search_hooks import zero_heuristic
 from farl_envs.core.rng import make_rng
 from farl_envs.core.spec import HEADER, PLY, TERMINAL, TO_MOVE
 from farl_envs.games import einstein_wurfelt_nicht as ewn
-from farl_envs.games import game2048
+from farl_envs.games import game2048, sim, yavalath
 
 EWN2 = farl_envs.game_spec("einstein_wurfelt_nicht")
 
@@ -94,7 +94,7 @@ def _expectimax(game, s, depth, evaluate):
 def test_maxn_matches_a_plain_recursive_expectimax(name, params, depth):
     game = farl_envs.game_spec(name, **params)
     rng = np.random.default_rng(3)
-    heuristic = H.HEURISTICS.get(name, H.zero_heuristic)
+    heuristic = game.heuristic or zero_heuristic
 
     def evaluate(t):
         out = np.zeros(game.n_players)
@@ -121,6 +121,8 @@ def test_maxn_matches_a_plain_recursive_expectimax(name, params, depth):
 def test_compiled_chance_outcomes_match_the_python_list(name, params):
     game = farl_envs.game_spec(name, **params)
     module = ewn if name == "einstein_wurfelt_nicht" else game2048
+    assert (game.chance_outcome_count, game.apply_chance_outcome) == (module.chance_outcome_count,
+                                                                     module.apply_chance_outcome)
     s = game.initial_state(game.p, make_rng(4))
     mask = np.zeros(game.n_actions, dtype=np.int8)
     game.legal_actions(game.p, s, mask)
@@ -148,17 +150,17 @@ def test_sim_heuristic_counts_dead_edges():
     game = farl_envs.game_spec("sim")  # K6, 2 players
     s = game.initial_state(game.p, make_rng(0))
     out = np.zeros(2)
-    H.sim_heuristic(game.p, s, out)
+    sim.heuristic(game.p, s, out)
     assert np.all(out == 0.0)
     names = game.action_names
     # player_0 owns 0-1 and 1-2 (edge 0-2 is dead for it) and 3-4; player_1 owns 0-3, 2-5, 1-4: no two share a
     # node... except 0-3 and 1-4? no; so player_1 has no dead edge
     for edge, q in (("0-1", 1), ("1-2", 1), ("3-4", 1), ("0-3", 2), ("2-5", 2), ("1-4", 2)):
         s[HEADER + names.index(edge)] = q
-    H.sim_heuristic(game.p, s, out)
+    sim.heuristic(game.p, s, out)
     assert out[0] == pytest.approx(0.5 * np.tanh(-1 / 4)) and out[1] == pytest.approx(-out[0])
     s[HEADER + names.index("4-5")] = 2  # player_1: 1-4 + 4-5 kills 1-5, 2-5 + 4-5 kills 2-4: two dead edges
-    H.sim_heuristic(game.p, s, out)
+    sim.heuristic(game.p, s, out)
     assert out[0] == pytest.approx(0.5 * np.tanh(1 / 4))
 
 
@@ -174,10 +176,10 @@ def test_yavalath_scores_of_a_drawn_position():
     for c in (16, 18):
         s[HEADER + c] = 2
     score = np.zeros(2)
-    H.yavalath_scores(game.p, s, score)
+    yavalath.scores(game.p, s, score)
     assert score.tolist() == [4.0, -1.0]
     out = np.zeros(2)
-    H.yavalath_heuristic(game.p, s, out)
+    yavalath.heuristic(game.p, s, out)
     assert out[0] == pytest.approx(0.5 * np.tanh(5 / 5)) and out[1] == pytest.approx(-out[0])
 
 
@@ -188,7 +190,7 @@ def test_yavalath_heuristic_gives_players_who_are_out_nothing():
     s[HEADER + 31] = 1
     s[HEADER + game.n_cells] = 0b100  # player_2 is out
     out = np.zeros(3)
-    H.yavalath_heuristic(game.p, s, out)
+    yavalath.heuristic(game.p, s, out)
     assert out[2] == 0.0 and out[0] == pytest.approx(-out[1]) and out[0] != 0.0
 
 
@@ -199,13 +201,13 @@ def test_chinese_checkers_heuristic_rewards_progress_towards_the_target(players)
     game = farl_envs.game_spec("chinese_checkers", players=players)
     s = game.initial_state(game.p, make_rng(0))
     progress, out = np.zeros(players), np.zeros(players)
-    H.chinese_checkers_progress(game.p, s, progress)
+    cc.race_progress(game.p, s, progress)
     assert np.allclose(progress, 0.0)
     home, target = cc.POINTS[cc.HOME_POINTS[players][0]], cc.POINTS[(cc.HOME_POINTS[players][0] + 3) % 6]
     t = s.copy()
     t[cc.CELLS + home] = 0
     t[cc.CELLS + target] = 1  # player_0's pegs fill its target (ignoring the pegs there)
-    H.chinese_checkers_progress(game.p, t, progress)
+    cc.race_progress(game.p, t, progress)
     assert progress[0] == pytest.approx(1.0)
     # one step forward (down the board for player_0, who starts in the north) beats one step sideways
     mask = np.zeros(game.n_actions, dtype=np.int8)
@@ -214,7 +216,7 @@ def test_chinese_checkers_heuristic_rewards_progress_towards_the_target(players)
     for a in np.flatnonzero(mask):
         u = s.copy()
         game.afterstate(game.p, s, int(a), u, np.zeros(players))
-        H.chinese_checkers_heuristic(game.p, u, out)
+        cc.heuristic(game.p, u, out)
         values[int(a)] = out.copy()
         assert out.sum() == pytest.approx(0.0) and out[0] >= 0.0
     down = [a for a in values if a % 6 in (4, 5) and cc.ROW[a // 6] == 3]
@@ -226,15 +228,15 @@ def test_ewn_heuristic_by_hand():
     # moves from (0, 0): threat 1 - 2/4; 1 cube. Advantage of black: 0.25 * 0.25 + 0.2 * (2/6 - 1/6).
     s = _ewn_position({(2, 2): (1, 1), (3, 3): (0, 1), (0, 3): (0, 6)}, to_move=1, roll=1, ply=10)
     out = np.zeros(2)
-    H.ewn_heuristic(EWN2.p, s, out)
+    ewn.heuristic(EWN2.p, s, out)
     assert out[0] == pytest.approx(0.25 * 0.25 + 0.2 / 6) and out[1] == pytest.approx(-out[0])
     ewn4 = farl_envs.game_spec("einstein_wurfelt_nicht", players=4)
     s4 = ewn4.initial_state(ewn4.p, make_rng(0))
     out4 = np.zeros(4)
-    H.ewn_heuristic(ewn4.p, s4, out4)
+    ewn.heuristic(ewn4.p, s4, out4)
     assert np.allclose(out4, 0.0)  # the start is symmetric
     s4[ewn.CELLS + 0] = 0  # player_0 loses its cube on (0, 0): its team (0 and 2) is weaker
-    H.ewn_heuristic(ewn4.p, s4, out4)
+    ewn.heuristic(ewn4.p, s4, out4)
     assert out4[0] < 0 and out4[2] == out4[0] and out4[1] == out4[3] == -out4[0]
 
 
@@ -249,7 +251,7 @@ def test_heuristics_stay_inside_half_a_reward_on_random_games(name, params):
         s = game.initial_state(game.p, make_rng(seed))
         mask = np.zeros(game.n_actions, dtype=np.int8)
         for _ in range(120):
-            H.HEURISTICS[name](game.p, s, out)
+            game.heuristic(game.p, s, out)
             assert np.all(np.abs(out) < 0.5)
             game.legal_actions(game.p, s, mask)
             game.afterstate(game.p, s, int(rng.choice(np.flatnonzero(mask))), s, np.zeros(game.n_players))

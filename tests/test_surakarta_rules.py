@@ -580,7 +580,7 @@ def test_observation_planes_and_board():
     assert o0[5, 0, 0] == 1 and o0[0, 0, 1] == 1 and o0.sum() == 24
     assert np.array_equal(o0[:, :, ::-1], o1)
     b = np.empty(36, np.int32)
-    sk.board(p, s, b)
+    sk.make_spec().board(p, s, b)  # the default board kernel: the cells as stored
     assert b.tolist() == [2] * 12 + [0] * 12 + [1] * 12
 
 

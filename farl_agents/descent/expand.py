@@ -33,7 +33,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from farl_envs.core.kernels import afterstate, board, kernels_of, legal_actions
+from farl_agents.opponents.search_hooks import search_kernels
+from farl_envs.core.kernels import afterstate, board, legal_actions
 
 #: games whose turn is several decisions of the same player: the most decisions a turn can take
 TURN_DECISIONS = {"amazons": 3}
@@ -64,7 +65,8 @@ def _describe_child(kernels, p, child, rewards, k, boards, terminal, result, pie
 def expand_state(kernels, p, s, mask, n_cells, n_players):
     """``(actions, states, boards, terminal, result, pieces)`` of every legal action of ``s``.
 
-    ``kernels`` is the game's :func:`~farl_envs.core.kernels.kernels_of`; ``mask`` (``int8[n_actions]``) is scratch.
+    ``kernels`` is the game's :func:`~farl_agents.opponents.search_hooks.search_kernels`; ``mask``
+    (``int8[n_actions]``) is scratch.
     """
     n = legal_actions(kernels, p, s, mask)
     actions = np.empty(n, dtype=np.int64)
@@ -165,7 +167,7 @@ class Expander:
     def __init__(self, game):
         self.game = game
         self._mask = np.zeros(game.n_actions, dtype=np.int8)
-        self._kernels = kernels_of(game)
+        self._kernels = search_kernels(game)
         self.decisions = TURN_DECISIONS.get(game.name, 1)
         """The most decisions a turn takes (1: every action is a turn)."""
         if self.decisions > 1:

@@ -3,48 +3,46 @@ Thill, Bagheri, Koch & Konen 2014 for Connect Four.
 
 Where the paper is silent, the values follow the runs stored with GBG (the
 authors' Java code); ``docs/notes/learner_spec.md`` §13 gives the evidence
-for each choice.
+for each choice. These are the papers' choices of learner settings, so they
+live here, one row per game keyed by its registry name; what belongs to a
+game itself (its fixed n-tuple set, the start positions of its evaluation)
+is declared on its spec.
 """
 from __future__ import annotations
 
 from farl_agents.learners.config import LearnerConfig
 
-#: game parameters of the Table 1 rows (Nim: "take any number from one heap")
-PAPER_GAME_PARAMS = {
-    "game2048": {},
-    "tictactoe": {},
-    "connect_four": {"rows": 6, "cols": 7},
-    "hex": {"size": 6},
-    "othello": {},
-    "nim": {"heaps": 3, "heap_size": 5, "max_take": 5},
-    "nim3p": {"heaps": 3, "heap_size": 5, "max_take": 5, "extra_rule": True},
-}
-
+#: The paper's rows, one per game (by its registry name): ``(game parameters, learner settings)``. The fixed
+#: n-tuple sets are the games' own (``GameSpec.fixed_ntuples``); Nim's row is "take any number from one heap".
 _PAPER = {
     # 2048: ε=0, α=1, λ=0, no output sigmoid, symmetry, afterstates, fixed 4 6-tuples, TC-id;
     # GBG scales scores by 1/3,932,156
-    "game2048": dict(epsilon=0.0, alpha=1.0, tanh_output=False, ntuples="fixed", tcl="id",
-                     reward_scale=1 / 3_932_156, episodes=200_000),
+    "game2048": ({}, dict(epsilon=0.0, alpha=1.0, tanh_output=False, ntuples="fixed", tcl="id",
+                          reward_scale=1 / 3_932_156, episodes=200_000)),
     # TicTacToe: ε 0.1→0, α 1.0→0.5, λ=0, one 9-tuple, no TCL; GBG's runs learn from random moves
-    "tictactoe": dict(epsilon=0.1, epsilon_final=0.0, alpha=1.0, alpha_final=0.5, ntuples="fixed",
-                      learn_from_random_moves=True, episodes=30_000),
-    # Connect Four: ε 0.1→0, α=3.7, λ=0, fixed 70 8-tuples, TC-EXP β=2.7; GBG's runs learn from random moves
-    "connect_four": dict(epsilon=0.1, epsilon_final=0.0, alpha=3.7, ntuples="fixed", tcl="exp",
-                         learn_from_random_moves=True, episodes=5_000_000),
+    "tictactoe": ({}, dict(epsilon=0.1, epsilon_final=0.0, alpha=1.0, alpha_final=0.5, ntuples="fixed",
+                           learn_from_random_moves=True, episodes=30_000)),
+    # Connect Four 6x7: ε 0.1→0, α=3.7, λ=0, fixed 70 8-tuples, TC-EXP β=2.7; GBG's runs learn from random moves
+    "connect_four": ({"rows": 6, "cols": 7},
+                     dict(epsilon=0.1, epsilon_final=0.0, alpha=3.7, ntuples="fixed", tcl="exp",
+                          learn_from_random_moves=True, episodes=5_000_000)),
     # Hex 6x6: ε=0.2, α 1.0→0.5, λ=0, 25 random 6-tuples, TC-id, choose-start-01, learn from random moves
-    "hex": dict(epsilon=0.2, alpha=1.0, alpha_final=0.5, ntuples="random-walk", ntuple_count=25, ntuple_length=6,
-                tcl="id", random_start_prob=0.5, random_start_plies=1, learn_from_random_moves=True,
-                episodes=300_000),
+    "hex": ({"size": 6},
+            dict(epsilon=0.2, alpha=1.0, alpha_final=0.5, ntuples="random-walk", ntuple_count=25, ntuple_length=6,
+                 tcl="id", random_start_prob=0.5, random_start_plies=1, learn_from_random_moves=True,
+                 episodes=300_000)),
     # Othello: ε=0.2, α=0.2, λ=0.5, horizon cut 0.01, ET, fixed 50 6-tuples, TC-EXP β=2.7,
     # choose-start-01 (4 plies, 70 %)
-    "othello": dict(epsilon=0.2, alpha=0.2, lam=0.5, horizon_cut=0.01, trace_mode="et", ntuples="fixed", tcl="exp",
-                    random_start_prob=0.7, random_start_plies=4, episodes=250_000),
+    "othello": ({}, dict(epsilon=0.2, alpha=0.2, lam=0.5, horizon_cut=0.01, trace_mode="et", ntuples="fixed",
+                         tcl="exp", random_start_prob=0.7, random_start_plies=4, episodes=250_000)),
     # Nim 3x5: ε=0.1 (GBG: →0), α=0.5, λ=0.5, horizon cut 0.1, ET, one 3-tuple, TC-id, learn from random moves
-    "nim": dict(epsilon=0.1, epsilon_final=0.0, alpha=0.5, lam=0.5, horizon_cut=0.1, trace_mode="et",
-                ntuples="fixed", tcl="id", use_symmetry=False, learn_from_random_moves=True, episodes=20_000),
+    "nim": ({"heaps": 3, "heap_size": 5, "max_take": 5},
+            dict(epsilon=0.1, epsilon_final=0.0, alpha=0.5, lam=0.5, horizon_cut=0.1, trace_mode="et",
+                 ntuples="fixed", tcl="id", use_symmetry=False, learn_from_random_moves=True, episodes=20_000)),
     # Nim3P 3x5: ε=0.15, α=0.2, λ=0.5, horizon cut 0.01, RESET, two 3-tuples, TC-id, choose-start-01
-    "nim3p": dict(epsilon=0.15, alpha=0.2, lam=0.5, horizon_cut=0.01, trace_mode="res", ntuples="fixed", tcl="id",
-                  use_symmetry=False, random_start_prob=0.5, random_start_plies=1, episodes=300_000),
+    "nim3p": ({"heaps": 3, "heap_size": 5, "max_take": 5, "extra_rule": True},
+              dict(epsilon=0.15, alpha=0.2, lam=0.5, horizon_cut=0.01, trace_mode="res", ntuples="fixed", tcl="id",
+                   use_symmetry=False, random_start_prob=0.5, random_start_plies=1, episodes=300_000)),
 }
 
 #: Thill, Bagheri, Koch & Konen 2014, Table I (Connect Four). Its α is per weight; farl scales every update by
@@ -111,7 +109,7 @@ def paper_config(game: str, algo: str = "td", farl: bool = True, **overrides) ->
         if base.get("trace_mode") in THILL2014_RESET_MODES:
             base["reset_all_players"] = False
     elif key in _PAPER:
-        base = dict(_PAPER[key])
+        base = dict(_PAPER[key][1])
     else:
         raise ValueError(f"no paper preset for {game!r}; known: {', '.join(preset_names())}")
     base.update(algo=algo, farl=farl, farl_terminal=farl)
@@ -127,41 +125,37 @@ def paper_game_params(game: str) -> dict:
     """The game parameters of ``game``'s Table 1 row (Thill et al. 2014's rows: Connect Four 7×6); {} without a row."""
     key = game[:-3] if game.endswith("_v0") else game
     if key in _THILL2014:
-        return dict(PAPER_GAME_PARAMS["connect_four"])
-    return dict(PAPER_GAME_PARAMS.get(key, {}))
+        return dict(_PAPER["connect_four"][0])
+    return dict(_PAPER[key][0]) if key in _PAPER else {}
 
 
 # ----------------------------------------------------------------------------------------------------
 # N-player presets: beyond the paper
 # ----------------------------------------------------------------------------------------------------
-#: Game parameters of the N-player Table 1 rows (GitHub issue 19): a 3-player variant of each game.
-#: Sim is played on K6 rather than GBG's K12 default: 15 edges instead of 66, so a run of minutes can learn
-#: it and Max-N can search it exactly; Chinese Checkers keeps OpenSpiel's rules but stops after 300 turns
-#: (OpenSpiel: 1000), which a racing player never reaches and which bounds the cost of random games.
-NPLAYER_GAME_PARAMS = {
-    "sim3p": ("sim", {"players": 3, "nodes": 6}),
-    "yavalath3p": ("yavalath", {"players": 3, "size": 5}),
-    "chinese_checkers3p": ("chinese_checkers", {"players": 3, "max_moves": 300}),
-    "ewn3p": ("einstein_wurfelt_nicht", {"players": 3, "size": 6, "cell_coding": 1}),
-}
-
 #: The common TD-FARL template of the N-player presets: the paper's settings for Nim3P, its one 3-player game
 #: (ε=0.15, λ=0.5, horizon cut 0.01, RESET traces, TC-id, choose-start-01 with one random ply), with the step
 #: size of its random-walk game Hex (α 1.0 -> 0.5), since these games, like Hex, use many random-walk tuples.
 _NPLAYER_BASE = dict(epsilon=0.15, alpha=1.0, alpha_final=0.5, lam=0.5, horizon_cut=0.01, trace_mode="res",
                      tcl="id", ntuples="random-walk", random_start_prob=0.5, random_start_plies=1)
 
+#: The N-player Table 1 rows (GitHub issue 19), a 3-player variant of each game: ``(game, game parameters,
+#: settings added to the template)``. Sim is played on K6 rather than GBG's K12 default: 15 edges instead of 66,
+#: so a run of minutes can learn it and Max-N can search it exactly; Chinese Checkers keeps OpenSpiel's rules but
+#: stops after 300 turns (OpenSpiel: 1000), which a racing player never reaches and which bounds the cost of random
+#: games.
 _NPLAYER = {
     # Sim K6, 3 players: 15 edge cells (4 values); 20 walks of 5 edges over edges that share a node;
     # the 12 polygon symmetries
-    "sim3p": dict(ntuple_count=20, ntuple_length=5, episodes=100_000),
+    "sim3p": ("sim", {"players": 3, "nodes": 6}, dict(ntuple_count=20, ntuple_length=5, episodes=100_000)),
     # Yavalath, 61 cells, 3 players: 30 walks of 6 hexagonal neighbours (4^6 weights each), 12 symmetries
-    "yavalath3p": dict(ntuple_count=30, ntuple_length=6, episodes=100_000),
+    "yavalath3p": ("yavalath", {"players": 3, "size": 5}, dict(ntuple_count=30, ntuple_length=6, episodes=100_000)),
     # Chinese Checkers, 121 holes, 3 players: 40 walks of 6 holes; no symmetry keeps the three camps
-    "chinese_checkers3p": dict(ntuple_count=40, ntuple_length=6, use_symmetry=False, episodes=20_000),
+    "chinese_checkers3p": ("chinese_checkers", {"players": 3, "max_moves": 300},
+                           dict(ntuple_count=40, ntuple_length=6, use_symmetry=False, episodes=20_000)),
     # EWN 6x6, 3 players: cell coding 1 (colour and cube group, 10 values), so 30 walks of 4 squares (10^4
     # weights each); no symmetry keeps the three corners
-    "ewn3p": dict(ntuple_count=30, ntuple_length=4, use_symmetry=False, episodes=200_000),
+    "ewn3p": ("einstein_wurfelt_nicht", {"players": 3, "size": 6, "cell_coding": 1},
+              dict(ntuple_count=30, ntuple_length=4, use_symmetry=False, episodes=200_000)),
 }
 
 
@@ -178,16 +172,16 @@ def nplayer_config(name: str, algo: str = "td", farl: bool = True, **overrides) 
     """
     if name not in _NPLAYER:
         raise ValueError(f"no N-player preset {name!r}; known: {', '.join(_NPLAYER)}")
-    base = {**_NPLAYER_BASE, **_NPLAYER[name], "algo": algo, "farl": farl, "farl_terminal": farl}
+    base = {**_NPLAYER_BASE, **_NPLAYER[name][2], "algo": algo, "farl": farl, "farl_terminal": farl}
     base.update(overrides)
     return LearnerConfig(**base)
 
 
 def nplayer_game(name: str) -> tuple[str, dict]:
     """``(game name, game parameters)`` of the N-player preset ``name``."""
-    if name not in NPLAYER_GAME_PARAMS:
-        raise ValueError(f"no N-player preset {name!r}; known: {', '.join(NPLAYER_GAME_PARAMS)}")
-    game, params = NPLAYER_GAME_PARAMS[name]
+    if name not in _NPLAYER:
+        raise ValueError(f"no N-player preset {name!r}; known: {', '.join(_NPLAYER)}")
+    game, params, _ = _NPLAYER[name]
     return game, dict(params)
 
 

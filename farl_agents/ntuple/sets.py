@@ -1,4 +1,4 @@
-"""n-tuple sets: the paper's fixed sets, random walks and random points.
+"""n-tuple sets: the game's fixed set, random walks and random points.
 
 A set is an ``int[m, n]`` array of board cells (in the game's n-tuple cell
 numbering, see each game module). Random sets are drawn from a seed, so the
@@ -6,58 +6,34 @@ same config always gives the same set; the set is also saved with the agent.
 """
 from __future__ import annotations
 
-import json
-from functools import lru_cache
-from importlib import resources
-
 import numpy as np
 
 from farl_envs.core.spec import GameSpec
 
-#: games whose paper set (Konen & Bagheri 2020, A.6) is fixed; needs these exact parameters
-FIXED_SET_PARAMS = {
-    "connect_four": {"rows": 6, "cols": 7},
-    "game2048": {},
-    "othello": {},
-    "nim": {"heaps": 3},
-    "nim3p": {"heaps": 3},
-    "tictactoe": {},
-}
-
-
-@lru_cache(maxsize=None)
-def _fixed_table() -> dict:
-    text = resources.files("farl_agents.ntuple").joinpath("data/fixed_ntuples.json").read_text()
-    return json.loads(text)
-
 
 def fixed_set(game: GameSpec) -> np.ndarray:
-    """The paper's fixed n-tuple set for ``game``.
+    """The fixed n-tuple set ``game`` declares (``GameSpec.fixed_ntuples``).
 
-    Connect Four 70×8, Othello 50×6, 2048 4×6, Nim 1×3, Nim3P 2×3, TicTacToe 1×9 (Konen & Bagheri 2020, A.6).
+    farl's games declare Konen & Bagheri 2020's sets (A.6): Connect Four 6x7 70×8, Othello 50×6, 2048 4×6,
+    Nim with 3 heaps 1×3, Nim3P with 3 heaps 2×3, TicTacToe 1×9.
     """
-    need = FIXED_SET_PARAMS.get(game.name)
-    if need is None:
-        raise ValueError(f"{game.name} has no fixed n-tuple set; use random-walk or random-points")
-    for key, val in need.items():
-        if game.params.get(key) != val:
-            raise ValueError(f"the fixed {game.name} n-tuple set needs {key}={val}, "
-                             f"this game has {game.params.get(key)}")
-    return np.array(_fixed_table()[game.name], dtype=np.int32)
+    if not game.fixed_ntuples:
+        raise ValueError(f"{game.name} {game.params} has no fixed n-tuple set; use random-walk or random-points")
+    return np.array(game.fixed_ntuples, dtype=np.int32)
 
 
 def adjacency(game: GameSpec) -> list[list[int]]:
     """Neighbour lists of the n-tuple cells used by random walks.
 
     A game may give its own graph (``GameSpec.cell_neighbours``: Sim's edges,
-    a star board's holes). Grid games: the 8 surrounding cells (king moves; GBG's Connect Four set
-    is 8-connected). Hex: the 6 neighbours of the rhombus. Games without a
-    grid (Nim): every cell is a neighbour of every other.
+    a star board's holes, Nim's heaps, each a neighbour of every other). Grid games: the 8 surrounding cells
+    (king moves; GBG's Connect Four set is 8-connected). Hex: the 6 neighbours of the rhombus. Games without a
+    grid: every cell is a neighbour of every other.
     """
     n = game.n_cells
     if game.cell_neighbours is not None:
         return [list(map(int, nb)) for nb in game.cell_neighbours(game.p)]
-    if not game.grid_shape or game.name in ("nim", "nim3p"):
+    if not game.grid_shape:
         return [[j for j in range(n) if j != i] for i in range(n)]
     rows, cols = game.grid_shape
     if game.hex_grid:

@@ -5,7 +5,7 @@ name (``make_opponent``)  player                                        games
 ======================  ==============================================  =================
 ``random``              :class:`~farl_agents.players.RandomPlayer`      all
 ``maxn`` / ``maxn15``   :class:`MaxN` (depth 15 unless given;           all (expectimax-N
-                        leaf heuristics of :mod:`.heuristics`)          over chance events)
+                        the games' leaf heuristics)                     over chance events)
 ``paranoid`` /          :class:`Paranoid` (Sturtevant & Korf 2000:      all
 ``paranoid6``           alpha-beta against the coalition of the
                         others; depth 6 unless given)

@@ -38,7 +38,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from farl_envs.core.kernels import afterstate, kernels_of, legal_actions
+from farl_agents.opponents.search_hooks import search_kernels
+from farl_envs.core.kernels import afterstate, legal_actions
 from farl_envs.core.rng import rng_below
 from farl_envs.core.spec import HEADER, TERMINAL, TO_MOVE, GameSpec
 
@@ -87,7 +88,7 @@ def weighted_count(s, weights, seat):
 def greedy_positional(kernels, p, s, weights, mask, out, rew, rng, gbg, mask2):
     """One-ply greedy move on ``weighted_count``, ties drawn uniformly from ``rng``.
 
-    ``kernels`` is the game's :func:`~farl_envs.core.kernels.kernels_of`.
+    ``kernels`` is the game's :func:`~farl_agents.opponents.search_hooks.search_kernels`.
 
     ``gbg``: negate the count after a move that ends the game or leaves the
     opponent only the pass (action ``mask2.shape[0] - 1``), as GBG's Bench
@@ -167,7 +168,7 @@ class BenchPlayer:
                           np.zeros(game.n_players), np.zeros(game.n_actions, dtype=np.int8))
             self._key = game.id
         mask, out, rew, mask2 = self._bufs
-        return int(greedy_positional(kernels_of(game), game.p,
+        return int(greedy_positional(search_kernels(game), game.p,
                                      np.ascontiguousarray(state, dtype=np.int32), self.weights,
                                      mask, out, rew, rng, self.gbg, mask2))
 

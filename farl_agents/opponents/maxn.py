@@ -11,8 +11,8 @@ terminal node is worth the zero vector and an inner node
 **Chance (expectimax-N).** In a game with chance events (EinStein würfelt
 nicht!'s die, 2048's tile) the afterstate of a move is a *chance node*: its
 value is the expectation ``sum_i P(i) V(s_a with outcome i)`` over every
-outcome, enumerated by the game's compiled ``chance_outcome_count`` /
-``apply_chance_outcome`` (:mod:`~farl_agents.opponents.search_hooks`; the
+outcome, enumerated by the compiled ``chance_outcome_count`` /
+``apply_chance_outcome`` its spec declares (:mod:`~.search_hooks`; the
 same outcomes and probabilities as its Python ``chance_outcomes``). This is
 Michie's (1966) expectimax with Max-N's vectors at the decision nodes. A
 chance node does not count as a ply of the depth.
@@ -21,9 +21,9 @@ Choices that make the search well defined and fast:
 
 * **Depth limit** ``depth`` in moves (paper: Max-N10 for TicTacToe, Max-N15
   for Nim and Nim3P). A position reached by the ``depth``-th move that is
-  not terminal is valued by the game's heuristic
-  (:mod:`~farl_agents.opponents.heuristics`: Sim, Yavalath, Chinese
-  Checkers, EinStein würfelt nicht!; strictly inside (-0.5, 0.5), so a win or
+  not terminal is valued by the game's heuristic (``GameSpec.heuristic``:
+  Sim, Yavalath, Chinese Checkers, EinStein würfelt nicht!, each described in
+  its game module; strictly inside (-0.5, 0.5), so a win or
   loss the search sees outweighs it) and by the zero vector ("no reward
   known yet") in the other games or with ``heuristic=False``. In a game with
   chance the cut-off position is the afterstate, before its chance event.
@@ -289,7 +289,7 @@ class MaxN:
             table takes ``cache_size * (4 * state_size + 8 * n_players + 16)``
             bytes.
         heuristic: use the game's leaf evaluation
-            (:mod:`~farl_agents.opponents.heuristics`) at the depth limit;
+            (``GameSpec.heuristic``) at the depth limit;
             ``False``: the zero vector, as the paper's Max-N.
         name: display name, default ``"Max-N<depth>"``.
     """

@@ -52,8 +52,9 @@ import numpy as np
 from numba import njit
 
 from farl_agents.ntuple.budget import LIMIT_VARIABLE, human, memory_limit
+from farl_agents.opponents.search_hooks import search_kernels
 from farl_agents.players import check_search_state
-from farl_envs.core.kernels import afterstate, chance, kernels_of, legal_actions
+from farl_envs.core.kernels import afterstate, chance, legal_actions
 from farl_envs.core.playout import random_playout
 from farl_envs.core.rng import rng_below
 from farl_envs.core.spec import TERMINAL, TO_MOVE, GameSpec
@@ -69,7 +70,7 @@ def uct_search(kernels, p, root, iterations, c_explore,
                children, visits, wsum, s, mask, rew, total, ret, path, step_rew, rng):
     """Run ``iterations`` UCT iterations from ``root``; return the number of nodes.
 
-    ``kernels`` is the game's :func:`~farl_envs.core.kernels.kernels_of`.
+    ``kernels`` is the game's :func:`~farl_agents.opponents.search_hooks.search_kernels`.
 
     ``children`` (int32[cap, n_actions]), ``visits`` (float64[cap]) and ``wsum``
     (float64[cap, n_players]) are the tree (row 0 the root), ``cap >=
@@ -284,7 +285,7 @@ class MCTS:
         self._prepare(game)
         lo, hi, adaptive = self._bounds(game)
         b = self._bufs
-        self.last_nodes = int(uct_search(kernels_of(game), game.p,
+        self.last_nodes = int(uct_search(search_kernels(game), game.p,
                                          np.ascontiguousarray(state, dtype=np.int32), self.iterations,
                                          self.c, lo, hi, adaptive, game.has_chance,
                                          b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], rng))

@@ -14,7 +14,7 @@ Max-N's ``b^d``, so it looks deeper in the same time.
 The value of a position is a single number, the searching player's reward
 from the root onwards (the sum of his reward deltas) plus, where the depth
 limit cuts the game off, his component of the game's leaf evaluation
-(:mod:`~farl_agents.opponents.heuristics`; 0 for games without one). A node
+(``GameSpec.heuristic``; 0 for games without one). A node
 where he moves maximises, a node where anyone else moves minimises (a
 3-player Chinese Checkers hop chain keeps the mover, so consecutive max or
 min nodes are normal). The player drops nothing for seats that are out: the
@@ -219,7 +219,7 @@ class Paranoid:
 
     Args:
         depth: search depth in moves (1..100); non-terminal leaves at the limit are valued by the
-            game's heuristic (:mod:`~farl_agents.opponents.heuristics`), 0 without one.
+            game's heuristic (``GameSpec.heuristic``), 0 without one.
         heuristic: ``False``: value cut-off leaves 0 even where the game has a heuristic.
         name: display name, default ``"Paranoid<depth>"``.
     """

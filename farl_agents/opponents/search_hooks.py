@@ -1,23 +1,24 @@
-"""What a depth-limited search needs from a game beyond its kernels: a leaf evaluation and its chance outcomes.
+"""What the searches need from a game beyond its kernels, and the kernels' value of every search loop.
 
 Max-N (:mod:`~farl_agents.opponents.maxn`) and Paranoid
 (:mod:`~farl_agents.opponents.paranoid`) call three more functions than the
-kernel contract of :mod:`farl_envs.core.spec` has:
+kernel contract of :mod:`farl_envs.core.spec` has, all of them declared by the
+game on its :class:`~farl_envs.core.spec.GameSpec`:
 
 ``heuristic(p, s, out)``
     the value vector (``float64[n_players]``) of a non-terminal position where
     the search stops, an estimate of each player's *future* reward, strictly
-    between -1 and 1 so that a reward the search actually sees outweighs it.
-    The games' heuristics are in :mod:`~farl_agents.opponents.heuristics`
-    (documented there, one per game); a game without one gets the zero
-    vector ("no reward known yet").
+    inside (-0.5, 0.5) so that a reward the search actually sees outweighs it
+    (``GameSpec.heuristic``, documented in each game's module). A game
+    without one, or a search told not to use it, gets :func:`zero_heuristic`
+    ("no reward known yet").
 ``chance_outcome_count(p, s) -> int`` and ``apply_chance_outcome(p, s, i) -> float``
     the outcomes of the chance event after a non-terminal afterstate ``s``
     (count) and the ``i``-th of them applied in place, returning its
     probability: the compiled counterpart of a game's Python
-    ``chance_outcomes``. Games with chance define both next to their
-    ``chance`` kernel (2048, EinStein würfelt nicht!); games without chance
-    get a count of 0. A game with chance that lacks them cannot be searched
+    ``chance_outcomes``. Games with chance declare both on their spec (2048,
+    EinStein würfelt nicht!); games without chance keep the spec's defaults,
+    a count of 0. A game with chance that kept the defaults cannot be searched
     (``ValueError``).
 
 As for the kernels (:mod:`farl_envs.core.kernels`), the searches take these
@@ -25,7 +26,8 @@ functions as one :class:`SearchHooks` value whose numba type names them by
 ``module:function``: the search loops are compiled once per game and cached
 on disk. Staleness is covered by the :class:`~farl_envs.core.kernels.Kernels`
 value passed beside it, built by :func:`search_kernels`, whose stamp hashes
-the game's module, this module, the heuristics and the search modules.
+the modules of the game's kernels and hooks and the search loops of
+:data:`SEARCH_LOOPS`.
 """
 from __future__ import annotations
 
@@ -34,32 +36,23 @@ import importlib
 from numba import njit, types
 from numba.extending import NativeValue, models, overload, register_model, typeof_impl, unbox
 
-from farl_agents.opponents.heuristics import HEURISTICS, zero_heuristic
-from farl_envs.core.kernels import SEARCH_LOOPS, kernels_of
-from farl_envs.core.spec import GameSpec
+from farl_envs.core.kernels import compiled_name, kernels_of
+from farl_envs.core.spec import GameSpec, no_chance_outcome_count
 
 HOOK_NAMES = ("heuristic", "chance_outcome_count", "apply_chance_outcome")
 
-SEARCH_MODULES = SEARCH_LOOPS + ("farl_agents/opponents/search_hooks.py", "farl_agents/opponents/heuristics.py",
-                                 "farl_agents/opponents/paranoid.py")
-"""The sources the depth-limited searches compile in besides the game's own module (the stamp of their kernels)."""
+SEARCH_LOOPS = ("farl_agents/opponents/mcts.py", "farl_agents/opponents/maxn.py", "farl_agents/opponents/paranoid.py",
+                "farl_agents/opponents/bench.py", "farl_agents/opponents/search_hooks.py",
+                "farl_agents/descent/expand.py")
+"""The modules of farl's cached search loops over a game's kernels (MCTS, Max-N, Paranoid, Othello's Bench
+player, Descent's expansion) and of these hooks: the sources of :func:`search_kernels`' stamp besides the game's
+own (farl_envs' playout loop, which MCTS calls, is always in it)."""
 
 
 @njit(cache=True)
-def no_chance_outcome_count(p, s):
-    """A game without chance: no outcome to enumerate."""
-    return 0
-
-
-@njit(cache=True)
-def no_chance_outcome(p, s, i):
-    """Never called (the count is 0); there for the type."""
-    return 0.0
-
-
-def _name(fn) -> str:
-    py = fn.py_func
-    return f"{py.__module__}:{py.__qualname__}"
+def zero_heuristic(p, s, out):
+    """No evaluation: every player's future reward is taken as 0."""
+    out[:] = 0.0
 
 
 def _resolve(name: str):
@@ -114,31 +107,32 @@ def _unbox_hooks(typ, obj, c):
 
 
 def has_heuristic(game: GameSpec) -> bool:
-    """Does ``game`` have a leaf evaluation in :data:`~farl_agents.opponents.heuristics.HEURISTICS`?"""
-    return game.name in HEURISTICS
+    """Does ``game`` declare a leaf evaluation (``GameSpec.heuristic``)?"""
+    return game.heuristic is not None
 
 
 def hooks_of(game: GameSpec, heuristic: bool = True) -> SearchHooks:
-    """The :class:`SearchHooks` of ``game``; ``heuristic=False``: the zero vector at the depth limit.
+    """The :class:`SearchHooks` of ``game``; ``heuristic=False`` (or a game without one): the zero vector at the
+    depth limit.
 
-    Raises ``ValueError`` for a game with chance whose module lacks ``chance_outcome_count`` /
-    ``apply_chance_outcome``.
+    Raises ``ValueError`` for a game with chance that declares no ``chance_outcome_count`` /
+    ``apply_chance_outcome``, and for hooks that are not module-level ``@njit`` functions.
     """
-    h = HEURISTICS.get(game.name, zero_heuristic) if heuristic else zero_heuristic
-    count, apply = no_chance_outcome_count, no_chance_outcome
-    if game.has_chance:
-        module = importlib.import_module(game.chance.py_func.__module__)
-        count = getattr(module, "chance_outcome_count", None)
-        apply = getattr(module, "apply_chance_outcome", None)
-        if count is None or apply is None:
-            raise ValueError(f"{game.id} has chance events but no chance_outcome_count / apply_chance_outcome "
-                             f"in {module.__name__}: a search cannot take the expectation over them")
-    return SearchHooks((_name(h), _name(count), _name(apply)))
+    if game.has_chance and game.chance_outcome_count is no_chance_outcome_count:
+        raise ValueError(f"{game.id} has chance events but its spec declares no chance_outcome_count / "
+                         f"apply_chance_outcome: a search cannot take the expectation over them")
+    h = game.heuristic if heuristic and game.heuristic is not None else zero_heuristic
+    names = tuple(compiled_name(fn) for fn in (h, game.chance_outcome_count, game.apply_chance_outcome))
+    for kind, name in zip(HOOK_NAMES, names):
+        if not name:
+            raise ValueError(f"{game.id}: the {kind} hook must be a module-level @njit function")
+    return SearchHooks(names)
 
 
 def search_kernels(game: GameSpec):
-    """The game's :class:`~farl_envs.core.kernels.Kernels`, stamped with :data:`SEARCH_MODULES` too."""
-    return kernels_of(game, SEARCH_MODULES)
+    """The game's :class:`~farl_envs.core.kernels.Kernels` for the search loops (stamped with
+    :data:`SEARCH_LOOPS`)."""
+    return kernels_of(game, SEARCH_LOOPS)
 
 
 def _hook(hooks, kind: str):

@@ -11,21 +11,19 @@ from farl_envs.core.rng import make_rng
 
 START_STATE_NAMES = ("table1", "initial", "all-1ply", "start+1ply", "othello-4ply", "othello-4ply-distinct",
                      "random:K")
-#: the start set of each game's Table 1 evaluation (docs/notes/learner_spec.md §14); others: "initial"
-TABLE1_STARTS = {"tictactoe": "start+1ply", "nim": "start+1ply", "nim3p": "start+1ply", "othello": "othello-4ply"}
 
 
 def start_states(game, spec: str):
     """The ``start_states`` argument of :func:`~farl_agents.evaluate.evaluate` for a start-set name.
 
-    ``table1`` (the game's Table 1 set: start + 1-ply for TicTacToe and Nim,
-    the 244 4-ply openings for Othello, else the initial position),
+    ``table1`` (the set the game declares, ``GameSpec.evaluation_starts``, docs/notes/learner_spec.md §14:
+    start + 1-ply for TicTacToe and Nim, the 244 4-ply openings for Othello, else the initial position),
     ``initial``, ``all-1ply``, ``start+1ply`` (the initial position and every
     position after one move: GBG's "different starts"), ``othello-4ply``,
     ``othello-4ply-distinct`` or ``random:K`` (a fresh random K-ply opening per game).
     """
     if spec == "table1":
-        spec = TABLE1_STARTS.get(game.name, "initial")
+        spec = game.evaluation_starts
     if spec == "start+1ply":
         return [game.initial_state(game.p, make_rng(0))] + positions_after(game, 1)
     m = re.fullmatch(r"random:(\d+)", spec)

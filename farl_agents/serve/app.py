@@ -70,8 +70,6 @@ from farl_agents.serve.session import HUMAN, AgentWorker, RequestError, Seat, Se
 STATIC = Path(__file__).parent / "static"
 MAX_MCTS_ITERATIONS = 200_000
 MAX_MAXN_DEPTH = 20
-GAME_SPECIFIC_VIEWS = ("tictactoe", "connect_four", "hex", "othello", "nim", "nim3p", "game2048")
-"""Games the page draws with their own SVG; the others get the generic grid (or move buttons)."""
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 """Host names every server answers to (with any port)."""
 MAX_BODY_BYTES = 1_000_000
@@ -220,7 +218,7 @@ def game_info(name: str, g=None) -> dict:
         "cell_colors": [list(c) for c in g.cell_colors], "has_paint": g.paint is not None,
         # placement games: action a puts a piece on board cell a (the last action may be a pass)
         "cell_actions": bool(n_grid == g.n_cells and g.n_actions in (g.n_cells, g.n_cells + 1)),
-        "view": g.name if g.name in GAME_SPECIFIC_VIEWS else "generic",
+        "view": g.view,  # the game's own SVG drawing on the page, or "generic" (grid or move buttons)
         "opponents": _opponents(g),
     }
 

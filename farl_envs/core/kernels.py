@@ -14,20 +14,22 @@ any other ``cache=True`` function: compiled once per game, not once per
 process.
 
 **Why the stamp.** numba's cache only watches the file of the cached
-function itself: a cached ``uct_search`` would keep its old machine code
+function itself: a cached search loop would keep its old machine code
 after an edit of ``tictactoe.py``, of ``core/rng.py`` or of the
 ``random_playout`` it calls. The stamp is a hash of every source a loop over
-these kernels compiles in: the game's module, ``farl_envs/core/*.py`` (this
-module, the RNG, the spec, the playout loop), the games' shared helpers
+these kernels compiles in: the modules of the game's compiled functions (its
+kernels and the compiled hooks it declares for searches: leaf evaluation,
+chance outcomes), ``farl_envs/core/*.py`` (this module, the RNG, the spec
+with its default kernels, the playout loop), the games' shared helpers
 ``farl_envs/games/_*.py`` and the modules of the loops themselves (``loops``
-of :func:`kernels_of`). It is part of the type, and numba's cache is keyed
-by the types of the arguments, so any edit of those files gives a new type,
+of :func:`kernels_of`, named by whoever writes such loops: farl_envs knows
+only its own files). It is part of the type, and numba's cache is keyed by
+the types of the arguments, so any edit of those files gives a new type,
 hence a new cache entry, never stale code.
 
-Users: :mod:`farl_envs.core.playout`, :mod:`farl_agents.opponents.mcts`,
-:mod:`farl_agents.opponents.maxn`, :mod:`farl_agents.opponents.bench` and
-:mod:`farl_agents.descent.expand` (with :data:`SEARCH_LOOPS`), and the
-learners' self-play loops.
+Users: :mod:`farl_envs.core.playout` (no ``loops``: its module is one of
+farl_envs's own), and outside this package the searches and the learners'
+self-play loops, each naming its own loop modules.
 """
 from __future__ import annotations
 
@@ -43,15 +45,15 @@ KERNEL_NAMES = ("initial_state", "legal_actions", "afterstate", "chance", "board
 """The kernels a loop can call through the stubs (see :mod:`farl_envs.core.spec`)."""
 
 ROOT = Path(__file__).resolve().parents[2]
-"""The directory holding ``farl_envs`` (and ``farl_agents``): the source patterns are relative to it."""
+"""The directory holding the ``farl_envs`` package (and the packages installed beside it): the source patterns are
+relative to it."""
 
 GAME_SOURCES = ("farl_envs/core/*.py", "farl_envs/games/_*.py")
-"""Sources every game kernel may compile in, besides its own module: always part of the stamp."""
+"""Sources every game kernel may compile in, besides its own module: always part of the stamp (the playout loop of
+``core/playout.py`` among them)."""
 
-SEARCH_LOOPS = ("farl_envs/core/playout.py", "farl_agents/opponents/mcts.py", "farl_agents/opponents/maxn.py",
-                "farl_agents/opponents/bench.py", "farl_agents/descent/expand.py")
-"""The modules of the cached search loops that call the stubs (random playouts, MCTS, Max-N, Othello's Bench player,
-Descent's expansion)."""
+HOOK_NAMES = ("heuristic", "chance_outcome_count", "apply_chance_outcome")
+"""The compiled functions a game declares for searches besides its kernels: their modules join the stamp too."""
 
 
 class Kernels:
@@ -121,29 +123,44 @@ def _file_hash(paths) -> str:
 _FOUND: dict = {}
 
 
-def kernels_of(game, loops: tuple = SEARCH_LOOPS) -> Kernels:
+def kernels_of(game, loops: tuple = ()) -> Kernels:
     """The :class:`Kernels` of a :class:`~farl_envs.core.spec.GameSpec` (its kernels must be module-level ``@njit``).
 
     ``loops``: glob patterns (relative to :data:`ROOT`) of the modules whose cached loops will call the stubs with
     this value; their sources join the stamp, so each family of loops (the searches, the learners) names its own.
+    Empty: the loops of farl_envs itself (:mod:`farl_envs.core.playout`), already in :data:`GAME_SOURCES`.
     """
     fns = tuple(getattr(game, k) for k in KERNEL_NAMES)
-    key = (fns, tuple(loops))
+    hooks = tuple(fn for fn in (getattr(game, k) for k in HOOK_NAMES) if fn is not None)
+    key = (fns, hooks, tuple(loops))
     found = _FOUND.get(key)
     if found is None:
         names, files = [], []
-        for kind, fn in zip(KERNEL_NAMES, fns):
-            py = getattr(fn, "py_func", None)
-            name = f"{py.__module__}:{py.__qualname__}" if py is not None else ""
-            if py is None or "<locals>" in py.__qualname__ or _resolve(name) is not fn:
+        for kind, fn in zip(KERNEL_NAMES + HOOK_NAMES, fns + hooks):
+            name = compiled_name(fn)
+            if not name:
                 raise ValueError(f"{game.name}: the {kind} kernel must be a module-level @njit function")
-            names.append(name)
-            files.append(Path(inspect.getfile(py)).resolve())
+            if kind in KERNEL_NAMES:
+                names.append(name)
+            files.append(Path(inspect.getfile(fn.py_func)).resolve())
         found = _FOUND[key] = Kernels(tuple(names), _file_hash(files + shared_sources(loops)))
     return found
 
 
-def shared_sources(loops: tuple = SEARCH_LOOPS) -> list:
+def compiled_name(fn) -> str:
+    """``"module:function"`` of a module-level ``@njit`` function (the name a compiled loop resolves); "" for
+    anything else (a plain Python function, a closure, a function its module does not hold under that name)."""
+    py = getattr(fn, "py_func", None)
+    if py is None or "<locals>" in py.__qualname__:
+        return ""
+    name = f"{py.__module__}:{py.__qualname__}"
+    try:
+        return name if _resolve(name) is fn else ""
+    except (ImportError, AttributeError):
+        return ""
+
+
+def shared_sources(loops: tuple = ()) -> list:
     """The files of :data:`GAME_SOURCES` and ``loops`` (the stamp's sources besides the game's own module)."""
     files = []
     for pattern in GAME_SOURCES + tuple(loops):

@@ -34,9 +34,10 @@ makes numba allocate when ``out`` is ``s``):
     (-1 for games without chance). 2048: ``code = 2 * cell + (tile == 4)``.
     It is called only on non-terminal afterstates and may itself end the game
     (2048 is lost only once the new tile leaves no move, so a 2048
-    afterstate is never terminal).
+    afterstate is never terminal). Default: :func:`no_chance`.
 ``board(p, s, out)``
-    the cells in n-tuple encoding into ``out`` (``int32[n_cells]``).
+    the cells in n-tuple encoding into ``out`` (``int32[n_cells]``). Default:
+    :func:`stored_cells`, the cells as stored right after the header.
 ``observe(p, s, seat, out)``
     the observation planes as ``seat`` sees them, into ``out`` (``int8``,
     shape ``obs_shape``).
@@ -46,6 +47,13 @@ Python-level helpers (not compiled, called rarely): ``validate(p, s) -> str``
 ``symmetries(p)`` (an ``int32[n_sym, n_cells]`` array of cell
 permutations; ``board[perm]`` is the board seen in that symmetry, and row 0 is
 the identity) and ``action_symmetries(p)`` (the matching action maps).
+
+Besides its rules a game declares here, once, what farl's agents need to
+know about it (all optional): a leaf evaluation and the enumeration of its
+chance outcomes for depth-limited searches, a fixed n-tuple set, the start
+positions of its evaluations, the drawing of ``farl serve``'s page, and the
+facts the descent learners' terminal evaluations read (pieces, score).
+Agents read them from the spec, never from a table of game names.
 """
 from __future__ import annotations
 
@@ -53,6 +61,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
+from numba import njit
 
 TO_MOVE = 0
 TERMINAL = 1
@@ -60,12 +69,42 @@ PLY = 2
 HEADER = 3
 
 
-@dataclass(frozen=True)
+# ------------------------------------------------------------------------------------------------------------------
+# The kernels a game gets when it declares none: most games have no chance event and store their n-tuple board
+# right after the header. Module-level ``@njit(cache=True)`` functions like every kernel, so the compiled loops name
+# and cache them as they do a game's own (``farl_envs.core.spec:no_chance``, see :mod:`farl_envs.core.kernels`).
+@njit(cache=True)
+def no_chance(p, s, rng):
+    """A game without chance events: nothing happens after a move; the outcome code is -1."""
+    return -1
+
+
+@njit(cache=True)
+def stored_cells(p, s, out):
+    """The n-tuple board as stored right after the header: ``out[i] = s[HEADER + i]`` for every cell of ``out``."""
+    for i in range(out.shape[0]):
+        out[i] = s[HEADER + i]
+
+
+@njit(cache=True)
+def no_chance_outcome_count(p, s):
+    """A game without chance events has no outcome to enumerate after a move."""
+    return 0
+
+
+@njit(cache=True)
+def no_chance_outcome(p, s, i):
+    """Never called (a game without chance has no outcome to apply); there so that every game has the function."""
+    return 0.0
+
+
+@dataclass(frozen=True, kw_only=True)
 class GameSpec:
     """An immutable description of one game with fixed parameters.
 
     Built by each game module's ``make_spec(**params)``; holds the sizes the
-    rest of farl needs and the kernel functions (see the module docstring).
+    rest of farl needs, the kernel functions (see the module docstring) and
+    what the game declares for farl's agents (the fields after ``truncated``).
     """
 
     name: str
@@ -87,17 +126,21 @@ class GameSpec:
     """Largest value an observation entry can take (lowest is 0)."""
     max_plies: int
     """An upper bound on the length of a game (for buffers)."""
-    has_chance: bool
     reward_range: tuple
     initial_state: Callable
     legal_actions: Callable
     afterstate: Callable
-    chance: Callable
-    board: Callable
     observe: Callable
     validate: Callable
     render_text: Callable
     symmetries: Callable
+    has_chance: bool = False
+    """True when ``chance`` draws something after a move (2048's tile, a die)."""
+    chance: Callable = no_chance
+    """The ``chance`` kernel; games without chance keep :func:`no_chance`."""
+    board: Callable = stored_cells
+    """The ``board`` kernel; games whose n-tuple board is the cells stored right after the header keep
+    :func:`stored_cells`."""
     action_symmetries: Callable | None = None
     """``action_symmetries(p) -> int32[n_sym, n_actions]``: row k maps each
     action to the equivalent action on the board seen in symmetry k (rows in
@@ -143,6 +186,44 @@ class GameSpec:
     ``truncations`` and the Gymnasium wrapper as ``truncated=True`` (Gymnasium's
     convention for limits outside the task). ``None``: every end is a rule's, a
     termination (draws the rules define included)."""
+
+    # ---- what the game declares for farl's agents (farl_agents reads these; none is needed to play) ----
+    heuristic: Callable | None = None
+    """Leaf evaluation of the depth-limited searches (Max-N, Paranoid): ``heuristic(p, s, out)``, a
+    module-level ``@njit`` function writing into ``out`` (``float64[n_players]``) each player's expected
+    *future* reward in the non-terminal position ``s``, strictly inside (-0.5, 0.5) so that a reward the
+    search sees outweighs it, 0 for a player who is out (:mod:`farl_envs.games._heuristics`). ``None``:
+    the searches take 0 for every player."""
+    chance_outcome_count: Callable = no_chance_outcome_count
+    """``chance_outcome_count(p, s) -> int`` (``@njit``): the number of outcomes of the chance event that
+    follows the non-terminal afterstate ``s``, for searches that take the expectation over them. Games with
+    chance declare it with :attr:`apply_chance_outcome`; a game with chance that keeps the default cannot
+    be searched by Max-N or Paranoid."""
+    apply_chance_outcome: Callable = no_chance_outcome
+    """``apply_chance_outcome(p, s, i) -> float`` (``@njit``): applies the ``i``-th outcome of that event
+    to ``s`` in place and returns its probability (the enumerated twin of the ``chance`` kernel's draw)."""
+    fixed_ntuples: tuple = ()
+    """A fixed n-tuple set for this board (tuples of n-tuple cells), the set an n-tuple learner's
+    ``ntuples="fixed"`` takes: for farl's games, Konen & Bagheri 2020's sets (Appendix A.6, from GBG;
+    :mod:`farl_envs.games._fixed_ntuples`) where the game has one at these parameters. ``()``: none
+    (learners draw random walks or points)."""
+    evaluation_starts: str = "initial"
+    """The start positions of the game's standard evaluation (an evaluation's ``"table1"`` start set):
+    ``"initial"``; ``"start+1ply"``, the start and every position after one move (GBG's "different
+    starts" of TicTacToe and Nim); or ``"othello-4ply"``, Othello's 244 distinct 4-ply openings."""
+    view: str = "generic"
+    """How ``farl serve``'s page draws the game: ``"generic"`` (the n-tuple board as a grid, or move
+    buttons) or the name of one of the page's own drawings (``"tictactoe"``, ``"connect_four"``, ``"hex"``,
+    ``"othello"``, ``"nim"``, ``"nim3p"``, ``"game2048"``)."""
+    counts_pieces: bool = False
+    """Board cells 1 and 2 are ``player_0``'s and ``player_1``'s pieces and the descent learners may
+    compare their counts on a final board (Cohen-Solal 2020's *presence* heuristic). False for games whose
+    cells mean something else (Santorini's heights) or where farl follows the paper in leaving presence out
+    (Outer-Open Gomoku, Amazons: no piece is ever taken)."""
+    score: Callable | None = None
+    """``score(p, s) -> float``: the game's own score of the finished position ``s``, ``player_0``'s view
+    (Othello: discs, Surakarta: pieces, each player_0's minus player_1's), for Cohen-Solal 2020's *score*
+    heuristic. ``None``: the game has no score."""
 
     @property
     def id(self) -> str:

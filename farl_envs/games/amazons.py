@@ -101,9 +101,10 @@ queen-distance territory. For each empty square it finds which side reaches
 it in fewer queen moves (moves over empty squares, all queens of a side
 starting together) and returns (squares closer to ``player_0``) - (squares
 closer to ``player_1``); ties and squares neither side reaches count for
-nobody. Mobility: the generic count of legal actions per decision, or
-:func:`turn_moves`'s count of whole turns. Presence (pieces on the board)
-says nothing here: no queen is ever captured.
+nobody. The spec's ``score`` is :func:`winner_territory`, the paper's
+"territory of the winning player" (Remark 2). Mobility: the generic count of
+legal actions per decision, or :func:`turn_moves`'s count of whole turns.
+Presence (pieces on the board) says nothing here: no queen is ever captured.
 
 Version history: v0, first release.
 """
@@ -113,14 +114,7 @@ import numpy as np
 from numba import njit
 
 from farl_envs.core.kernel_utils import copy_state
-from farl_envs.core.spec import (
-    HEADER,
-    PLY,
-    TERMINAL,
-    TO_MOVE,
-    GameSpec,
-    check_header,
-)
+from farl_envs.core.spec import HEADER, PLY, TERMINAL, TO_MOVE, GameSpec, check_header
 from farl_envs.games._grid import cell_action_symmetries, square_symmetries
 
 BOARD_SIZES = (6, 8, 10)
@@ -314,12 +308,6 @@ def afterstate(p, s, a, out, rewards):
 
 
 @njit(cache=True)
-def chance(p, s, rng):
-    """Amazons has no chance events: always -1."""
-    return -1
-
-
-@njit(cache=True)
 def board(p, s, out):
     """The n-tuple board into ``out`` (``int32[n*n]``): the cells, with 4 on the square left this turn."""
     n = p[0]
@@ -439,6 +427,17 @@ def territory(p, s, dist):
 
 
 # ------------------------------------------------------------ Python helpers
+def winner_territory(p, s) -> float:
+    """The score of the finished game ``s``, ``player_0``'s view: +- the empty squares a queen of the winner
+    reaches (:func:`territory`'s distances), + when ``player_0`` won. The loser is the player to move."""
+    n = int(p[0])
+    winner = 1 - int(s[TO_MOVE])
+    dist = np.zeros((2, n * n), dtype=np.int32)
+    territory(p, np.ascontiguousarray(s, dtype=np.int32), dist)
+    reached = (np.asarray(s[HEADER:HEADER + n * n]) == EMPTY) & (dist[winner] <= n * n)
+    return float((1 - 2 * winner) * int(reached.sum()))
+
+
 def _rays(grid: np.ndarray, cell: int) -> list[int]:
     """Squares a queen on ``cell`` reaches over empty squares of ``grid`` (``[n, n]``)."""
     n = grid.shape[0]
@@ -586,11 +585,11 @@ def make_spec(board_size: int = 10) -> GameSpec:
         name="amazons", version=0, params={"board_size": n},
         p=kernel_params(n),
         n_players=2, n_actions=nn, state_size=state_size(n), n_cells=nn, n_cell_values=5,
-        obs_shape=(n, n, 5), obs_high=1, max_plies=3 * (nn - 8), has_chance=False, reward_range=(-1.0, 1.0),
+        obs_shape=(n, n, 5), obs_high=1, max_plies=3 * (nn - 8), reward_range=(-1.0, 1.0),
         initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate,
-        chance=chance, board=board, observe=observe, validate=validate,
+        board=board, observe=observe, validate=validate,
         render_text=render_text, symmetries=symmetries, action_symmetries=action_symmetries,
         action_names=tuple(square_name(n, c) for c in range(nn)),
         cell_colors=((225, 225, 225), (200, 40, 40), (40, 80, 200), (70, 70, 70), (230, 200, 120)),
-        grid_shape=(n, n),
+        grid_shape=(n, n), score=winner_territory,
     )

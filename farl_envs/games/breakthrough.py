@@ -240,18 +240,6 @@ def afterstate(p, s, a, out, rewards):
 
 
 @njit(cache=True)
-def chance(p, s, rng):
-    return -1
-
-
-@njit(cache=True)
-def board(p, s, out):
-    """The n-tuple board: the cells as stored (0 empty, 1 black, 2 white)."""
-    for i in range(out.shape[0]):
-        out[i] = s[HEADER + i]
-
-
-@njit(cache=True)
 def observe(p, s, seat, out):
     rows, cols = p[0], p[1]
     out[:] = 0
@@ -373,11 +361,11 @@ def make_spec(rows: int = 8, columns: int = 8) -> GameSpec:
         p=np.array([rows, columns], dtype=np.int64),
         n_players=2, n_actions=n_actions, state_size=HEADER + n, n_cells=n, n_cell_values=3,
         obs_shape=(rows, columns, 3), obs_high=1, max_plies=2 * columns * (2 * rows - 3) + 1,
-        has_chance=False, reward_range=(-1.0, 1.0),
+        reward_range=(-1.0, 1.0),
         initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate,
-        chance=chance, board=board, observe=observe, validate=validate,
+        observe=observe, validate=validate,
         render_text=render_text, symmetries=symmetries, action_symmetries=action_symmetries,
-        action_names=tuple(action_name(rows, columns, a) for a in range(n_actions)),
+        action_names=tuple(action_name(rows, columns, a) for a in range(n_actions)), counts_pieces=True,
         cell_colors=((200, 170, 120), (25, 25, 25), (240, 240, 240)),
         grid_shape=(rows, columns),
     )

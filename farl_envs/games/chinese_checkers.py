@@ -145,7 +145,15 @@ and the chain in progress. ``rgb_array`` paints a 17 x 25 grid: grid cell
 ``(row, col)`` is the hole at those doubled coordinates, the grid cells
 between holes are background; holes vacated by the current chain have their
 own colour. ``GameSpec.grid_shape`` stays empty, because the n-tuple board of
-121 holes is no rows x cols array.
+121 holes is no rows x cols array. The star's tables and drawing are in
+:mod:`farl_envs.games._chinese_checkers_board`.
+
+Leaf evaluation of the depth-limited searches (``heuristic``, see
+:mod:`farl_envs.games._heuristics`): a player's score is his race progress,
+his pegs' summed distance (in moves on the hex grid) to the tip of his target
+point, scaled to 0 at the start position and 1 with the target filled. The
+value is ``0.45 (own progress - mean progress of the others)``, clipped to
++-0.49.
 
 Version history: v0, first release.
 """
@@ -155,21 +163,25 @@ import numpy as np
 from numba import njit
 
 from farl_envs.core.kernel_utils import copy_state
-from farl_envs.core.spec import (
-    HEADER,
-    PLY,
-    TERMINAL,
-    TO_MOVE,
-    GameSpec,
-    check_header,
-    check_int_param,
+from farl_envs.core.spec import HEADER, PLY, TERMINAL, TO_MOVE, GameSpec, check_header, check_int_param
+from farl_envs.games._chinese_checkers_board import (  # the star's tables are part of this module's interface
+    COL,  # noqa: F401
+    HOP,
+    MIRROR_DIRECTION,
+    N_DIRECTIONS,
+    N_HOLES,
+    NEIGHBOUR,
+    PEGS,
+    POINTS,
+    ROW,  # noqa: F401
+    TIP_DISTANCE,
+    longest_turn,
+    mirror_holes,
+    star_picture,
+    star_text,
 )
+from farl_envs.games._heuristics import relative_to_others
 
-N_HOLES = 121
-N_DIRECTIONS = 6
-N_ROWS = 17
-N_COLS = 25
-PEGS = 10
 PASS = N_HOLES * N_DIRECTIONS  # 726
 N_ACTIONS = PASS + 1
 PLAYER_COUNTS = (2, 3, 4, 6)
@@ -190,50 +202,6 @@ STATE_SIZE = VISITED + VISITED_WORDS  # 130
 
 # parameter vector: [n_players, max_moves, home point of seat 0 .. seat 5 (-1 unused)]
 P_PLAYERS, P_MAX_MOVES, P_HOMES = 0, 1, 2
-
-DR = (-1, -1, 0, 0, 1, 1)
-DC = (-1, 1, -2, 2, -1, 1)
-MIRROR_DIRECTION = (1, 0, 3, 2, 5, 4)
-
-
-def _on_star(r: int, c: int) -> bool:
-    """Is doubled coordinate (r, c) a hole of the star (union of the up and down triangles)?"""
-    if (r + c) % 2:
-        return False
-    up = 0 <= r <= 12 and abs(c - 12) <= r
-    down = 4 <= r <= 16 and abs(c - 12) <= 16 - r
-    return up or down
-
-
-def _build_board():
-    """Hole coordinates, neighbour and hop tables, and the six points, all from the star's shape."""
-    coords = [(r, c) for r in range(N_ROWS) for c in range(N_COLS) if _on_star(r, c)]
-    index = {rc: i for i, rc in enumerate(coords)}
-    neighbour = np.full((N_HOLES, N_DIRECTIONS), -1, dtype=np.int64)
-    hop = np.full((N_HOLES, N_DIRECTIONS), -1, dtype=np.int64)
-    for i, (r, c) in enumerate(coords):
-        for d in range(N_DIRECTIONS):
-            neighbour[i, d] = index.get((r + DR[d], c + DC[d]), -1)
-            hop[i, d] = index.get((r + 2 * DR[d], c + 2 * DC[d]), -1) if neighbour[i, d] >= 0 else -1
-    points = [[] for _ in range(6)]
-    for i, (r, c) in enumerate(coords):
-        if r <= 3:
-            points[0].append(i)
-        elif r >= 13:
-            points[3].append(i)
-        elif r <= 7 and abs(c - 12) > r:  # outside the up triangle: the north-east / north-west points
-            points[1 if c > 12 else 5].append(i)
-        elif r >= 9 and abs(c - 12) > 16 - r:  # outside the down triangle: south-east / south-west
-            points[2 if c > 12 else 4].append(i)
-    rows = np.array([rc[0] for rc in coords], dtype=np.int64)
-    cols = np.array([rc[1] for rc in coords], dtype=np.int64)
-    return rows, cols, neighbour, hop, np.array([sorted(pt) for pt in points], dtype=np.int64)
-
-
-ROW, COL, NEIGHBOUR, HOP, POINTS = _build_board()
-"""``ROW``/``COL``: doubled coordinates of each hole; ``NEIGHBOUR[h, d]``/``HOP[h, d]``: the
-adjacent hole and the hop landing in direction ``d`` (-1 off the star); ``POINTS[k]``: the 10
-holes of point ``k``."""
 
 
 # ------------------------------------------------------------------ kernels
@@ -364,19 +332,6 @@ def afterstate(p, s, a, out, rewards):
 
 
 @njit(cache=True)
-def chance(p, s, rng):
-    """Chinese Checkers has no chance events: always -1."""
-    return -1
-
-
-@njit(cache=True)
-def board(p, s, out):
-    """The 121 holes into ``out`` (``int32[121]``): 0 empty, ``k + 1`` a peg of ``player_k``."""
-    for h in range(N_HOLES):
-        out[h] = s[CELLS + h]
-
-
-@njit(cache=True)
 def observe(p, s, seat, out):
     """``seat``'s view into ``out`` (``int8[(n + 3) * 121 + n]``, layout in the module docstring)."""
     n = p[P_PLAYERS]
@@ -394,6 +349,36 @@ def observe(p, s, seat, out):
         out[extra + s[HOP_FROM]] = 1
         for h in range(N_HOLES):
             out[extra + N_HOLES + h] = _visited(s, h)
+
+
+@njit(cache=True)
+def race_progress(p, s, progress):
+    """Each player's race progress into ``progress``: 0 at the start, 1 with the target point filled."""
+    for q in range(p[P_PLAYERS]):
+        home = p[P_HOMES + q]
+        target = (home + 3) % 6
+        start = 0
+        best = 0
+        for i in range(PEGS):
+            start += TIP_DISTANCE[target, POINTS[home, i]]
+            best += TIP_DISTANCE[target, POINTS[target, i]]
+        now = 0
+        for h in range(N_HOLES):
+            if s[CELLS + h] == q + 1:
+                now += TIP_DISTANCE[target, h]
+        progress[q] = (start - now) / (start - best)
+
+
+@njit(cache=True)
+def heuristic(p, s, out):
+    """The searches' leaf value: ``0.45 (own progress - mean progress of the others)``, clipped to +-0.49."""
+    players = p[P_PLAYERS]
+    progress = np.zeros(players)
+    alive = np.ones(players, dtype=np.bool_)
+    race_progress(p, s, progress)
+    relative_to_others(progress, alive, out)
+    for q in range(players):
+        out[q] = min(0.49, max(-0.49, 0.45 * out[q]))
 
 
 # ------------------------------------------------------------ Python helpers
@@ -485,13 +470,7 @@ def truncated(p, s) -> bool:
 def render_text(p, s) -> str:
     """The star as text in doubled coordinates plus a status line (see the module docstring)."""
     n = _n_players(p)
-    lines = []
-    for r in range(N_ROWS):
-        line = [" "] * N_COLS
-        for h in np.flatnonzero(ROW == r):
-            v = int(s[CELLS + h])
-            line[int(COL[h])] = "." if v == 0 else str(v)
-        lines.append("".join(line).rstrip())
+    lines = star_text(s[CELLS:CELLS + N_HOLES])
     turns = int(s[TURNS])
     if s[TERMINAL]:
         last = (int(s[TO_MOVE]) - 1) % n
@@ -510,24 +489,12 @@ def render_text(p, s) -> str:
 def paint(p, s) -> np.ndarray:
     """Colour indices of the 17 x 25 drawing grid: 0 background, 1 empty hole, 2 hole left by the
     current hop chain, ``3 + k`` a peg of ``player_k``."""
-    grid = np.zeros((N_ROWS, N_COLS), dtype=np.int32)
-    values = s[CELLS:CELLS + N_HOLES]
-    grid[ROW, COL] = np.where(values > 0, values + 2, 1)
-    for h in _visited_holes(s):
-        if values[h] == 0:
-            grid[ROW[h], COL[h]] = 2
-    return grid
+    return star_picture(s[CELLS:CELLS + N_HOLES], _visited_holes(s))
 
 
 def cell_neighbours(p) -> list[list[int]]:
     """The adjacent holes of each hole (2 to 6 of them), for random-walk n-tuples."""
     return [[int(x) for x in NEIGHBOUR[h] if x >= 0] for h in range(N_HOLES)]
-
-
-def _mirror_holes() -> np.ndarray:
-    """``m[h]``: the hole the left-right mirror (col -> 24 - col) takes hole ``h`` to."""
-    index = {(int(r), int(c)): h for h, (r, c) in enumerate(zip(ROW, COL))}
-    return np.array([index[(int(ROW[h]), 24 - int(COL[h]))] for h in range(N_HOLES)], dtype=np.int32)
 
 
 def symmetries(p) -> np.ndarray:
@@ -536,7 +503,7 @@ def symmetries(p) -> np.ndarray:
     ident = np.arange(N_HOLES, dtype=np.int32)
     if _n_players(p) != 2:
         return ident[None, :]
-    return np.stack([ident, _mirror_holes()])
+    return np.stack([ident, mirror_holes()])
 
 
 def action_symmetries(p) -> np.ndarray:
@@ -545,20 +512,10 @@ def action_symmetries(p) -> np.ndarray:
     ident = np.arange(N_ACTIONS, dtype=np.int32)
     if _n_players(p) != 2:
         return ident[None, :]
-    mirror = _mirror_holes()
+    mirror = mirror_holes()
     moved = np.array([N_DIRECTIONS * mirror[h] + MIRROR_DIRECTION[d]
                       for h in range(N_HOLES) for d in range(N_DIRECTIONS)] + [PASS], dtype=np.int32)
     return np.stack([ident, moved])
-
-
-def _longest_turn() -> int:
-    """An upper bound on the actions of one turn: the hops of a chain land on distinct holes that
-    all lie on the start hole's sublattice (a hop moves two holes), then maybe a pass."""
-    sublattice = {}
-    for r, c in zip(ROW, COL):
-        key = (int(r) % 2, ((int(c) - int(r)) // 2) % 2)
-        sublattice[key] = sublattice.get(key, 0) + 1
-    return max(sublattice.values())  # (holes of the sublattice - start hole) hops + 1 pass
 
 
 def make_spec(players: int = 2, max_moves: int = 1000) -> GameSpec:
@@ -575,14 +532,13 @@ def make_spec(players: int = 2, max_moves: int = 1000) -> GameSpec:
         name="chinese_checkers", version=0, params={"players": n_players, "max_moves": max_moves}, p=p,
         n_players=n_players, n_actions=N_ACTIONS, state_size=STATE_SIZE, n_cells=N_HOLES,
         n_cell_values=n_players + 1, obs_shape=((n_players + 3) * N_HOLES + n_players,), obs_high=1,
-        max_plies=max_moves * _longest_turn(), has_chance=False,
-        reward_range=(-1.0, float(n_players - 1)),
+        max_plies=max_moves * longest_turn(), reward_range=(-1.0, float(n_players - 1)),
         initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate,
-        chance=chance, board=board, observe=observe, validate=validate,
+        observe=observe, validate=validate,
         render_text=render_text, symmetries=symmetries, action_symmetries=action_symmetries,
         action_names=names,
         cell_colors=((40, 40, 40), (215, 215, 215), (170, 150, 120)) + players[:n_players],
         # no grid_shape: the 121 holes are not a rows x cols array (code that reshapes boards must not try);
         # paint draws them on the 17 x 25 grid of their doubled coordinates
-        cell_neighbours=cell_neighbours, paint=paint, truncated=truncated,
+        cell_neighbours=cell_neighbours, paint=paint, truncated=truncated, heuristic=heuristic,
     )

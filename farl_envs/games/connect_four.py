@@ -62,6 +62,7 @@ from farl_envs.core.spec import (
     check_header,
     check_int_param,
 )
+from farl_envs.games._fixed_ntuples import CONNECT_FOUR_6X7
 from farl_envs.games._grid import mirror_columns, stone_planes, text_grid
 
 MIN_SIZE = 4
@@ -161,12 +162,6 @@ def afterstate(p, s, a, out, rewards):
         rewards[1 - mover] = -1.0
     elif ply == rows * cols:
         out[TERMINAL] = 1
-
-
-@njit(cache=True)
-def chance(p, s, rng):
-    """Connect Four has no chance events: always -1."""
-    return -1
 
 
 @njit(cache=True)
@@ -290,11 +285,12 @@ def make_spec(rows: int = 6, cols: int = 7) -> GameSpec:
         name="connect_four", version=0, params={"rows": rows, "cols": cols},
         p=np.array([rows, cols], dtype=np.int64),
         n_players=2, n_actions=cols, state_size=state_size(rows, cols), n_cells=n, n_cell_values=4,
-        obs_shape=(rows, cols, 2), obs_high=1, max_plies=n, has_chance=False, reward_range=(-1.0, 1.0),
+        obs_shape=(rows, cols, 2), obs_high=1, max_plies=n, reward_range=(-1.0, 1.0),
         initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate,
-        chance=chance, board=board, observe=observe, validate=validate,
+        board=board, observe=observe, validate=validate,
         render_text=render_text, symmetries=symmetries, action_symmetries=action_symmetries,
         action_names=tuple(COLUMN_LETTERS[:cols]),
         cell_colors=((225, 225, 225), (200, 40, 40), (230, 190, 30), (245, 245, 245)),
         grid_shape=(rows, cols),
+        fixed_ntuples=CONNECT_FOUR_6X7 if (rows, cols) == (6, 7) else (), view="connect_four", counts_pieces=True,
     )

@@ -177,7 +177,17 @@ the ply count, captures not more than moves, the terminal flag against the
 end conditions (and that a goal corner was reached by the last mover);
 for 3 and 4 players, whose start is fixed, also that every cube stands
 where its player's forward steps can take it from its start square in at
-most as many moves as that player has made.
+most as many moves as that player has made. The layout constants, start
+positions and drawing are in :mod:`farl_envs.games._einstein_wurfelt_nicht_board`.
+
+Leaf evaluation of the depth-limited searches (``heuristic``, see
+:mod:`farl_envs.games._heuristics`), by side (2 players: each player; 3:
+``player_0`` + ``player_1`` against ``player_2``; 4: 0 + 2 against 1 + 3):
+the *threat* of the side's best cube (1 - its distance in moves to its goal
+corner / (size - 1); 0 for a side without goal corner, the 3-player pair) and
+the cube share of its weakest member (cubes left / K; a side loses when one
+member has none). A player's value is his side's advantage, at most 0.45:
+``0.25 (threat - other threat) + 0.2 (cubes - other cubes)``.
 
 Version history: v0, first release.
 """
@@ -188,111 +198,34 @@ from numba import njit
 
 from farl_envs.core.kernel_utils import copy_state
 from farl_envs.core.rng import rng_below
-from farl_envs.core.spec import HEADER, PLY, TERMINAL, TO_MOVE, GameSpec, check_header, check_int_param
-
-ROLL = HEADER          # state index of the roll
-CELLS = HEADER + 1     # state index of the first board cell
-
-# indices into the parameter vector p
-P_PLAYERS, P_SIZE, P_CUBES, P_CODING, P_PASS, P_FIRST, P_DIE_RULE = 0, 1, 2, 3, 4, 5, 6
-P_TARGET = 7           # four goal cells (-1: none), one per seat
-P_START = 11           # size*size start cells (3 and 4 players; zeros for 2 players)
+from farl_envs.core.spec import PLY, TERMINAL, TO_MOVE, GameSpec, check_header, check_int_param
+from farl_envs.games import _einstein_wurfelt_nicht_board as layout
+from farl_envs.games._einstein_wurfelt_nicht_board import (  # the layout is part of this module's interface
+    CELLS,
+    DIRS,
+    OPENSPIEL_PERMUTATIONS,
+    P_CODING,
+    P_CUBES,
+    P_DIE_RULE,
+    P_FIRST,
+    P_PASS,
+    P_PLAYERS,
+    P_SIZE,
+    P_START,
+    P_TARGET,
+    ROLL,
+    place_two_player,
+    start_position,  # noqa: F401
+    team,
+)
 
 #: board sizes allowed per player count, the first being the default
 SIZES = {2: (5,), 3: (6,), 4: (6, 4)}
 CELL_CODINGS = (0, 1, 2)
 DIE_RULES = ("official", "gbg")
-OPENSPIEL_PERMUTATIONS = 720  # 6! placements of a player's cubes
-
-#: forward directions (drow, dcol); player k uses rows 3k .. 3k + 2
-DIRS = np.array([
-    [1, 1], [1, 0], [0, 1],        # player_0 (OpenSpiel's black)
-    [-1, 0], [-1, -1], [0, -1],    # player_1 (OpenSpiel's white)
-    [-1, 0], [-1, 1], [0, 1],      # player_2 (GBG)
-    [0, -1], [1, 0], [1, -1],      # player_3 (GBG)
-], dtype=np.int64)
-DIRECTION_NAMES = ("down-right", "down", "right", "up", "up-left", "left",
-                   "up", "up-right", "right", "left", "down", "down-left")
-
-# GBG's fixed starting positions (StartingPositions.S6P3, S4P4, S6P4) as
-# strings: row by row, two characters per square, player letter (a..d for
-# seats 0..3) and GBG's token value + 1, ".." empty
-_GBG_STARTS = {
-    (3, 6): ("a1a3a6......",
-             "a2a5........",
-             "a4..........",
-             "c6........b4",
-             "c3c5....b5b2",
-             "c1c2c4b6b3b1"),
-    (4, 4): ("a1a2d3d1",
-             "a3....d2",
-             "c2....b3",
-             "c1c3b2b1"),
-    (4, 6): ("a1a3a6d4d2d1",
-             "a2a5....d5d3",
-             "a4........d6",
-             "c6........b4",
-             "c3c5....b5b2",
-             "c1c2c4b6b3b1"),
-}
-
-
-def _start_cells(n_players: int, size: int, cubes: int) -> np.ndarray:
-    """GBG's start position as farl cell codes (``int64[size*size]``)."""
-    rows = _GBG_STARTS[(n_players, size)]
-    out = np.zeros(size * size, dtype=np.int64)
-    for r, line in enumerate(rows):
-        for c in range(size):
-            tok = line[2 * c: 2 * c + 2]
-            if tok != "..":
-                player, number = "abcd".index(tok[0]), int(tok[1])
-                out[r * size + c] = 1 + cubes * player + number - 1
-    return out
 
 
 # ------------------------------------------------------------------ kernels
-@njit(cache=True)
-def _unrank(rank, out):
-    """The permutation of 1..6 with lexicographic ``rank`` (0..719) into ``out[0:6]``."""
-    used = 0  # bit j set: number j + 1 taken
-    fact = 120
-    for i in range(6):
-        digit = rank // fact
-        rank -= digit * fact
-        j = 0
-        seen = 0
-        while True:
-            if not (used >> j) & 1:
-                if seen == digit:
-                    break
-                seen += 1
-            j += 1
-        out[i] = j + 1
-        used |= 1 << j
-        if i < 5:
-            fact //= 5 - i
-
-
-@njit(cache=True)
-def _place_two_player(s, black_rank, white_rank):
-    """Lay OpenSpiel's placements of ranks ``black_rank`` / ``white_rank`` on the 5x5 board of ``s``."""
-    perm = np.empty(6, dtype=np.int64)
-    _unrank(black_rank, perm)
-    k = 0
-    for r in range(5):
-        for c in range(5):
-            if r + c <= 2:
-                s[CELLS + 5 * r + c] = perm[k]           # player 0: code = number
-                k += 1
-    _unrank(white_rank, perm)
-    k = 0
-    for r in range(5):
-        for c in range(5):
-            if r + c >= 6:
-                s[CELLS + 5 * r + c] = 6 + perm[k]       # player 1: code = 6 + number
-                k += 1
-
-
 @njit(cache=True)
 def initial_state(p, rng):
     """The start position with the first player's roll (2 players: random placement, see the docstring)."""
@@ -301,7 +234,7 @@ def initial_state(p, rng):
     if p[P_PLAYERS] == 2:
         black = rng_below(rng, OPENSPIEL_PERMUTATIONS)
         white = rng_below(rng, OPENSPIEL_PERMUTATIONS)
-        _place_two_player(s, black, white)
+        place_two_player(s, black, white)
     else:
         for i in range(n * n):
             s[CELLS + i] = p[P_START + i]
@@ -370,16 +303,8 @@ def legal_actions(p, s, mask):
 
 
 @njit(cache=True)
-def _team(n_players, seat):
-    """0 or 1: the side of ``seat`` (2 players: the seat; 3: {0, 1} vs {2}; 4: {0, 2} vs {1, 3})."""
-    if n_players == 3:
-        return 1 if seat == 2 else 0
-    return seat % 2
-
-
-@njit(cache=True)
 def winning_team(p, s):
-    """The side (0 or 1, see ``_team``) that has won position ``s``, or -1 while nobody has.
+    """The side (0 or 1, see ``team``) that has won position ``s``, or -1 while nobody has.
 
     3 players (GBG ``gameOverThreePlayer``): ``player_2`` on its goal corner
     wins, else the first seat without cubes loses. 2 and 4 players (GBG
@@ -413,10 +338,10 @@ def winning_team(p, s):
         if t >= 0 and n_players != 3:
             v = s[CELLS + t]
             if v != 0 and (v - 1) // k_cubes == q:
-                return _team(n_players, q)
+                return team(n_players, q)
         cnt = cnt0 if q == 0 else cnt1 if q == 1 else cnt2 if q == 2 else cnt3
         if cnt == 0:
-            return 1 - _team(n_players, q)
+            return 1 - team(n_players, q)
     return -1
 
 
@@ -441,7 +366,7 @@ def afterstate(p, s, a, out, rewards):
     if won >= 0:
         out[TERMINAL] = 1
         for q in range(n_players):
-            rewards[q] = 1.0 if _team(n_players, q) == won else -1.0
+            rewards[q] = 1.0 if team(n_players, q) == won else -1.0
 
 
 @njit(cache=True)
@@ -508,22 +433,47 @@ def observe(p, s, seat, out):
             out[r, c, n_players] = s[ROLL]
 
 
+@njit(cache=True)
+def side_terms(p, s, threat, cubes):
+    """Per side (0, 1 as in :func:`team`): the best cube's threat (0..1) and the weakest member's cube share
+    (0..1), the terms of the searches' leaf value."""
+    players, size, k = p[P_PLAYERS], p[P_SIZE], p[P_CUBES]
+    n2 = size * size
+    dist = np.full(players, 1 << 20, dtype=np.int64)
+    count = np.zeros(players, dtype=np.int64)
+    for i in range(n2):
+        v = s[CELLS + i]
+        if v == 0:
+            continue
+        q = (v - 1) // k
+        count[q] += 1
+        t = p[P_TARGET + q]
+        if t >= 0:  # 3 players: only player_2 has a goal corner
+            d = max(abs(i // size - t // size), abs(i % size - t % size))
+            dist[q] = min(dist[q], d)
+    for side in range(2):
+        threat[side] = 0.0
+        cubes[side] = 1.0
+    for q in range(players):
+        side = team(players, q)
+        if dist[q] < (1 << 20):
+            threat[side] = max(threat[side], 1.0 - dist[q] / (size - 1))
+        cubes[side] = min(cubes[side], count[q] / k)
+
+
+@njit(cache=True)
+def heuristic(p, s, out):
+    """The searches' leaf value: ``0.25 (threat - threat of the other side) + 0.2 (cubes - other side's cubes)``."""
+    players = p[P_PLAYERS]
+    threat = np.zeros(2)
+    cubes = np.zeros(2)
+    side_terms(p, s, threat, cubes)
+    adv = 0.25 * (threat[0] - threat[1]) + 0.2 * (cubes[0] - cubes[1])
+    for q in range(players):
+        out[q] = adv if team(players, q) == 0 else -adv
+
+
 # ------------------------------------------------------------ Python helpers
-def start_position(p, black_rank: int, white_rank: int, roll: int) -> np.ndarray:
-    """The 2-player start of OpenSpiel's placement outcomes ``black_rank``, ``white_rank`` (0..719),
-    white (``player_1``) to move with ``roll`` (1..6)."""
-    if int(p[P_PLAYERS]) != 2:
-        raise ValueError("start_position is for the 2-player game (3 and 4 players start from GBG's fixed setup)")
-    for name, rank in (("black_rank", black_rank), ("white_rank", white_rank)):
-        check_int_param(name, rank, 0, OPENSPIEL_PERMUTATIONS - 1)
-    check_int_param("roll", roll, 1, 6)
-    s = np.zeros(CELLS + 25, dtype=np.int32)
-    _place_two_player(s, black_rank, white_rank)
-    s[TO_MOVE] = 1
-    s[ROLL] = roll
-    return s
-
-
 def chance_outcomes(p, s) -> list[tuple[int, float]]:
     """``[(roll, probability), ...]`` of the die the player to move of afterstate ``s`` rolls."""
     k = int(p[P_CUBES])
@@ -533,20 +483,6 @@ def chance_outcomes(p, s) -> list[tuple[int, float]]:
 def chance_info(code: int) -> dict:
     """``infos[agent]["chance"]`` of outcome ``code``: the roll for the next player."""
     return {"roll": int(code) + 1}
-
-
-def _min_moves(player: int, r0: int, c0: int, r: int, c: int) -> int:
-    """Fewest forward steps of ``player`` from (r0, c0) to (r, c); -1 when unreachable."""
-    dr, dc = r - r0, c - c0
-    if player == 0:
-        ok, a, b = dr >= 0 and dc >= 0, dr, dc
-    elif player == 1:
-        ok, a, b = dr <= 0 and dc <= 0, -dr, -dc
-    elif player == 2:
-        ok, a, b = dr <= 0 and dc >= 0, -dr, dc
-    else:
-        ok, a, b = dr >= 0 and dc <= 0, dr, -dc
-    return max(a, b) if ok else -1
 
 
 def validate(p, s) -> str:
@@ -578,7 +514,7 @@ def validate(p, s) -> str:
             q = (int(v) - 1) // k
             moves_of_q = len([t for t in range(ply) if (first + t) % n_players == q])
             i0 = int(np.flatnonzero(start == v)[0])
-            steps = _min_moves(q, i0 // n, i0 % n, i // n, i % n)
+            steps = layout.forward_steps(q, i0 // n, i0 % n, i // n, i % n)
             if steps < 0:
                 return f"player_{q}'s cube {(int(v) - 1) % k + 1} cannot reach ({i // n}, {i % n}) moving forward"
             if steps > moves_of_q:
@@ -593,82 +529,6 @@ def validate(p, s) -> str:
             if t >= 0 and q != last and cells[t] != 0 and (int(cells[t]) - 1) // k == q:
                 return f"player_{q} stands on its goal corner but did not make the last move"
     return ""
-
-
-_LETTERS = {2: "bw", 3: "xo*", 4: "xo*#"}
-
-
-def render_text(p, s) -> str:
-    n_players, n, k = int(p[P_PLAYERS]), int(p[P_SIZE]), int(p[P_CUBES])
-    letters = _LETTERS[n_players]
-    lines = []
-    for r in range(n):
-        row = []
-        for c in range(n):
-            v = int(s[CELLS + r * n + c])
-            row.append(" ." if v == 0 else f"{letters[(v - 1) // k]}{(v - 1) % k + 1}")
-        lines.append(" ".join(row))
-    seat = int(s[TO_MOVE])
-    if s[TERMINAL]:
-        lines.append("game over")
-    else:
-        lines.append(f"player_{seat} ({letters[seat]}) to move, roll {int(s[ROLL])}")
-    return "\n".join(lines)
-
-
-def symmetries(p) -> np.ndarray:
-    n = int(p[P_SIZE])
-    grid = np.arange(n * n, dtype=np.int32).reshape(n, n)
-    if int(p[P_PLAYERS]) == 2:
-        return np.array([grid.ravel(), grid.T.ravel()], dtype=np.int32)
-    return grid.ravel()[None, :].copy()
-
-
-_MIRROR_DIR = (0, 2, 1, 5, 4, 3)  # 2 players: direction under (row, col) -> (col, row)
-
-
-def action_symmetries(p) -> np.ndarray:
-    """The move (cell, direction, capture) maps to (mirrored cell, mirrored direction, capture)."""
-    n, n_players = int(p[P_SIZE]), int(p[P_PLAYERS])
-    n_actions = n * n * 6 * n_players + int(p[P_PASS])
-    ident = np.arange(n_actions, dtype=np.int32)
-    if n_players != 2:
-        return ident[None, :].copy()
-    mirror = np.empty(n_actions, dtype=np.int32)
-    for a in range(n_actions):
-        cell, d, cap = a // 12, (a // 2) % 6, a % 2
-        cell_m = (cell % n) * n + cell // n
-        mirror[a] = (cell_m * 6 + _MIRROR_DIR[d]) * 2 + cap
-    return np.stack([ident, mirror])
-
-
-def _paint(p, s) -> np.ndarray:
-    """Colour index per square for ``rgb_array``: 0 empty, else the cube code (player and number)."""
-    n = int(p[P_SIZE])
-    return s[CELLS:].reshape(n, n).astype(np.int32)
-
-
-_BASE_COLOURS = (((20, 20, 20), (130, 130, 130)),     # player_0: black, lighter for higher numbers
-                 ((255, 255, 255), (175, 175, 175)),  # player_1: white, darker for higher numbers
-                 ((230, 60, 50), (120, 10, 10)),      # player_2: red
-                 ((60, 170, 70), (10, 80, 20)))       # player_3: green
-
-
-def _colours(n_players: int, k: int) -> tuple:
-    out = [(205, 170, 110)]  # empty square: wood
-    for q in range(n_players):
-        lo, hi = _BASE_COLOURS[q]
-        for v in range(k):
-            f = v / (k - 1)
-            out.append(tuple(int(round(lo[i] + f * (hi[i] - lo[i]))) for i in range(3)))
-    return tuple(out)
-
-
-def _action_name(n: int, d_count: int, a: int) -> str:
-    cell, d, cap = a // (2 * d_count), (a // 2) % d_count, a % 2
-    r, c = cell // n, cell % n
-    r2, c2 = r + int(DIRS[d, 0]), c + int(DIRS[d, 1])
-    return f"({r},{c})->({r2},{c2})" + ("x" if cap else "")
 
 
 def make_spec(players: int = 2, size: int | None = None, cell_coding: int = 0,
@@ -695,15 +555,15 @@ def make_spec(players: int = 2, size: int | None = None, cell_coding: int = 0,
         start = np.zeros(n2, dtype=np.int64)
     elif n_players == 3:
         targets = [-1, -1, size - 1, -1]
-        start = _start_cells(3, size, k)
+        start = layout.gbg_start_cells(3, size, k)
     else:
         targets = [n2 - 1, 0, size - 1, n2 - size]
-        start = _start_cells(4, size, k)
+        start = layout.gbg_start_cells(4, size, k)
     header = [n_players, size, k, cell_coding, int(has_pass), 1 if n_players == 2 else 0, DIE_RULES.index(die_rule)]
     p = np.concatenate([np.array(header + targets, dtype=np.int64), start])
     d_count = 3 * n_players
     n_moves = n2 * d_count * 2
-    names = tuple(_action_name(size, d_count, a) for a in range(n_moves)) + (("pass",) if has_pass else ())
+    names = tuple(layout.action_name(size, d_count, a) for a in range(n_moves)) + (("pass",) if has_pass else ())
     n_values = {0: n_players + 1, 1: 3 * n_players + 1, 2: k * n_players + 1}[cell_coding]
     return GameSpec(
         name="einstein_wurfelt_nicht", version=0,
@@ -713,7 +573,8 @@ def make_spec(players: int = 2, size: int | None = None, cell_coding: int = 0,
         max_plies=n_players * (k * 2 * (size - 1) + 1), has_chance=True, reward_range=(-1.0, 1.0),
         initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate,
         chance=chance, board=board, observe=observe, validate=validate,
-        render_text=render_text, symmetries=symmetries, action_symmetries=action_symmetries,
-        action_names=names, cell_colors=_colours(n_players, k), grid_shape=(size, size),
-        chance_info=chance_info, paint=_paint,
+        render_text=layout.text, symmetries=layout.symmetries, action_symmetries=layout.action_symmetries,
+        action_names=names, cell_colors=layout.colours(n_players, k), grid_shape=(size, size),
+        chance_info=chance_info, paint=layout.paint,
+        chance_outcome_count=chance_outcome_count, apply_chance_outcome=apply_chance_outcome, heuristic=heuristic,
     )

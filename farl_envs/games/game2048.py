@@ -47,7 +47,8 @@ same game in the AEC env and in compiled loops. Search algorithms can use
 ``chance_outcomes(p, s)`` (every ``(cell, tile, probability)``) and
 ``place_tile(p, s, cell, tile)`` to apply a chosen outcome.
 Compiled searches enumerate the same outcomes with
-``chance_outcome_count(p, s)`` and ``apply_chance_outcome(p, s, i)``.
+``chance_outcome_count(p, s)`` and ``apply_chance_outcome(p, s, i)``, which
+the spec declares for them.
 
 Cell numbering (``cell = 4 * row + col``, row 0 at the top; "up" moves
 tiles towards row 0)::
@@ -77,6 +78,7 @@ from numba import njit
 from farl_envs.core.kernel_utils import copy_state
 from farl_envs.core.rng import rng_below, rng_uniform
 from farl_envs.core.spec import HEADER, PLY, TERMINAL, TO_MOVE, GameSpec, check_header
+from farl_envs.games._fixed_ntuples import GAME2048
 from farl_envs.games._grid import square_symmetries
 
 SIZE = 4
@@ -361,5 +363,7 @@ def make_spec() -> GameSpec:
         render_text=render_text, symmetries=symmetries, action_symmetries=action_symmetries,
         action_names=ACTION_NAMES,
         cell_colors=_CELL_COLORS, grid_shape=(SIZE, SIZE),
+        chance_outcome_count=chance_outcome_count, apply_chance_outcome=apply_chance_outcome,
+        fixed_ntuples=GAME2048, view="game2048",
     )
 

@@ -169,20 +169,6 @@ def afterstate(p, s, a, out, rewards):
 
 
 @njit(cache=True)
-def chance(p, s, rng):
-    """Hex has no chance events: always -1."""
-    return -1
-
-
-@njit(cache=True)
-def board(p, s, out):
-    """The n-tuple board into ``out`` (``int32[size*size]``): 0 empty, 1 player_0, 2 player_1."""
-    n = p[0]
-    for i in range(n * n):
-        out[i] = s[HEADER + i]
-
-
-@njit(cache=True)
 def observe(p, s, seat, out):
     """``seat``'s view into ``out`` (``int8[size, size, 2]``): own stones, then the opponent's."""
     stone_planes(s, HEADER, p[0], p[0], seat, out)
@@ -285,11 +271,11 @@ def make_spec(size: int = 6) -> GameSpec:
     return GameSpec(
         name="hex", version=0, params={"size": size}, p=np.array([size], dtype=np.int64),
         n_players=2, n_actions=n, state_size=HEADER + n, n_cells=n, n_cell_values=3,
-        obs_shape=(size, size, 2), obs_high=1, max_plies=n, has_chance=False, reward_range=(-1.0, 1.0),
+        obs_shape=(size, size, 2), obs_high=1, max_plies=n, reward_range=(-1.0, 1.0),
         initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate,
-        chance=chance, board=board, observe=observe, validate=validate,
+        observe=observe, validate=validate,
         render_text=render_text, symmetries=symmetries, action_symmetries=action_symmetries,
         action_names=tuple(f"{COLUMN_LETTERS[c % size]}{c // size + 1}" for c in range(n)),
         cell_colors=((225, 225, 225), (200, 40, 40), (40, 80, 200)),
-        grid_shape=(size, size), hex_grid=True,
+        grid_shape=(size, size), hex_grid=True, view="hex", counts_pieces=True,
     )

@@ -387,19 +387,6 @@ def afterstate(p, s, a, out, rewards):
 
 
 @njit(cache=True)
-def chance(p, s, rng):
-    """Lines of Action has no chance events: always -1."""
-    return -1
-
-
-@njit(cache=True)
-def board(p, s, out):
-    """The n-tuple board into ``out`` (``int32[64]``): 0 empty / 1 black / 2 white."""
-    for i in range(N_CELLS):
-        out[i] = s[CELLS + i]
-
-
-@njit(cache=True)
 def observe(p, s, seat, out):
     """``seat``'s view into ``out`` (``int8[8, 8, 2]``): own pieces, then the opponent's."""
     stone_planes(s, CELLS, SIZE, SIZE, seat, out)
@@ -573,11 +560,11 @@ def make_spec(max_game_length: int = DEFAULT_MAX_GAME_LENGTH) -> GameSpec:
         p=np.array([max_game_length], dtype=np.int64),
         n_players=2, n_actions=N_ACTIONS, state_size=state_size(max_game_length), n_cells=N_CELLS,
         n_cell_values=3, obs_shape=(SIZE, SIZE, 2), obs_high=1, max_plies=max_game_length,
-        has_chance=False, reward_range=(-1.0, 1.0),
+        reward_range=(-1.0, 1.0),
         initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate,
-        chance=chance, board=board, observe=observe, validate=validate,
+        observe=observe, validate=validate,
         render_text=render_text, symmetries=symmetries, action_symmetries=action_symmetries,
         action_names=tuple(action_name(a) for a in range(N_ACTIONS)),
         cell_colors=((200, 170, 110), (30, 30, 30), (240, 240, 240)),
-        grid_shape=(SIZE, SIZE), paint=_paint, truncated=truncated,
+        grid_shape=(SIZE, SIZE), paint=_paint, truncated=truncated, counts_pieces=True,
     )

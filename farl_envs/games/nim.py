@@ -33,6 +33,7 @@ from numba import njit
 
 from farl_envs.core.kernel_utils import copy_state
 from farl_envs.core.spec import HEADER, PLY, TERMINAL, TO_MOVE, GameSpec, check_header, check_int_param
+from farl_envs.games._fixed_ntuples import NIM3P_3_HEAPS, NIM_3_HEAPS
 
 # indices into the parameter vector p
 P_HEAPS, P_SIZE, P_TAKE, P_PLAYERS, P_EXTRA = 0, 1, 2, 3, 4
@@ -87,17 +88,6 @@ def afterstate(p, s, a, out, rewards):
 
 
 @njit(cache=True)
-def chance(p, s, rng):
-    return -1
-
-
-@njit(cache=True)
-def board(p, s, out):
-    for h in range(p[P_HEAPS]):
-        out[h] = s[HEADER + h]
-
-
-@njit(cache=True)
 def observe(p, s, seat, out):
     for h in range(p[P_HEAPS]):
         out[h] = s[HEADER + h]
@@ -143,6 +133,13 @@ def action_symmetries(p) -> np.ndarray:
     return out
 
 
+def every_other_heap(p) -> list[list[int]]:
+    """The n-tuple cells' neighbours: every other heap (the heaps have no geometry; the grid is only the
+    picture's)."""
+    heaps = int(p[P_HEAPS])
+    return [[j for j in range(heaps) if j != h] for h in range(heaps)]
+
+
 def _paint(p, s) -> np.ndarray:
     """Heaps as rows of filled cells for ``rgb_array`` rendering."""
     size = int(p[P_SIZE])
@@ -164,22 +161,26 @@ def make_spec(heaps: int = 3, heap_size: int = 5, max_take: int = 3,
         params["extra_rule"] = bool(extra_rule)
     p = np.array([heaps, heap_size, max_take, n_players, int(bool(extra_rule) and three)], dtype=np.int64)
     names = tuple(f"{k}@{h}" for h in range(heaps) for k in range(1, max_take + 1))
+    name = "nim3p" if three else "nim"
+    fixed = () if heaps != 3 else NIM3P_3_HEAPS if three else NIM_3_HEAPS
     return GameSpec(
-        name="nim3p" if three else "nim", version=0, params=params, p=p,
+        name=name, version=0, params=params, p=p,
         n_players=n_players, n_actions=heaps * max_take, state_size=HEADER + heaps,
         n_cells=heaps, n_cell_values=heap_size + 1, obs_shape=(heaps,), obs_high=heap_size,
-        max_plies=heaps * heap_size, has_chance=False,
-        reward_range=(0.0, 1.0) if three else (-1.0, 1.0),
+        max_plies=heaps * heap_size, reward_range=(0.0, 1.0) if three else (-1.0, 1.0),
         initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate,
-        chance=chance, board=board, observe=observe, validate=validate,
+        observe=observe, validate=validate,
         render_text=render_text, symmetries=symmetries, action_symmetries=action_symmetries,
         action_names=names,
         cell_colors=((60, 60, 60), (220, 180, 60)), grid_shape=(heaps, heap_size), paint=_paint,
+        cell_neighbours=every_other_heap, fixed_ntuples=fixed, evaluation_starts="start+1ply", view=name,
     )
 
 
 def make_spec_3p(heaps: int = 3, heap_size: int = 5, max_take: int = 3, extra_rule: bool = True) -> GameSpec:
-    """Nim3P: three players, see the module docstring."""
+    """Three-player Nim (Nim3P), the three-player test bed of Konen & Bagheri 2020.
+
+    Nim's rules for three players with Nim3P's rewards, see the module docstring."""
     return make_spec(heaps, heap_size, max_take, n_players=3, extra_rule=extra_rule)
 
 

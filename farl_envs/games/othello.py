@@ -89,6 +89,7 @@ from numba import njit
 from farl_envs.core.bits import lowest_bit, popcount
 from farl_envs.core.kernel_utils import copy_state
 from farl_envs.core.spec import HEADER, PLY, TERMINAL, TO_MOVE, GameSpec, check_header
+from farl_envs.games._fixed_ntuples import OTHELLO
 from farl_envs.games._grid import cell_action_symmetries, square_symmetries
 
 SIZE = 8
@@ -261,11 +262,6 @@ def afterstate(p, s, a, out, rewards):
 
 
 @njit(cache=True)
-def chance(p, s, rng):
-    return -1
-
-
-@njit(cache=True)
 def board(p, s, out):
     """The n-tuple board: 1 black, 2 white, 3 an empty cell where the next
     disc may go, 0 any other empty cell (P = 4, as in Konen & Bagheri 2020, A.6, and GBG).
@@ -343,6 +339,12 @@ def validate(p, s) -> str:
     return ""
 
 
+def score(p, s) -> float:
+    """The score of a finished game, ``player_0``'s view: black's discs minus white's (its sign is the result)."""
+    cells = s[HEADER:HEADER + N_CELLS]
+    return float(np.count_nonzero(cells == 1) - np.count_nonzero(cells == 2))
+
+
 def render_text(p, s) -> str:
     """The board as text, rank 1 on top: ``.`` empty, ``X`` black, ``O`` white."""
     lines = ["  a b c d e f g h"]
@@ -368,12 +370,12 @@ def make_spec() -> GameSpec:
     return GameSpec(
         name="othello", version=0, params={}, p=np.zeros(1, dtype=np.int64),
         n_players=2, n_actions=N_ACTIONS, state_size=STATE_SIZE, n_cells=N_CELLS, n_cell_values=4,
-        obs_shape=(SIZE, SIZE, 2), obs_high=1, max_plies=MAX_PLIES, has_chance=False,
-        reward_range=(-1.0, 1.0),
+        obs_shape=(SIZE, SIZE, 2), obs_high=1, max_plies=MAX_PLIES, reward_range=(-1.0, 1.0),
         initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate,
-        chance=chance, board=board, observe=observe, validate=validate,
+        board=board, observe=observe, validate=validate,
         render_text=render_text, symmetries=symmetries, action_symmetries=action_symmetries,
         action_names=names,
         # the fourth colour marks the empty squares where the next disc may go (a lighter green, not a disc)
         cell_colors=((30, 120, 60), (20, 20, 20), (240, 240, 240), (90, 170, 110)), grid_shape=(SIZE, SIZE),
+        fixed_ntuples=OTHELLO, evaluation_starts="othello-4ply", view="othello", counts_pieces=True, score=score,
     )

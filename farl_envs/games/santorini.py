@@ -280,17 +280,6 @@ def afterstate(p, s, a, out, rewards):
 
 
 @njit(cache=True)
-def chance(p, s, rng):
-    return -1
-
-
-@njit(cache=True)
-def board(p, s, out):
-    for c in range(N_CELLS):
-        out[c] = s[HEADER + c]
-
-
-@njit(cache=True)
 def observe(p, s, seat, out):
     out[:] = 0
     for c in range(N_CELLS):
@@ -429,9 +418,9 @@ def make_spec(**params) -> GameSpec:
         name="santorini", version=0, params={}, p=np.zeros(1, dtype=np.int64),
         n_players=2, n_actions=N_ACTIONS, state_size=STATE_SIZE, n_cells=N_CELLS,
         n_cell_values=N_CELL_VALUES, obs_shape=(SIZE, SIZE, 6), obs_high=1, max_plies=MAX_PLIES,
-        has_chance=False, reward_range=(-1.0, 1.0),
+        reward_range=(-1.0, 1.0),
         initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate,
-        chance=chance, board=board, observe=observe, validate=validate,
+        observe=observe, validate=validate,
         render_text=render_text, symmetries=symmetries, action_symmetries=action_symmetries,
         action_names=_action_names(),
         cell_colors=((120, 170, 100), (185, 185, 185), (210, 210, 210), (240, 240, 240), (40, 80, 200),

@@ -86,15 +86,26 @@ The parameter vector ``p`` the kernels take holds, after ``nodes`` and
 ``nodes x nodes`` matrix of edge indices, so a kernel never searches for an
 edge.
 
+Leaf evaluation of the depth-limited searches (``heuristic``, see
+:mod:`farl_envs.games._heuristics`): a player's score is minus his *dead*
+edges, the uncoloured edges he can no longer take because they would close
+a path of two edges of his own colour (a triangle, hence his loss). Fewer
+dead edges leave him more safe moves for the end of the game, where Sim is
+decided. The value is ``0.5 tanh((others' mean dead edges - own) / 4)``, the
+others' mean taken over the players still in.
+
 Version history: v0, first release.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from numba import njit
 
 from farl_envs.core.kernel_utils import copy_state
 from farl_envs.core.spec import HEADER, PLY, TERMINAL, TO_MOVE, GameSpec, check_header, check_int_param
+from farl_envs.games._heuristics import relative_to_others
 
 MIN_NODES = 4
 MAX_NODES = 20
@@ -205,19 +216,6 @@ def afterstate(p, s, a, out, rewards):
 
 
 @njit(cache=True)
-def chance(p, s, rng):
-    """Sim has no chance events: always -1."""
-    return -1
-
-
-@njit(cache=True)
-def board(p, s, out):
-    """The n-tuple board into ``out`` (``int32[n_edges]``): 0 uncoloured, 1 + seat of the owner."""
-    for e in range(p[P_EDGES]):
-        out[e] = s[HEADER + e]
-
-
-@njit(cache=True)
 def observe(p, s, seat, out):
     """``seat``'s planes into ``out`` (``int8[nodes, nodes, planes]``), see the module docstring."""
     m, players = p[P_EDGES], p[P_PLAYERS]
@@ -234,6 +232,34 @@ def observe(p, s, seat, out):
         for k in range(players):
             if not (gone >> ((seat + k) % players)) & 1:
                 out[:, :, players + k] = 1
+
+
+@njit(cache=True)
+def heuristic(p, s, out):
+    """The searches' leaf value: ``0.5 tanh((mean dead edges of the others in - own dead edges) / 4)``, 0 for a
+    player who is out (see the module docstring)."""
+    players, m, n = p[P_PLAYERS], p[P_EDGES], p[P_NODES]
+    gone = s[HEADER + m]
+    dead = np.zeros(players)
+    alive = np.zeros(players, dtype=np.bool_)
+    for q in range(players):
+        alive[q] = not (gone >> q) & 1
+    for e in range(m):
+        if s[HEADER + e] != 0:
+            continue
+        i, j = _end_a(p, e), _end_b(p, e)
+        seen = 0
+        for k in range(n):
+            if k != i and k != j:
+                c = s[HEADER + _edge(p, i, k)]
+                if c != 0 and c == s[HEADER + _edge(p, j, k)]:
+                    seen |= 1 << (c - 1)
+        for q in range(players):
+            if (seen >> q) & 1:
+                dead[q] += 1.0
+    relative_to_others(-dead, alive, out)
+    for q in range(players):
+        out[q] = 0.5 * math.tanh(out[q] / 4.0)
 
 
 # ------------------------------------------------------------ Python helpers
@@ -420,11 +446,11 @@ def make_spec(players: int = 2, nodes: int | None = None) -> GameSpec:
     return GameSpec(
         name="sim", version=0, params={"players": players, "nodes": nodes}, p=_parameter_vector(nodes, players),
         n_players=players, n_actions=m, state_size=HEADER + m + 1, n_cells=m, n_cell_values=players + 1,
-        obs_shape=(nodes, nodes, planes), obs_high=1, max_plies=m, has_chance=False, reward_range=(-1.0, 1.0),
+        obs_shape=(nodes, nodes, planes), obs_high=1, max_plies=m, reward_range=(-1.0, 1.0),
         initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate,
-        chance=chance, board=board, observe=observe, validate=validate,
+        observe=observe, validate=validate,
         render_text=render_text, symmetries=symmetries, action_symmetries=action_symmetries,
         action_names=tuple(f"{i}-{j}" for i, j in edge_list(nodes)),
         cell_colors=colours, grid_shape=(nodes, nodes), cell_neighbours=cell_neighbours,
-        eliminated=eliminated if players > 2 else None, paint=_paint,
+        eliminated=eliminated if players > 2 else None, paint=_paint, heuristic=heuristic,
     )

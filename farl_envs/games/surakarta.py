@@ -350,19 +350,6 @@ def afterstate(p, s, a, out, rewards):
 
 
 @njit(cache=True)
-def chance(p, s, rng):
-    """Surakarta has no chance events: always -1."""
-    return -1
-
-
-@njit(cache=True)
-def board(p, s, out):
-    """The n-tuple board into ``out`` (``int32[36]``): 0 empty, 1 player_0, 2 player_1."""
-    for i in range(N_CELLS):
-        out[i] = s[HEADER + i]
-
-
-@njit(cache=True)
 def observe(p, s, seat, out):
     """``seat``'s view into ``out`` (``int8[6, 6, 2]``): own pieces, then the opponent's."""
     stone_planes(s, HEADER, SIZE, SIZE, seat, out)
@@ -456,6 +443,13 @@ def validate(p, s) -> str:
     return ""
 
 
+def score(p, s) -> float:
+    """The score of a finished game, ``player_0``'s view: its pieces minus ``player_1``'s (the rule that decides a
+    game ended by repetition or by the limit without capture)."""
+    cells = s[HEADER:HEADER + N_CELLS]
+    return float(np.count_nonzero(cells == 1) - np.count_nonzero(cells == 2))
+
+
 def render_text(p, s) -> str:
     """The board as text (``.`` empty, ``X`` player_0, ``O`` player_1, row numbers right) and the ply counter."""
     rows = text_grid(s[HEADER:HEADER + N_CELLS], SIZE, SIZE, ".XO", COLUMN_LETTERS).split("\n")
@@ -486,12 +480,11 @@ def make_spec(no_capture_limit: int = DEFAULT_NO_CAPTURE_LIMIT) -> GameSpec:
     return GameSpec(
         name="surakarta", version=0, params={"no_capture_limit": limit}, p=np.array([limit], dtype=np.int64),
         n_players=2, n_actions=N_ACTIONS, state_size=HISTORY + 2 * (limit + 1), n_cells=N_CELLS,
-        n_cell_values=3, obs_shape=(SIZE, SIZE, 2), obs_high=1, max_plies=24 * limit, has_chance=False,
-        reward_range=(-1.0, 1.0),
+        n_cell_values=3, obs_shape=(SIZE, SIZE, 2), obs_high=1, max_plies=24 * limit, reward_range=(-1.0, 1.0),
         initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate,
-        chance=chance, board=board, observe=observe, validate=validate,
+        observe=observe, validate=validate,
         render_text=render_text, symmetries=symmetries, action_symmetries=action_symmetries,
         action_names=tuple(f"{_cell_name(a // N_CELLS)}-{_cell_name(a % N_CELLS)}" for a in range(N_ACTIONS)),
         cell_colors=((225, 225, 225), (200, 40, 40), (30, 30, 30)),
-        grid_shape=(SIZE, SIZE),
+        grid_shape=(SIZE, SIZE), counts_pieces=True, score=score,
     )

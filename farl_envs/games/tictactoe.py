@@ -30,6 +30,7 @@ from numba import njit
 
 from farl_envs.core.kernel_utils import copy_state
 from farl_envs.core.spec import HEADER, PLY, TERMINAL, TO_MOVE, GameSpec, check_header
+from farl_envs.games._fixed_ntuples import TICTACTOE
 from farl_envs.games._grid import cell_action_symmetries, square_symmetries, text_grid
 
 N_CELLS = 9
@@ -85,17 +86,6 @@ def afterstate(p, s, a, out, rewards):
     elif out[PLY] == N_CELLS:
         out[TERMINAL] = 1
     out[TO_MOVE] = 1 - mover
-
-
-@njit(cache=True)
-def chance(p, s, rng):
-    return -1
-
-
-@njit(cache=True)
-def board(p, s, out):
-    for c in range(N_CELLS):
-        out[c] = s[HEADER + c]
 
 
 @njit(cache=True)
@@ -161,10 +151,11 @@ def make_spec() -> GameSpec:
     return GameSpec(
         name="tictactoe", version=0, params={}, p=np.zeros(1, dtype=np.int64),
         n_players=2, n_actions=9, state_size=STATE_SIZE, n_cells=N_CELLS, n_cell_values=3,
-        obs_shape=(3, 3, 2), obs_high=1, max_plies=9, has_chance=False, reward_range=(-1.0, 1.0),
+        obs_shape=(3, 3, 2), obs_high=1, max_plies=9, reward_range=(-1.0, 1.0),
         initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate,
-        chance=chance, board=board, observe=observe, validate=validate,
+        observe=observe, validate=validate,
         render_text=render_text, symmetries=symmetries, action_symmetries=action_symmetries,
         action_names=tuple(f"{'abc'[c % 3]}{c // 3 + 1}" for c in range(9)),
         cell_colors=((230, 230, 230), (200, 40, 40), (40, 80, 200)), grid_shape=(3, 3),
+        fixed_ntuples=TICTACTOE, evaluation_starts="start+1ply", view="tictactoe", counts_pieces=True,
     )

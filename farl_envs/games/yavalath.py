@@ -120,11 +120,23 @@ hexagon shows. ``GameSpec.grid_shape`` stays empty: the n-tuple board is the
 State: the common header (:mod:`farl_envs.core.spec`) followed by the
 ``n_cells`` cells (0 empty, ``1 + seat``); with 3 players one more entry, the
 bit mask of the seats that are out (bit ``seat``). In a finished game
-``state[0]`` is the seat that would have moved next.
+``state[0]`` is the seat that would have moved next. The board's geometry
+(numbering, neighbours, symmetries, text and picture) is in
+:mod:`farl_envs.games._yavalath_board`.
+
+Leaf evaluation of the depth-limited searches (``heuristic``, see
+:mod:`farl_envs.games._heuristics`): a player's score counts his open
+4-lines and his own 3-traps. Every window of 4 cells in a line holding only
+his stones and empty cells counts 1 with 2 stones and 3 with 3 stones (the
+3-stone window is a win threat); every empty cell where his stone would make
+exactly three (and not four), a cell he can never play, counts -1. The value
+is ``0.5 tanh((own score - mean score of the others in) / 5)``.
 
 Version history: v0, first release.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from numba import njit
@@ -139,50 +151,24 @@ from farl_envs.core.spec import (
     check_header,
     check_int_param,
 )
+from farl_envs.games import _yavalath_board as hexagon
+from farl_envs.games._heuristics import relative_to_others
 
 MIN_SIZE = 3
 MAX_SIZE = 10
-ROW_LETTERS = "abcdefghijklmnopqrs"
 
 # indices into the parameter vector p
 P_SIZE, P_PLAYERS, P_SWAP, P_CELLS, P_BASE = 0, 1, 2, 3, 4
 
-# the six directions (dr, dc); direction d and d + 3 are opposite, axis d % 3
-DR = (0, 1, 1, 0, -1, -1)
-DC = (1, 0, -1, -1, 0, 1)
-
 NO_LINE, THREE, FOUR = 0, 1, 2
-
-
-def n_cells_of(size: int) -> int:
-    """Cells of the hexagon with ``size`` cells per edge: ``3*size*(size-1) + 1``."""
-    return 3 * size * (size - 1) + 1
-
-
-def cell_coords(size: int) -> list[tuple[int, int]]:
-    """``(r, c)`` of every cell, in cell (action) order."""
-    m = 2 * size - 1
-    return [(r, c) for r in range(m) for c in range(m) if size - 1 <= r + c <= 3 * size - 3]
-
-
-def _neighbour_table(size: int) -> np.ndarray:
-    """``int64[n_cells, 6]``: the neighbour of each cell in direction d, -1 off the board."""
-    coords = cell_coords(size)
-    index = {rc: i for i, rc in enumerate(coords)}
-    table = np.full((len(coords), 6), -1, dtype=np.int64)
-    for i, (r, c) in enumerate(coords):
-        for d in range(6):
-            table[i, d] = index.get((r + DR[d], c + DC[d]), -1)
-    return table
-
 
 # one table for all sizes; a size's rows start at _BASE[size] (numba keeps the global arrays as constants)
 _BASE = {}
 _tables, _rc = [], []
 for _s in range(MIN_SIZE, MAX_SIZE + 1):
     _BASE[_s] = sum(t.shape[0] for t in _tables)
-    _tables.append(_neighbour_table(_s))
-    _rc.append(np.array(cell_coords(_s), dtype=np.int64))
+    _tables.append(hexagon.neighbour_table(_s))
+    _rc.append(np.array(hexagon.cell_coords(_s), dtype=np.int64))
 NEIGHBOURS = np.concatenate(_tables)
 COORDS = np.concatenate(_rc)
 del _s, _tables, _rc
@@ -346,19 +332,6 @@ def afterstate(p, s, a, out, rewards):
 
 
 @njit(cache=True)
-def chance(p, s, rng):
-    """Yavalath has no chance events: always -1."""
-    return -1
-
-
-@njit(cache=True)
-def board(p, s, out):
-    """The n-tuple board into ``out`` (``int32[n_cells]``): 0 empty, ``1 + seat`` a stone."""
-    for c in range(p[P_CELLS]):
-        out[c] = s[HEADER + c]
-
-
-@njit(cache=True)
 def observe(p, s, seat, out):
     """``seat``'s planes into ``out`` (``int8[2*size-1, 2*size-1, players+1]``), see the module docstring."""
     players = p[P_PLAYERS]
@@ -373,27 +346,51 @@ def observe(p, s, seat, out):
             out[r, col, (v - 1 - seat + players) % players] = 1
 
 
-# ------------------------------------------------------------ Python helpers
-def _lines(cells: np.ndarray, size: int) -> dict:
-    """``{mark: longest line}`` and the marks with a line of exactly 3: ``(longest, has_three)`` per mark."""
-    coords = cell_coords(size)
-    where = {rc: int(v) for rc, v in zip(coords, cells)}
-    longest: dict[int, int] = {}
-    three: set[int] = set()
-    for (r, c), v in where.items():
-        if v == 0:
-            continue
-        for dr, dc in ((0, 1), (1, 0), (1, -1)):
-            if where.get((r - dr, c - dc)) == v:
-                continue  # not the start of the line
-            k = 1
-            while where.get((r + k * dr, c + k * dc)) == v:
-                k += 1
-            longest[v] = max(longest.get(v, 0), k)
-            if k == 3:
-                three.add(v)
-    return {"longest": longest, "three": three}
+@njit(cache=True)
+def scores(p, s, score):
+    """Each player's score of the searches' leaf value into ``score``: 4-windows (2 stones: 1, 3 stones: 3) minus
+    3-traps (see the module docstring)."""
+    n, players, base = p[P_CELLS], p[P_PLAYERS], p[P_BASE]
+    score[:] = 0.0
+    count = np.zeros(players + 1, dtype=np.int64)
+    for c in range(n):
+        for axis in range(3):  # the window c, c1, c2, c3 along the axis
+            c1 = NEIGHBOURS[base + c, axis]
+            c2 = NEIGHBOURS[base + c1, axis] if c1 >= 0 else -1
+            c3 = NEIGHBOURS[base + c2, axis] if c2 >= 0 else -1
+            if c3 < 0:
+                continue
+            count[:] = 0
+            count[s[HEADER + c]] += 1
+            count[s[HEADER + c1]] += 1
+            count[s[HEADER + c2]] += 1
+            count[s[HEADER + c3]] += 1
+            for q in range(players):
+                if count[q + 1] >= 2 and count[q + 1] + count[0] == 4:
+                    score[q] += 1.0 if count[q + 1] == 2 else 3.0
+        if s[HEADER + c] == 0:
+            for q in range(players):
+                if _line_made(s, base, c, q + 1) == THREE:
+                    score[q] -= 1.0
 
+
+@njit(cache=True)
+def heuristic(p, s, out):
+    """The searches' leaf value: ``0.5 tanh((own score - mean score of the others in) / 5)``, 0 for a player who
+    is out (see the module docstring)."""
+    n, players = p[P_CELLS], p[P_PLAYERS]
+    gone = s[HEADER + n] if players == 3 else 0
+    score = np.zeros(players)
+    alive = np.zeros(players, dtype=np.bool_)
+    for q in range(players):
+        alive[q] = not (gone >> q) & 1
+    scores(p, s, score)
+    relative_to_others(score, alive, out)
+    for q in range(players):
+        out[q] = 0.5 * math.tanh(out[q] / 5.0)
+
+
+# ------------------------------------------------------------ Python helpers
 
 def _turn_order_counts(players: int, ply: int, out_seat: int, out_stones: int):
     """Stones per seat and the seat to move after ``ply`` moves when ``out_seat`` (or -1) dropped out after
@@ -425,7 +422,7 @@ def _validate_live(p, s) -> str:
     if players == 3 and out_mask not in (0, 1, 2, 4, 3, 5, 6):
         return f"the out mask must be a bit mask of at most two seats, got {out_mask}"
     outs = [q for q in range(players) if (out_mask >> q) & 1]
-    lines = _lines(cells, size)
+    lines = hexagon.lines(cells, size)
     if players == 2:
         expected = [(ply + 1) // 2, ply // 2]
         # after the pie rule player_0 has placed one stone fewer: the taken-over stone is player_1's
@@ -479,7 +476,7 @@ def validate(p, s) -> str:
         return msg
     if s[TERMINAL]:
         return "" if _has_last_move(p, s) else "no legal last move ends the game in this position"
-    lines = _lines(s[HEADER:HEADER + n], size)
+    lines = hexagon.lines(s[HEADER:HEADER + n], size)
     if any(v >= 4 for v in lines["longest"].values()):
         return "a line of four or more stands on the board but the game is not over"
     if players == 2 and lines["three"]:
@@ -525,91 +522,29 @@ def eliminated(p, s) -> tuple:
 
 
 def render_text(p, s) -> str:
-    """The hexagon as text, one line per row with its letter; ``.`` empty, ``X`` ``O`` ``T`` seats 0, 1, 2.
-
-    Seats that are out are listed below the board.
-    """
-    size, players, n = int(p[P_SIZE]), int(p[P_PLAYERS]), int(p[P_CELLS])
-    symbols = ".XOT"
-    coords = cell_coords(size)
-    lines = []
-    i = 0
-    for r in range(2 * size - 1):
-        row = []
-        while i < n and coords[i][0] == r:
-            row.append(symbols[int(s[HEADER + i])])
-            i += 1
-        lines.append(" " * abs(r - (size - 1)) + ROW_LETTERS[r] + " " + " ".join(row))
-    if players == 3:
-        outs = eliminated(p, s)
-        if outs:
-            lines.append("out: " + ", ".join(f"player_{q}" for q in outs))
-    return "\n".join(lines)
-
-
-def _cube(size: int) -> list[tuple[int, int, int]]:
-    """Cube coordinates ``(x, y, z)`` (sum 0, centre 0) of every cell, in cell order."""
-    k = size - 1
-    return [(c - k, k - r - c + k, r - k) for r, c in cell_coords(size)]
+    """The hexagon as text (:func:`~farl_envs.games._yavalath_board.text`), the seats that are out below it."""
+    return hexagon.text(int(p[P_SIZE]), s[HEADER:HEADER + int(p[P_CELLS])],
+                        eliminated(p, s) if int(p[P_PLAYERS]) == 3 else ())
 
 
 def symmetries(p) -> np.ndarray:
-    """``int32[12, n_cells]``: the 6 rotations, then each mirrored; row 0 the identity.
-
-    Row ``k`` maps position ``i`` of the transformed board to the cell of the
-    original board shown there (``board[perm]``). In cube coordinates a
-    rotation by 60 degrees is ``(x, y, z) -> (-z, -x, -y)`` and the mirror
-    swaps ``y`` and ``z``.
-    """
-    cube = _cube(int(p[P_SIZE]))
-    index = {xyz: i for i, xyz in enumerate(cube)}
-    rows = []
-    for mirror in (False, True):
-        for turns in range(6):
-            perm = []
-            for xyz in cube:
-                x, y, z = xyz
-                if mirror:
-                    y, z = z, y
-                for _ in range(turns):
-                    x, y, z = -z, -x, -y
-                perm.append(index[(x, y, z)])
-            rows.append(perm)
-    return np.array(rows, dtype=np.int32)
+    """``int32[12, n_cells]``: the hexagon's 6 rotations, then each mirrored; row 0 the identity."""
+    return hexagon.symmetries(int(p[P_SIZE]))
 
 
 def action_symmetries(p) -> np.ndarray:
     """``int32[12, n_cells]``: actions are cells, so each row is the inverse of the cell permutation."""
-    perms = symmetries(p)
-    out = np.empty_like(perms)
-    for k in range(perms.shape[0]):
-        out[k, perms[k]] = np.arange(perms.shape[1], dtype=np.int32)
-    return out
+    return hexagon.inverse_permutations(symmetries(p))
 
 
 def cell_neighbours(p) -> list[list[int]]:
     """The hexagonal neighbours of every cell (2 to 6 of them)."""
-    table = _neighbour_table(int(p[P_SIZE]))
-    return [[int(x) for x in row if x >= 0] for row in table]
+    return hexagon.cell_neighbours(int(p[P_SIZE]))
 
 
 def _paint(p, s) -> np.ndarray:
     """The ``(2*size-1)^2`` grid for ``rgb_array``: cell values, ``players + 1`` (background) off the hexagon."""
-    size, players = int(p[P_SIZE]), int(p[P_PLAYERS])
-    m = 2 * size - 1
-    grid = np.full((m, m), players + 1, dtype=np.int32)
-    for i, (r, c) in enumerate(cell_coords(size)):
-        grid[r, c] = s[HEADER + i]
-    return grid
-
-
-def _action_names(size: int) -> tuple:
-    names, place, last_row = [], 0, -1
-    for r, _ in cell_coords(size):
-        place = place + 1 if r == last_row else 1
-        last_row = r
-        names.append(f"{ROW_LETTERS[r]}{place}")
-    return tuple(names)
+    return hexagon.picture(int(p[P_SIZE]), s[HEADER:HEADER + int(p[P_CELLS])], int(p[P_PLAYERS]) + 1)
 
 
 def make_spec(size: int = 5, players: int = 2, swap: bool = False) -> GameSpec:
@@ -620,7 +555,7 @@ def make_spec(size: int = 5, players: int = 2, swap: bool = False) -> GameSpec:
         raise ValueError(f"swap must be True or False, got {swap!r}")
     if swap and players == 3:
         raise ValueError("swap (the pie rule) is for 2 players only; use swap=False with players=3")
-    n = n_cells_of(size)
+    n = hexagon.n_cells_of(size)
     m = 2 * size - 1
     p = np.array([size, players, int(bool(swap)), n, _BASE[size]], dtype=np.int64)
     colors = ((225, 225, 225), (200, 40, 40), (40, 80, 200), (230, 170, 30))[: players + 1] + ((40, 40, 40),)
@@ -628,12 +563,13 @@ def make_spec(size: int = 5, players: int = 2, swap: bool = False) -> GameSpec:
         name="yavalath", version=0, params={"size": size, "players": players, "swap": bool(swap)}, p=p,
         n_players=players, n_actions=n, state_size=HEADER + n + (1 if players == 3 else 0), n_cells=n,
         n_cell_values=players + 1, obs_shape=(m, m, players + 1), obs_high=1,
-        max_plies=n + (1 if swap else 0), has_chance=False, reward_range=(-1.0, 1.0),
+        max_plies=n + (1 if swap else 0), reward_range=(-1.0, 1.0),
         initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate,
-        chance=chance, board=board, observe=observe, validate=validate,
+        observe=observe, validate=validate,
         render_text=render_text, symmetries=symmetries, action_symmetries=action_symmetries,
         # no grid_shape: the n_cells cells are not a rows x cols array (code that reshapes boards must not try);
         # _paint draws them on the (2*size-1)^2 grid with Hex's half-cell row shift (hex_grid)
-        action_names=_action_names(size), cell_colors=colors, hex_grid=True,
+        action_names=hexagon.action_names(size), cell_colors=colors, hex_grid=True,
         cell_neighbours=cell_neighbours, eliminated=eliminated if players == 3 else None, paint=_paint,
+        heuristic=heuristic,
     )
