@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from farl_agents.runs import RunError
-from farl_agents.runs.safety import RunLock
+from farl_agents.safety import RunLock
 
 ROUNDS = 1000
 """Rounds per starting state: the lock before flock let both processes in 3 to 19 of them (about 2 s in all)."""

@@ -29,7 +29,9 @@ at all (callers count missing results as interrupted).
 from __future__ import annotations
 
 from farl_agents.backend.jobs import MAX_JOBS, check_jobs, local_workers
+from farl_agents.backend.local import run_local
 from farl_agents.backend.options import BACKENDS, check_backend
+from farl_agents.backend.ray_cluster import run_ray
 from farl_agents.backend.shipping import STREAM_SECONDS
 
 FOLDER_KEYS = ("folder", "publish")
@@ -68,10 +70,6 @@ def run_tasks(fn, tasks: list, *, backend: str = "local", jobs: int = 1, ray_add
         if bar is not None:
             bar.update(1)
             bar.set_postfix_str(describe(r))
-
-    # imported here: the runners need farl_agents.runs, which needs evaluate, which uses this package
-    from farl_agents.backend.local import run_local
-    from farl_agents.backend.ray_cluster import run_ray
 
     try:
         if backend == "local":

@@ -7,7 +7,7 @@ import multiprocessing
 import signal
 
 from farl_agents.backend.jobs import local_workers
-from farl_agents.runs.safety import StopRequest
+from farl_agents.safety import StopRequest
 
 POLL_SECONDS = 0.5
 """How often the parent process looks for finished tasks and a Ctrl-C."""

@@ -25,7 +25,7 @@ from farl_agents.backend.shipping import (
     resumed,
     run_shipped,
 )
-from farl_agents.runs.safety import StopRequest
+from farl_agents.safety import StopRequest
 
 MAX_RETRIES = 3
 """Ray retries of a task whose worker or node died (each resumes from the last checkpoint at home)."""

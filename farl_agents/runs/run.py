@@ -64,9 +64,9 @@ from farl_agents.eval_results import EvalResult
 from farl_agents.runs import legacy
 from farl_agents.runs.curve import plot_curve, write_curve
 from farl_agents.runs.evaluation import describe_row, evaluate_agent, scores_of
-from farl_agents.runs.safety import RunLock, StopRequest, ensure_writable, publish_copy
 from farl_agents.runs.spec import LostCheckpoint, RunError, RunSpec, read_spec
 from farl_agents.safe_files import AgentFileError, BadFileError, read_json
+from farl_agents.safety import RunLock, StopRequest, ensure_writable, publish_copy
 
 MARKER_FORMAT = "farl-run-checkpoint"
 MARKER_VERSION = 1
@@ -276,7 +276,7 @@ class Run:
         A checkpoint has been written in each case. ``on_chunk(run)`` is
         called after every training chunk (tests use it to interrupt).
         While it trains, ``DIR/.lock`` keeps a second process from training
-        the same run (:class:`~farl_agents.runs.safety.RunLock`).
+        the same run (:class:`~farl_agents.safety.RunLock`).
         """
         with RunLock(self.folder):
             self._remove_strays()

@@ -9,10 +9,7 @@ import farl_envs
 from farl_agents import families
 from farl_agents.runs.curve import ALONE
 from farl_agents.safe_files import read_json
-
-
-class RunError(ValueError):
-    """A run folder that cannot be used (missing, foreign, inconsistent, not writable)."""
+from farl_agents.safety import RunError
 
 
 class LostCheckpoint(RunError):
