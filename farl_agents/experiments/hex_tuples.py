@@ -1,14 +1,16 @@
 """Hex 6x6, Table 1's FARL cell, with GBG's random-walk rule for the n-tuples: does it close the gap to the paper?
 
-Table 1's first Hex runs (now in ``docs/results/archive/table1_hex_border_walk_runs``) were trained with
+Table 1's first Hex runs (``docs/results/archive/table1_hex_border_walk_runs``, out of git since issue 38:
+``docs/results/archive.md``) were trained with
 random-walk tuples grown by a uniform pick from the tuple's free border, which makes stretched tuples; GBG grows
 them from a random cell of the tuple, which makes compact ones (``docs/notes/hex_gap_audit.md``).
 ``farl_agents.ntuple.sets.random_walk_set`` now follows GBG. This trains the paper preset again per seed (the
 same command as ``farl train hex --preset paper --seed S``) and evaluates it as Table 1 does (50 games per seat
 against MCTS10000 from the empty board, evaluation seed 0), then writes the per-seed, per-seat comparison with
-those first runs::
+those first runs, read from ``--old-runs`` (without it their columns stay empty)::
 
-    python -m farl_agents.experiments.hex_tuples --seeds 0 1 2 3 4 5 6 7 8 9
+    python -m farl_agents.experiments.hex_tuples --seeds 0 1 2 3 4 5 6 7 8 9 \
+        --old-runs docs/results/archive/table1_hex_border_walk_runs
 
 Resumable: a seed whose ``eval.json`` exists is skipped, an unfinished training resumes. Runs live under
 ``runs/hex_walk/seed<k>`` (agents stay out of git); the page is ``docs/results/hex_tuples.md``.
@@ -30,7 +32,6 @@ from farl_agents.experiments.table1_rows import PAPER_TABLE1, RESULTS_DIR
 from farl_agents.ntuple.sets import adjacency
 
 RUNS = Path("runs/hex_walk")
-OLD_RUNS = RESULTS_DIR / "archive" / "table1_hex_border_walk_runs"  # Table 1's Hex runs before the fix
 PAGE = RESULTS_DIR / "hex_tuples.md"
 GAMES_PER_SEAT = 50
 OPPONENT = "mcts10000"
@@ -72,28 +73,31 @@ def _rates(evaluation: dict) -> tuple[float, float, float]:
     return m["win_rate"], seats[0], seats[1]
 
 
-def write_page(seeds: list[int], runs: Path = RUNS, old_runs: Path = OLD_RUNS, page: Path = PAGE) -> Path:
-    """The per-seed table: Table 1's first runs (old walk rule) beside the runs with GBG's rule."""
+def write_page(seeds: list[int], runs: Path = RUNS, old_runs: Path | None = None, page: Path = PAGE) -> Path:
+    """The per-seed table: Table 1's first runs (old walk rule, read from ``old_runs``: their folder left git
+    with the archive, so it is an argument; ``None`` leaves their columns empty) beside the runs with GBG's
+    rule."""
     import farl_envs  # noqa: F401  (registers the games for NTupleAgent.load)
     from farl_agents.learners import NTupleAgent
 
     lines = ["# Hex 6x6: the random-walk rule of the n-tuples", "",
              "Table 1's FARL cell for Hex 6x6 (TD-FARL, 300,000 episodes, paper preset) against MCTS10000, 50 games "
-             "per seat from the empty board, evaluation seed 0: Table 1's first runs (archived in "
-             "`docs/results/archive/table1_hex_border_walk_runs/`), whose random-walk tuples were grown by a uniform "
+             "per seat from the empty board, evaluation seed 0: Table 1's first runs (archived: "
+             "[archive.md](archive.md)), whose random-walk tuples were grown by a uniform "
              "pick from the tuple's free border, beside runs whose tuples grow as GBG's do (a random "
              "cell of the tuple, then a free neighbour of it; `docs/notes/hex_gap_audit.md`). Same seeds, same "
              "settings otherwise. *Compactness*: adjacent cell pairs inside a 6-tuple, mean over the run's 25 "
              f"tuples. The paper: {100 * PAPER[0]:.0f} % ± {100 * PAPER[1]:.0f}.", "",
-             "Made by", "", f"    python -m farl_agents.experiments.hex_tuples --seeds {' '.join(map(str, seeds))}", "",
+             "Made by", "", f"    python -m farl_agents.experiments.hex_tuples --seeds {' '.join(map(str, seeds))}"
+             + (f" --old-runs {old_runs}" if old_runs is not None else ""), "",
              "| seed | first Table 1 run: win rate | first seat | second seat | runs with GBG's rule: win rate | "
              "first seat | second seat | compactness |",
              "|---:|---:|---:|---:|---:|---:|---:|---:|"]
     old_by_seed, new_by_seed = [], []
     for seed in seeds:
-        old_file = old_runs / f"farl-seed{seed}" / "final_eval.json"
+        old_file = old_runs / f"farl-seed{seed}" / "final_eval.json" if old_runs is not None else None
         new_file = runs / f"seed{seed}" / "eval.json"
-        old = _rates(json.loads(old_file.read_text())) if old_file.exists() else None
+        old = _rates(json.loads(old_file.read_text())) if old_file is not None and old_file.exists() else None
         new = _rates(json.loads(new_file.read_text())) if new_file.exists() else None
         comp = "–"
         if new is not None and (runs / f"seed{seed}" / "agent.npz").exists():
@@ -126,11 +130,13 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, nargs="+", default=list(range(10)))
     ap.add_argument("--table-only", action="store_true", help="write the page from the runs on disk")
+    ap.add_argument("--old-runs", type=Path, default=None,
+                    help="Table 1's first Hex runs (docs/results/archive/table1_hex_border_walk_runs, out of git)")
     args = ap.parse_args(argv)
     if not args.table_only:
         for seed in args.seeds:
             run_seed(seed)
-    print(f"wrote {write_page(args.seeds)}")
+    print(f"wrote {write_page(args.seeds, old_runs=args.old_runs)}")
     return 0
 
 

@@ -40,8 +40,8 @@ from farl_agents.learners.presets import nplayer_config, nplayer_game, per_ply_l
 PAPER_ROW_NOTES = {
     "hex": "Hex 6x6: these runs grow their random-walk n-tuples as GBG does (a random cell of the tuple, then a "
            "free neighbour of it). The first runs picked from the tuple's whole free border, which makes stretched "
-           "tuples, and scored 71.9 % ± 3.3 (FARL) and 0.2 % ± 0.2 (no-FARL) over 10 runs each; they are kept in "
-           "`archive/table1_hex_border_walk_runs/`. The evidence: `../notes/hex_gap_audit.md` and `hex_tuples.md`.",
+           "tuples, and scored 71.9 % ± 3.3 (FARL) and 0.2 % ± 0.2 (no-FARL) over 10 runs each; what they showed: "
+           "[archive.md](archive.md). The evidence: `../notes/hex_gap_audit.md` and `hex_tuples.md`.",
 }
 
 #: Konen & Bagheri 2020, Table 1: (row, opponent) -> ((FARL mean, ± s.e.), (no-FARL mean, ± s.e.));

@@ -305,8 +305,7 @@ LAMBDA_NOTE = "\n".join([
     "* **λ per entry breaks down.** The first runs of this study passed the paper's λ unchanged, which decays "
     "like 0.89 per ply for its 0.8, where the paper's Fig. 8 shows learning break down (λ >= 0.9). They broke "
     "down the same way: TCL[rr] never above 34 % success in 1,000,000 games; TCL[et] swinging between 2 % and "
-    "95 %. Those runs are kept in `docs/results/archive/eligibility_traces_lambda_per_entry_runs/` (see the "
-    "archive's README).",
+    "95 %. What those runs showed: [archive.md](archive.md).",
     "* **With λ², replacing traces cut at random moves still drift.** In the first λ² run of TCL[rr] (seed 0, "
     "checked at 320,000 games, success 0.5 %) the values of all seven opening moves had saturated at +1.0, a "
     "divergence the paper does not report; the first TCL[et] run was at 85 % at 360,000 games. In training "
@@ -324,8 +323,7 @@ LAMBDA_NOTE = "\n".join([
     "the reset rows (TCL[res], TCL[rr], TDL[rr], TCL-M[rr]) now empty only the random mover's list "
     "(`THILL2014_RESET_MODES` in `farl_agents/learners/presets.py`; `LearnerConfig.reset_all_players` keeps "
     "the other choice). With it the largest weight is 2.7 after 200,000 games instead of 11.9. The TCL[rr] run "
-    "made with every list cut (seed 0, success 0-1 % from 200,000 games on) is kept in "
-    "`docs/results/archive/eligibility_traces_reset_all_runs/`.",
+    "made with every list cut (seed 0, success 0-1 % from 200,000 games on): [archive.md](archive.md).",
     "* **The remainder needs the cut, with farl's chain only.** The largest weight still climbs at about 1 per "
     "100,000 games (3.8 after 300,000, 6.3 after 600,000: `python -m farl_agents.experiments.traces --growth "
     "--variant tcl-rr --games 600000`), where replace-only traces stay at 1.4. With "
