@@ -22,7 +22,7 @@ import sys
 import time
 
 from farl_agents.backend.options import add_backend_options, backend_args
-from farl_agents.cli.common import add_quiet_flag
+from farl_agents.console import HelpFormatter, add_quiet_flag
 
 EXTRA_HINT = 'pip install torch==2.13.0 && pip install "farl-rl[baselines]"'
 
@@ -162,18 +162,9 @@ def cmd_compare(args) -> int:
 
 
 # ---------------------------------------------------------------- parsers
-class _Formatter(argparse.ArgumentDefaultsHelpFormatter):
-    """Shows a default only where there is one."""
-
-    def _get_help_string(self, action):
-        if action.default in (None, False, argparse.SUPPRESS) or "default" in (action.help or ""):
-            return action.help
-        return super()._get_help_string(action)
-
-
 def register(subparsers) -> None:
     """Add ``baseline`` and ``compare`` to an argparse ``subparsers`` object (each sets ``func(args) -> int``)."""
-    fmt = _Formatter
+    fmt = HelpFormatter
     p = subparsers.add_parser(
         "baseline", help="deprecated: runs `farl train GAME --algo maskable-ppo|dqn` (says the command)",
         description="Deprecated alias of `farl train GAME --algo maskable-ppo|dqn --timesteps N`: prints the "

@@ -1,4 +1,5 @@
-"""What every ``farl`` command shares: one-line errors, the help format, games and their parameters."""
+"""What every ``farl`` command shares: one-line errors, the help format and quiet flag (from
+:mod:`farl_agents.console`, which the baselines' commands use too), games and their parameters."""
 from __future__ import annotations
 
 import argparse
@@ -6,20 +7,12 @@ import json
 import shlex
 from pathlib import Path
 
-import farl_envs
+from farl_agents import loading
+from farl_agents.console import QUIET_FLAGS, HelpFormatter, add_quiet_flag  # noqa: F401 - the commands take them from here
 
 
 class CliError(Exception):
     """A mistake in what was typed: printed as one line, exit code 2."""
-
-
-class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    """Shows a default only where there is one worth showing."""
-
-    def _get_help_string(self, action):
-        if action.default in (None, False, argparse.SUPPRESS) or "default" in (action.help or ""):
-            return action.help
-        return super()._get_help_string(action)
 
 
 class Parser(argparse.ArgumentParser):
@@ -27,19 +20,6 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message):
         raise CliError(f"{message}; see `{self.prog} --help`")
-
-
-QUIET_FLAGS = ("--quiet", "--no-progress")
-"""The two spellings of the one "no progress bar" flag every ``farl`` command with a progress bar takes."""
-
-
-def add_quiet_flag(parser) -> None:
-    """Add ``--quiet`` (alias ``--no-progress``) to ``parser``: no progress bar, read as ``args.quiet``.
-
-    Every command with a progress bar adds it here, so both spellings work everywhere (``farl train``,
-    ``reproduce``, ``tournament``, ``pretrained build``, ``baseline``).
-    """
-    parser.add_argument(*QUIET_FLAGS, dest="quiet", action="store_true", help="no progress bar")
 
 
 def key_values(items, what: str) -> list[tuple[str, str]]:
@@ -83,24 +63,18 @@ def command_line(argv) -> str:
 
 def game_name(name: str) -> str:
     """The short name of a game (``tictactoe_v0`` -> ``tictactoe``), or a CliError listing the games."""
-    key = name[:-3] if name.endswith("_v0") else name
-    if key + "_v0" not in farl_envs.list_games():
-        raise CliError(f"unknown game {name!r}; the games are {', '.join(g[:-3] for g in farl_envs.list_games())}")
-    return key
+    try:
+        return loading.game_key(name)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
 
 
 def game_with_params(name: str, params: dict):
     """The GameSpec of ``name`` with ``params``, with a clear message for unknown or bad parameters."""
-    key = game_name(name)
-    known = farl_envs.game_spec(key).params
-    unknown = sorted(set(params) - set(known))
-    if unknown:
-        have = ", ".join(f"{k} (default {v})" for k, v in known.items()) or "none"
-        raise CliError(f"{key} has no parameter {', '.join(unknown)}; its parameters: {have}")
     try:
-        return farl_envs.game_spec(key, **params)
-    except (ValueError, TypeError) as exc:
-        raise CliError(f"bad parameters for {key}: {exc}") from None
+        return loading.game_with_params(name, params)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
 
 
 def read_config_file(path) -> tuple[dict, dict]:

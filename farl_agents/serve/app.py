@@ -64,6 +64,7 @@ from starlette.staticfiles import StaticFiles
 
 import farl_envs
 from farl_agents import pretrained
+from farl_agents.loading import game_with_params
 from farl_agents.serve import files
 from farl_agents.serve.session import HUMAN, AgentWorker, RequestError, Seat, Sessions
 
@@ -260,8 +261,6 @@ class App:
             raise RequestError(str(exc)) from None
 
     def new_game(self, body: dict) -> dict:
-        from farl_agents.cli.common import CliError, game_with_params
-
         name = body.get("game")
         if not isinstance(name, str):
             raise RequestError(f"game must be one of {', '.join(g[:-3] for g in farl_envs.list_games())}")
@@ -270,7 +269,7 @@ class App:
             raise RequestError("params must be an object of integers, booleans or strings")
         try:
             game = game_with_params(name, params)
-        except CliError as exc:
+        except ValueError as exc:
             raise RequestError(str(exc)) from None
         seats = body.get("seats")
         if not isinstance(seats, list) or len(seats) != game.n_players:

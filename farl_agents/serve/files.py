@@ -409,12 +409,11 @@ def load_agent(root: Path, rel: str, game, shared: SharedPlayers | None = None):
     secret = str(root.resolve())
 
     def load():
-        from farl_agents.cli.common import CliError
-        from farl_agents.cli.players import load_player
+        from farl_agents.loading import load_player
 
         try:
             player, spec = load_player(str(path), game)
-        except (CliError, ValueError, OSError) as exc:
+        except (ValueError, OSError) as exc:
             message = " ".join(str(exc).replace(secret + "/", "").split())
             if path.name not in message:
                 message = f"{rel}: {message}"
