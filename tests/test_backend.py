@@ -325,7 +325,7 @@ def _raylet_pids(node_manager_port: int) -> list[int]:
 
 
 def _run_folders(out: Path, runs: int) -> list[Path]:
-    from farl_agents.experiments.table1_rows import find_row, run_folder
+    from studies.table1.table1_rows import find_row, run_folder
 
     row = find_row("tictactoe")
     return [run_folder(out, "quick", row, farl, seed) for seed in range(runs) for farl in (True, False)]

@@ -21,11 +21,11 @@ from numba import njit
 from numba.core import event
 
 from farl_agents.compile_notice import CompileWatch, notice
-from farl_agents.experiments import table1
 from farl_agents.learners import NTupleAgent, paper_config
 from farl_agents.learners import family as ntuple_family
 from farl_agents.runs import Run, RunSpec
 from farl_agents.runs import run as run_module
+from studies.table1 import table1
 
 FAKE_COMPILE = 1.0
 """Seconds of a faked compilation."""

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from farl_agents.baselines import measure
-from farl_agents.experiments import table1_report
-from farl_agents.experiments.table1_rows import ROWS, run_folder
-from farl_agents.nemesh import experiments as nemesh_experiments
 from farl_agents.runs import curve
 from farl_agents.runs.curve import Panel, Reference, Series, curve_panel, figure, plot_panels
+from studies.nemesh import experiments as nemesh_experiments
+from studies.table1 import table1_report
+from studies.table1.table1_rows import ROWS, run_folder
 
 
 def _band_edges(collection) -> tuple[float, float]:

@@ -74,7 +74,7 @@ def test_edax_protocol_with_zero_weights(tmp_path):
 
 
 def test_table1_plays_edax_only_with_binary_and_weights(tmp_path, monkeypatch):
-    from farl_agents.experiments.table1 import Opponent, available
+    from studies.table1.table1 import Opponent, available
 
     edax = Opponent("edax1", "Edax d1", optional=True)
     monkeypatch.delenv("FARL_EDAX_EVAL", raising=False)

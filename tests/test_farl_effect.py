@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from farl_agents.experiments import farl_effect
+from studies.farl_when import farl_effect
 
 
 def test_agents_differ_only_in_final_adaptation():

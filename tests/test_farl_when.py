@@ -5,13 +5,13 @@ import numpy as np
 import pytest
 
 import farl_envs
-from farl_agents.experiments import farl_when
 from farl_agents.learners import NTupleAgent, td_farl
 from farl_agents.learners.presets import paper_config
 from farl_agents.ntuple.network import board_indices
 from farl_agents.ntuple.traces import clear_traces
 from farl_envs.core.rng import make_rng, rng_choice_mask
 from farl_envs.core.spec import TERMINAL
+from studies.farl_when import farl_when
 
 
 @pytest.mark.parametrize("game", ["nim3p", "connect_four"])  # TC-id and TC-EXP

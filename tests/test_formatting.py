@@ -1,7 +1,7 @@
 """The results pages' number formats: one place, so every page prints a rate the same way."""
 import math
 
-from farl_agents.experiments.formatting import MISSING, mean_se, pct, pct_mean_se
+from studies.formatting import MISSING, mean_se, pct, pct_mean_se
 
 
 def test_pct_rounds_to_the_asked_digits_and_marks_missing_values():

@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 
-from farl_agents.experiments import hex_tuples
+from studies.hex_tuples import hex_tuples
 
 
 def _evaluation(first: float, second: float) -> dict:

@@ -204,3 +204,26 @@ def test_learner_modules_depend_one_way():
     # the config sits below the presets; it may use the package's generic settings helpers, nothing of the learners
     assert set(graph["farl_agents.learners.config"]) <= {"farl_agents.config_flags"}
     assert graph["farl_agents.config_flags"] == {}
+
+
+def _imported_names(path: Path):
+    """(line, dotted name) of every import statement in ``path``, external ones included (absolute only)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in _import_nodes(tree):
+        if isinstance(node, ast.Import):
+            yield from ((node.lineno, alias.name) for alias in node.names)
+        elif not node.level and node.module:
+            yield node.lineno, node.module
+
+
+def test_the_library_never_imports_the_studies():
+    """``studies/`` (the code that reproduces the papers and writes docs/results) is built on the library, not part
+    of it: no module of farl_envs or farl_agents imports it by name. The commands that run studies go through
+    ``farl_agents.cli.studies``, which imports them by a computed name from a source checkout only."""
+    found = [f"{path.relative_to(ROOT)}:{line} imports {name}"
+             for path in module_files(ROOT, PACKAGES).values()
+             for line, name in _imported_names(path) if name == "studies" or name.startswith("studies.")]
+    assert not found, "\n".join(found)
+    assert (ROOT / "studies" / "__init__.py").is_file(), "the studies moved: update this test"
+    # the scan itself sees an import of the studies where there is one
+    assert "studies.table1" in {n for _, n in _imported_names(ROOT / "tests" / "test_table1.py")}

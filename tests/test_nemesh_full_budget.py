@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from farl_agents.nemesh import full_budget
+from studies.nemesh import full_budget
 
 
 def test_same_time_episodes_scales_by_the_cpu_ratio():

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from farl_agents import cli
-from farl_agents.experiments import table1
 from farl_agents.learners import NTupleAgent, paper_config
 from farl_agents.runs import LostCheckpoint, Run, read_curve
+from studies.table1 import table1
 
 
 def reproduce(out, *extra) -> int:
@@ -208,7 +208,7 @@ def test_published_run_with_other_settings_is_reported(tmp_path, capsys):
 
 
 def test_agents_go_under_runs_when_out_is_the_results_folder(tmp_path, monkeypatch):
-    from farl_agents.experiments.table1_rows import agents_root
+    from studies.table1.table1_rows import agents_root
 
     monkeypatch.chdir(tmp_path)
     assert agents_root("docs/results") == Path("runs")

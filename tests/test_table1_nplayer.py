@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 
 import farl_envs
-from farl_agents.experiments import final_rewards, table1
-from farl_agents.experiments.table1_rows import NPLAYER_ROWS, find_row, prefix
 from farl_agents.learners.presets import nplayer_config, nplayer_game, nplayer_names
 from farl_agents.ntuple.sets import make_set
 from farl_agents.opponents import make_opponent
 from farl_envs.games.sim import edge_list
+from studies.table1 import final_rewards, table1
+from studies.table1.table1_rows import NPLAYER_ROWS, find_row, prefix
 
 NPLAYER_KEYS = ("sim3p", "yavalath3p", "chinese_checkers3p", "ewn3p")
 

@@ -6,9 +6,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from farl_agents.experiments import table1
-from farl_agents.experiments.table1_rows import PLY_ROWS, ROWS, find_row, prefix
 from farl_agents.learners.presets import per_ply_lambda, player_centred_lambda
+from studies.table1 import table1
+from studies.table1.table1_rows import PLY_ROWS, ROWS, find_row, prefix
 
 
 def test_ply_rows_repeat_the_paper_rows_with_the_ply_chain_only():

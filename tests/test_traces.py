@@ -6,8 +6,8 @@ import json
 import numpy as np
 import pytest
 
-from farl_agents.experiments import traces
-from farl_agents.experiments.traces_report import (
+from studies.traces import traces
+from studies.traces.traces_report import (
     claims,
     design_note,
     in_short,
@@ -64,7 +64,7 @@ def test_relapses_are_counted_by_their_opening_where_it_was_recorded():
 
 
 def test_success_files_keep_the_opening_and_read_files_without_it(tmp_path):
-    from farl_agents.experiments.traces_rows import read_success, write_success
+    from studies.traces.traces_rows import read_success, write_success
 
     old = tmp_path / "old.csv"
     old.write_text("episode,success,se,train_seconds,eval_seconds\n10000,0.5,0.03,1.5,2.0\n")
@@ -191,7 +191,7 @@ def test_the_recorded_opening_is_the_best_valued_first_move():
 
 
 def test_the_openings_tally_sums_the_recorded_relapses_over_every_run():
-    from farl_agents.experiments.traces_report import openings_tally
+    from studies.traces.traces_report import openings_tally
 
     found = {"a": [{"relapse_openings": [3, 3]}, {"relapse_openings": [0, 0]}],
              "b": [{"relapse_openings": [4, 5]}, {}]}  # {}: a run summarised before openings were recorded

@@ -62,8 +62,11 @@ def run_command(args) -> int:
         print(f"           budget and curve in {hooks.Trainer.unit}; presets: {', '.join(hooks.presets()) or 'none'}")
         flags = " ".join("--" + n.replace("_", "-") for n in hooks.FLAGS.flag_fields)
         print(f"           settings: {flags}")
+    from farl_agents.cli import studies
+    if not studies.available():  # an installed wheel: the Table 1 study is in the source checkout only
+        print("\nTable 1 rows: farl reproduce runs the studies of a source checkout; this installed farl has none")
+        return 0
     print("\nTable 1 rows (farl reproduce table1 --rows):")
-    from farl_agents.experiments.table1 import ROWS
-    for row in ROWS.values():
+    for row in studies.import_study("table1.table1_rows", "info").ROWS.values():
         print(f"  {row.key:10s} {row.title} vs {', '.join(o.label for o in row.opponents)}")
     return 0

@@ -1,25 +1,41 @@
 """``farl reproduce table1``: the paper's Table 1, resumable and cached, on local workers or a Ray cluster;
-``farl reproduce traces``: Thill et al. 2014's eligibility-trace study the same way (experiments/traces.py)."""
+``farl reproduce traces``: Thill et al. 2014's eligibility-trace study the same way.
+
+A thin entry: the studies themselves (``studies/table1/``, ``studies/traces/``) live in farl's source
+checkout, not in the installed library (:mod:`farl_agents.cli.studies`); from an installed wheel the command
+says so and exits 2. Output goes under ``runs/`` unless ``--out`` names a folder: the shipped pages in
+``docs/results`` are rewritten only with ``--out docs/results``."""
 from __future__ import annotations
 
+import argparse
 import os
 from pathlib import Path
 
 from farl_agents.backend import STREAM_SECONDS
 from farl_agents.backend.options import add_backend_options, backend_args
+from farl_agents.cli import studies
 from farl_agents.cli.common import CliError, HelpFormatter, add_quiet_flag, command_line
+
+#: The default output folder of each study: a user's runs never overwrite the shipped pages.
+DEFAULT_OUT = {"table1": "runs/table1", "traces": "runs/traces"}
 
 
 def add_parser(sub) -> None:
-    from farl_agents.experiments.table1 import BUDGETS, ROWS
-
+    description = ("Train FARL and no-FARL agents with the paper's settings for each row over several seeds, "
+                   "evaluate them as the paper's Table 1 does and write OUT/table1.md (budget quick: "
+                   "table1_quick.md) plus one learning-curve PNG per row. Finished runs are cached, unfinished "
+                   "ones resume: rerun the same command after an interruption. Runs the studies of a source "
+                   "checkout (studies/table1, studies/traces); an installed wheel has none.")
     p = sub.add_parser(
         "reproduce", help="reproduce the paper's Table 1 (FARL vs no-FARL), resumable and cached",
-        description="Train FARL and no-FARL agents with the paper's settings for each row over several seeds, "
-                    "evaluate them as the paper's Table 1 does and write OUT/table1.md (budget quick: "
-                    "table1_quick.md) plus one learning-curve PNG per row. Finished runs are cached, unfinished "
-                    "ones resume: rerun the same command after an interruption.",
-        formatter_class=HelpFormatter)
+        description=description, formatter_class=HelpFormatter)
+    p.set_defaults(func=run_command, command="reproduce")
+    if not studies.available():  # an installed wheel: any arguments, one clear message when run
+        p.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+        return
+    table1 = studies.import_study("table1.table1", "reproduce")
+    BUDGETS, ROWS = table1.BUDGETS, table1.ROWS  # noqa: N806 - the study's constants
+
     p.add_argument("what", choices=["table1", "traces"],
                    help="table1: Konen & Bagheri 2020's Table 1; traces: Thill, Bagheri, Koch & Konen 2014's "
                         "Table I and Fig. 6 (eligibility traces, Connect Four; --variants, --budget paper|long|"
@@ -35,7 +51,8 @@ def add_parser(sub) -> None:
     p.add_argument("--runs", type=int, default=10, help="training runs (seeds) per cell")
     p.add_argument("--budget", choices=sorted(set(BUDGETS) | {"long"}), default="paper",
                    help="paper: the paper's episodes and evaluation sizes; quick: minutes; smoke: seconds (tests)")
-    p.add_argument("--out", default="docs/results", help="output folder")
+    p.add_argument("--out", default=None,
+                   help="output folder (default runs/table1 or runs/traces; the shipped pages: --out docs/results)")
     add_backend_options(p, "runs", jobs_default=os.cpu_count() or 1)
     p.add_argument("--stream-seconds", type=float, default=STREAM_SECONDS, metavar="S",
                    help="--backend ray: how often a running run sends its new checkpoint home")
@@ -45,12 +62,12 @@ def add_parser(sub) -> None:
     p.add_argument("--readme", metavar="PATH", default=None,
                    help="also rewrite the table block of PATH (between its <!-- table1:BUDGET start/end --> "
                         "markers) with the short form of the table")
-    p.set_defaults(func=run_command, command="reproduce")
 
 
 def run_command(args) -> int:
-    from farl_agents.experiments import table1
-
+    table1 = studies.import_study("table1.table1", "reproduce")
+    if args.out is None:
+        args.out = DEFAULT_OUT[args.what]
     if args.edax is not None:
         if not Path(args.edax).is_file():
             raise CliError(f"--edax {args.edax}: no such file")
@@ -88,7 +105,7 @@ def run_command(args) -> int:
 
 
 def _traces(args) -> int:
-    from farl_agents.experiments import traces
+    traces = studies.import_study("traces.traces", "reproduce")
 
     try:
         variants = traces.parse_variants(args.variants)
@@ -97,7 +114,7 @@ def _traces(args) -> int:
     if args.runs < 1:
         raise CliError("--runs must be >= 1")
     if args.table_only:
-        from farl_agents.experiments.traces_report import write_report
+        write_report = studies.import_study("traces.traces_report", "reproduce").write_report
         print(f"wrote {write_report(Path(args.out), args.budget, variants, command_line(args.argv))}")
         return 0
     return traces.reproduce(variants, runs=args.runs, budget=args.budget, out=args.out,

@@ -8,10 +8,10 @@ Modules, each with one job:
 * :mod:`~farl_agents.nemesh.trainer` -- sessions (RANDOM / TRAINER / AGENT) and the report's curriculum;
 * :mod:`~farl_agents.nemesh.agent` -- :class:`NemeshAgent` (harness player, agent files);
 * :mod:`~farl_agents.nemesh.family` -- the family's hooks: ``farl train connect_four --algo nemesh`` and agent
-  files in ``farl eval``;
-* :mod:`~farl_agents.nemesh.experiments` -- the measurements of ``docs/results/nemesh.md``;
-* :mod:`~farl_agents.nemesh.full_budget` -- the report's whole curriculum against TD-FARL
-  (``docs/results/nemesh_full.md``).
+  files in ``farl eval``.
+
+The measurements of ``docs/results/nemesh.md`` and ``nemesh_full.md`` are a study built on these modules, in
+the source checkout's ``studies/nemesh/`` (not installed).
 """
 from farl_agents.nemesh.agent import NemeshAgent, NemeshFileError
 from farl_agents.nemesh.features import FEATURE_NAMES, N_FEATURES, state_features

@@ -75,7 +75,7 @@ GAMMA = 0.8
 ALPHA0 = 0.1
 """Default alpha0 of the schedule alpha0 / (1 + T0 + turn). The report's rate reaches 1 at T0 = 0 on
 its own feature scale, which it does not give; on these counts alpha0 = 1 diverges, 0.1 does not
-(python -m farl_agents.nemesh.experiments --stages alpha)."""
+(python -m studies.nemesh.experiments --stages alpha)."""
 
 
 def goodness() -> np.ndarray:

@@ -13,7 +13,7 @@ A player who drops out (Sim, Yavalath with 3 players) gets -1 on his own move;
 that reward reaches his previous afterstate through his own TD update, so
 only rewards after his last move count as lost (none, for him).
 
-Run ``python -m farl_agents.experiments.final_rewards --games 2000`` to print
+Run ``python -m studies.table1.final_rewards --games 2000`` to print
 the Markdown table quoted in ``docs/results/table1_nplayer.md``.
 """
 from __future__ import annotations

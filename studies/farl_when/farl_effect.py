@@ -13,7 +13,7 @@ adaptation and one without, then
 
 every seat, a win scoring 1 and a draw ½::
 
-    python -m farl_agents.experiments.farl_effect --seeds 3 --out docs/results/farl_effect_descent_games.json
+    python -m studies.farl_when.farl_effect --seeds 3 --out docs/results/farl_effect_descent_games.json
 
 Beside the matchups, each agent's own ε-greedy self-play is measured as ``farl_when`` measures the Table 1
 games: how many games are decided, and the share of losses and wins that reach a seat only after its last move
@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from farl_agents.atomic import atomic_write_json
-from farl_agents.experiments.formatting import pct, pct_mean_se
+from studies.formatting import pct, pct_mean_se
 
 #: the descent comparisons' games, in farl_when.md's order (most one-sided first)
 GAMES = ("breakthrough", "clobber", "amazons", "outer_open_gomoku", "santorini", "surakarta", "lines_of_action")
@@ -58,7 +58,7 @@ def _score(res) -> dict:
             "per_seat": [float(s.win_rate if s.win_rate is not None else s.mean_score) for s in m.per_seat]}
 
 
-#: what :func:`farl_agents.experiments.farl_when.measure` reports that the page quotes
+#: what :func:`studies.farl_when.farl_when.measure` reports that the page quotes
 MECHANISM_KEYS = ("games", "plies_mean", "decided", "last_mover_wins", "last_mover_loses", "losses_lost",
                   "wins_lost", "v_nonmover")
 
@@ -66,11 +66,11 @@ MECHANISM_KEYS = ("games", "plies_mean", "decided", "last_mover_wins", "last_mov
 def measure_one(game: str, seed: int, episodes: int | None, games: int, mcts: int, have: dict | None = None,
                 mechanism_games: int = 200) -> dict:
     """Train both agents of ``game`` and ``seed``; in each one's ε-greedy self-play, who receives the final
-    reward after its last move (:func:`farl_agents.experiments.farl_when.measure`, ``mechanism_games`` games);
+    reward after its last move (:func:`studies.farl_when.farl_when.measure`, ``mechanism_games`` games);
     and the three kinds of matchup (``games`` per seat). ``have``: an earlier entry of the same game, seed and
     budget whose matchups are kept (training is seeded, so its agents are these)."""
     from farl_agents.evaluate import evaluate
-    from farl_agents.experiments.farl_when import measure
+    from studies.farl_when.farl_when import measure
 
     with_farl, without, params = agents_for(game, seed, episodes)
     out = {"game": game, "params": params, "seed": seed, "episodes": with_farl.config.episodes}

@@ -1,11 +1,12 @@
 """Agent Nemesh at the report's whole curriculum on Connect Four 6x8, against TD-FARL (``docs/results/nemesh_full.md``).
 
-:mod:`farl_agents.nemesh.experiments` compares the two on a fiftieth of Nemesh's curriculum. This script runs the
+:mod:`studies.nemesh.experiments` compares the two on a fiftieth of Nemesh's curriculum. This script runs the
 whole of it once (Shalita, Saranga & Haim 2013, section 4.1.3: 301,000 games, the last 100,000 searched at depth 5)
 on the report's own 6x8 board, and sets it against TD-FARL twice::
 
-    python -m farl_agents.nemesh.full_budget          # every stage; after a stop, the same command continues
-    python -m farl_agents.nemesh.full_budget --jobs 2 # the evaluation's games on 2 worker processes
+    python -m studies.nemesh.full_budget          # every stage; after a stop, the same command continues
+    python -m studies.nemesh.full_budget --stages report --out docs/results/nemesh_full.md  # the shipped page
+    python -m studies.nemesh.full_budget --jobs 2 # the evaluation's games on 2 worker processes
 
 Stages, in order (each is a resumable run folder or a JSON file under ``--work``; a finished stage is skipped):
 
@@ -36,11 +37,11 @@ from pathlib import Path
 
 from farl_agents.atomic import atomic_write_json, atomic_write_text
 from farl_agents.backend import check_jobs
-from farl_agents.experiments.formatting import pct
-from farl_agents.nemesh.experiments import eval_table, matchup_row
 from farl_agents.runs import Run, RunSpec
+from studies.formatting import pct
+from studies.nemesh.experiments import eval_table, matchup_row
 
-COMMAND = "python -m farl_agents.nemesh.full_budget"
+COMMAND = "python -m studies.nemesh.full_budget"
 STAGES = ("tdfarl", "nemesh", "tdfarl-same-time", "eval", "report")
 BOARD = {"rows": 6, "cols": 8}
 #: units per training call: each call ends with a checkpoint, which ``cpu.json`` is written beside
@@ -274,7 +275,9 @@ def main(argv=None) -> int:
     p.add_argument("--fraction", type=float, default=1.0, help="Nemesh's curriculum times this (1: the whole)")
     p.add_argument("--td-episodes", type=int, default=None, help="TD-FARL's own budget (default: Table 1's)")
     p.add_argument("--work", default="runs/nemesh_full", help="folder for the runs and the stages' JSON")
-    p.add_argument("--out", default="docs/results/nemesh_full.md")
+    p.add_argument("--out", default="runs/nemesh_full/nemesh_full.md",
+                   help="the results page (default under --work's folder; the shipped page: "
+                        "--out docs/results/nemesh_full.md)")
     args = p.parse_args(argv)
     args.mcts = [int(x) for x in str(args.mcts).split(",") if x]
     try:

@@ -5,7 +5,7 @@ towards its final reward; ``farl_terminal``: the mover's terminal afterstate tow
 Table 1 switches both together; this trains one agent per seed with one part only, with the row's preset
 otherwise, and prints its mean score against the row's first opponent (every seat)::
 
-    python -m farl_agents.experiments.farl_parts yavalath3p --part 1 --seeds 0 1 2 --episodes 5000 --games 10
+    python -m studies.table1.farl_parts yavalath3p --part 1 --seeds 0 1 2 --episodes 5000 --games 10
 """
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ import argparse
 import json
 
 import farl_envs
-from farl_agents.experiments.table1_rows import NPLAYER_ROWS
 from farl_agents.learners import NTupleAgent
 from farl_agents.learners.presets import nplayer_config, nplayer_game
 from farl_agents.runs.evaluation import evaluate_agent
+from studies.table1.table1_rows import NPLAYER_ROWS
 
 
 def score_with_part(row_key: str, part: int, seed: int, episodes: int, games: int) -> float:

@@ -1,7 +1,7 @@
 """What Table 1 of Konen & Bagheri 2020 (FARL) is: its rows, the paper's figures, our budgets, file names.
 
-Data only: the runner (:mod:`farl_agents.experiments.table1`) and the report
-writer (:mod:`farl_agents.experiments.table1_report`) both read it, and it
+Data only: the runner (:mod:`studies.table1.table1`) and the report
+writer (:mod:`studies.table1.table1_report`) both read it, and it
 imports neither. Every row is evaluated greedily as the paper does
 (``docs/notes/learner_spec.md`` §14):
 

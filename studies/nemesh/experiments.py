@@ -5,8 +5,9 @@ beside the page they write; split, one experiment would be scattered over severa
 
 ::
 
-    python -m farl_agents.nemesh.experiments                 # every stage, then the results file
-    python -m farl_agents.nemesh.experiments --stages eval-7x6,report
+    python -m studies.nemesh.experiments                 # every stage, then the results file
+    python -m studies.nemesh.experiments --stages eval-7x6,report
+    python -m studies.nemesh.experiments --stages report --out docs/results/nemesh.md  # the shipped page
 
 Stages (each writes ``WORK/<stage>.json`` and is skipped when that file
 exists, so an interrupted run continues where it stopped):
@@ -51,15 +52,15 @@ from pathlib import Path
 import numpy as np
 
 from farl_agents.atomic import atomic_write_json, atomic_write_text
-from farl_agents.experiments.formatting import pct
 from farl_agents.runs.curve import Panel, Series, plot_panels
+from studies.formatting import pct
 
 BOARDS = {"7x6": (6, 7), "6x8": (6, 8)}
 STAGES = ("alpha", "train-7x6", "tdfarl-7x6", "eval-7x6", "train-6x8", "tdfarl-6x8", "eval-6x8",
           "ablation-7x6", "abdl-7x6", "speed", "report")
-COMMAND = "python -m farl_agents.nemesh.experiments"
+COMMAND = "python -m studies.nemesh.experiments"
 FULL_BUDGET_LINE = ("The report's whole curriculum on 6x8, against TD-FARL at its own full budget and at Nemesh's "
-                    "training time: [nemesh_full.md](nemesh_full.md) (`python -m farl_agents.nemesh.full_budget`).")
+                    "training time: [nemesh_full.md](nemesh_full.md) (`python -m studies.nemesh.full_budget`).")
 
 
 def _stage_alpha(args) -> dict:
@@ -402,7 +403,8 @@ def main(argv=None) -> int:
     p.add_argument("--mcts", default="100,1000", help="MCTS iteration budgets")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--work", default="runs/nemesh_experiments", help="folder for agents and stage JSON")
-    p.add_argument("--out", default="docs/results/nemesh.md")
+    p.add_argument("--out", default="runs/nemesh_experiments/nemesh.md",
+                   help="the results page (default beside --work; the shipped page: --out docs/results/nemesh.md)")
     p.add_argument("--reading", default="runs/nemesh_experiments/reading.md",
                    help="a hand-written reading appended to the results file, if it exists")
     p.add_argument("--redo", action="store_true", help="run the stages even if their JSON exists")

@@ -1,8 +1,8 @@
 """The eligibility-trace study of Thill, Bagheri, Koch & Konen 2014 as data: its variants, the paper's Table I
 figures, the budgets, and the run folders' ``success.csv`` files.
 
-Both the runner (:mod:`farl_agents.experiments.traces`) and the report writer
-(:mod:`farl_agents.experiments.traces_report`) read these; neither imports the other's internals.
+Both the runner (:mod:`studies.traces.traces`) and the report writer
+(:mod:`studies.traces.traces_report`) read these; neither imports the other's internals.
 """
 from __future__ import annotations
 

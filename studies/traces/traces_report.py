@@ -1,6 +1,6 @@
 """The page of the eligibility-trace study (Thill, Bagheri, Koch & Konen 2014, Table I and Fig. 6).
 
-From each run's ``success.csv`` (:mod:`farl_agents.experiments.traces`): the success curve smoothed by a
+From each run's ``success.csv`` (:mod:`studies.traces.traces`): the success curve smoothed by a
 centred moving mean over :data:`SMOOTH_POINTS` measurements (the paper smooths "to dampen fluctuations"
 without saying how; this is our choice), the *time to learn* = the training games at which the smoothed
 curve crosses 80 % for the last time (linear interpolation between measurements; none if it ends below),
@@ -16,8 +16,8 @@ from statistics import median
 import numpy as np
 
 from farl_agents.atomic import atomic_write_text
-from farl_agents.experiments.formatting import pct
-from farl_agents.experiments.traces_rows import CENTRE, PLY, VARIANTS
+from studies.formatting import pct
+from studies.traces.traces_rows import CENTRE, PLY, VARIANTS
 
 SMOOTH_POINTS = 5
 ASYMPTOTIC_GAMES = 500_000
@@ -85,7 +85,7 @@ def collect(out, budget: str, variants: list[str]) -> dict:
     result.json (whose summary, written at the end, is recomputed here so that every run has the same fields)."""
     import json
 
-    from farl_agents.experiments.traces_rows import BUDGETS, prefix, read_success
+    from studies.traces.traces_rows import BUDGETS, prefix, read_success
 
     plan = BUDGETS[budget]
     found = {}
@@ -171,7 +171,7 @@ def claims(meds: dict, suffix: str = "", firsts: dict | None = None) -> list[str
 
 def _cost(out, budget: str, variants: list[str]) -> str:
     """One line: the measured wall seconds per measurement and per 10,000 training games (all runs so far)."""
-    from farl_agents.experiments.traces_rows import prefix, read_success
+    from studies.traces.traces_rows import prefix, read_success
 
     evals, trains = [], []
     for v in variants:
@@ -279,7 +279,7 @@ OPENING_NOTE = "\n".join([
     "The agent moves first in every measured game, and against perfect play only the centre column wins; the "
     "others draw or lose. Its opening move alone then decides much of a measurement.",
     "",
-    "* **Player-centred.** A probe of TCL-STD (`python -m farl_agents.experiments.traces --openings --variant "
+    "* **Player-centred.** A probe of TCL-STD (`python -m studies.traces.traces --openings --variant "
     "tcl-std --games 300000`: the study's measurement every 10,000 games, with the agent's opening move and the "
     "values of the seven first moves) splits its 30 measurements cleanly by the opening. The 19 with the centre "
     "scored 58.9 % on average (the lowest 10.5 %, at 10,000 games; then 38.0 %), the 11 off the centre 3.0 % "
@@ -312,7 +312,7 @@ LAMBDA_NOTE = "\n".join([
     "alone TCL[rr]'s largest weight grew without bound (1.3 after 25,000 games, 5.7 after 100,000, 18 after "
     "300,000: the all-empty patterns shared by almost every position, balanced by negative weights elsewhere), "
     "while at the same λ = 0.64 standard, reset-only and replace-only traces stay near 1.2-1.8 "
-    "(`python -m farl_agents.experiments.traces --growth --variant tcl-rr --games 300000`, add "
+    "(`python -m studies.traces.traces --growth --variant tcl-rr --games 300000`, add "
     "`--trace-mode rep` etc.).",
     "* **Not TCL, and not without random moves.** After 200,000 games the largest weight is 11.9 with TC-EXP, "
     "4.9 with TC-id and 8.5 without TCL (`--set tcl=id`, `--set tcl=none`), against 1.4 for replace-only "
@@ -325,7 +325,7 @@ LAMBDA_NOTE = "\n".join([
     "the other choice). With it the largest weight is 2.7 after 200,000 games instead of 11.9. The TCL[rr] run "
     "made with every list cut (seed 0, success 0-1 % from 200,000 games on): [archive.md](archive.md).",
     "* **The remainder needs the cut, with farl's chain only.** The largest weight still climbs at about 1 per "
-    "100,000 games (3.8 after 300,000, 6.3 after 600,000: `python -m farl_agents.experiments.traces --growth "
+    "100,000 games (3.8 after 300,000, 6.3 after 600,000: `python -m studies.traces.traces --growth "
     "--variant tcl-rr --games 600000`), where replace-only traces stay at 1.4. With "
     "`--set learn_from_random_moves=true` (no update is skipped, so, as in GBG, no list is cut) TCL[rr] stays "
     "at 1.25 after 200,000 games, and it is not the mirror symmetry (`--set use_symmetry=false`: 3.7 after "
@@ -336,14 +336,14 @@ LAMBDA_NOTE = "\n".join([
     "traces drift when their lists are cut, where replacing or cutting alone does not, is still open for "
     "farl's chain. Under the paper's own chain (one list for both players, emptied at every "
     "random move, as Alg. 1 does) it does not happen: TCL[rr] per ply's largest weight levels off at 2.0 after "
-    "100,000 games, 2.6 after 200,000 and 2.8 after 300,000 (`python -m farl_agents.experiments.traces "
+    "100,000 games, 2.6 after 200,000 and 2.8 after 300,000 (`python -m studies.traces.traces "
     "--growth --variant tcl-rr-ply --games 300000`)."])
 
 
 def on_page(out, budget: str, variants: list[str]) -> list[str]:
     """``variants`` and every other variant with a run folder under ``out``, in :data:`VARIANTS` order: a
     study of some rows (``--variants tcl-et-ply``) adds them to the page instead of replacing it."""
-    from farl_agents.experiments.traces_rows import prefix
+    from studies.traces.traces_rows import prefix
 
     runs = Path(out) / f"{prefix(budget)}_runs"
     return [v for v in VARIANTS if v in variants or any((runs / v).glob("seed*"))]
@@ -351,7 +351,7 @@ def on_page(out, budget: str, variants: list[str]) -> list[str]:
 
 def write_report(out, budget: str, variants: list[str], command: str | None = None) -> Path:
     """Write OUT/<prefix>.md and its box plot from the runs on disk; returns the page's path."""
-    from farl_agents.experiments.traces_rows import BUDGETS, PAPER_TABLE, prefix
+    from studies.traces.traces_rows import BUDGETS, PAPER_TABLE, prefix
 
     out = Path(out)
     plan = BUDGETS[budget]

@@ -3,7 +3,7 @@
 Everything is read from the run folders under ``OUT`` (``result.json`` of
 finished runs, ``run.json``, ``checkpoint.json`` and ``curve.csv``), never
 from agent files, so a checkout without the trained agents writes the same
-table. Nothing here trains; :mod:`farl_agents.experiments.table1` calls
+table. Nothing here trains; :mod:`studies.table1.table1` calls
 :func:`tabulate` after its runs.
 """
 from __future__ import annotations
@@ -17,8 +17,10 @@ import numpy as np
 
 import farl_envs
 from farl_agents.atomic import atomic_write_text
-from farl_agents.experiments.formatting import mean_se
-from farl_agents.experiments.table1_rows import (
+from farl_agents.runs import read_curve
+from farl_agents.runs.curve import Panel, Reference, Series, plot_panels
+from studies.formatting import mean_se
+from studies.table1.table1_rows import (
     GROUPS,
     NPLAYER_ROWS,
     PAPER_ROW_NOTES,
@@ -32,8 +34,6 @@ from farl_agents.experiments.table1_rows import (
     prefix,
     runs_dir,
 )
-from farl_agents.runs import read_curve
-from farl_agents.runs.curve import Panel, Reference, Series, plot_panels
 
 README_START = "<!-- table1:{budget} start -->"
 README_END = "<!-- table1:{budget} end -->"
@@ -171,7 +171,7 @@ def write_table(out: Path, budget: str, command: str | None, seconds: float | No
              "TD-FARL (Alg. 2) against no-FARL, Konen & Bagheri 2020 Table 1 beside ours. Each of our",
              "cells is the mean ± standard error of the mean over the finished training runs (the number of",
              "runs is given per cell; one run has no error bar). Win rates count a draw as half a win; against",
-             "a perfect opponent 50 % is the best possible. See `farl_agents/experiments/table1_rows.py` for the",
+             "a perfect opponent 50 % is the best possible. See `studies/table1/table1_rows.py` for the",
              "protocol and `docs/notes/learner_spec.md` §13-14 for the paper's settings.", ""]
     if budget != "paper":
         lines += [f"**This is the `{budget}` budget: fewer training episodes than the paper for the slower games "

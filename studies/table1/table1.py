@@ -1,6 +1,6 @@
 """Reproduce Table 1 of Konen & Bagheri 2020 (FARL): TD-FARL against no-FARL on seven games.
 
-For every row (:mod:`farl_agents.experiments.table1_rows`), ``runs`` agents
+For every row (:mod:`studies.table1.table1_rows`), ``runs`` agents
 are trained with final adaptation and as many without
 (``paper_config(game, farl=...)`` with ``paper_game_params(game)``, seeds
 ``0 .. runs-1``; run ``k`` of both columns uses seed ``k``, so they share
@@ -18,7 +18,7 @@ Everything is cached on disk, one resumable training run per folder
 
 With the default ``OUT`` (``docs/results``, kept in git) the runs train in
 ``runs/table1_runs/...`` instead and copy everything but their agents to
-``OUT`` (:func:`~farl_agents.experiments.table1_rows.agents_root`). Running
+``OUT`` (:func:`~studies.table1.table1_rows.agents_root`). Running
 the command again skips finished runs (a ``result.json`` in ``OUT`` is
 enough; the agent is not needed), resumes unfinished ones and rewrites the
 table from everything finished so far. An unfinished run whose training
@@ -29,10 +29,10 @@ numbers never mix with the paper-budget ones; ``smoke`` (seconds, for
 tests) likewise.
 
 The N-player rows beyond the paper (``--rows nplayer``, or ``sim3p,yavalath3p,chinese_checkers3p,ewn3p``;
-:data:`~farl_agents.experiments.table1_rows.NPLAYER_ROWS`) run the same way with their own presets
+:data:`~studies.table1.table1_rows.NPLAYER_ROWS`) run the same way with their own presets
 (:func:`~farl_agents.learners.presets.nplayer_config`) and write ``table1_nplayer_<budget>.md``, curves and
 runs under that prefix instead (``table1_nplayer_long`` for ``--budget paper``). The per-ply rows (``--rows
-ply``, or ``connect4-ply`` etc.; :data:`~farl_agents.experiments.table1_rows.PLY_ROWS`) repeat the paper's
+ply``, or ``connect4-ply`` etc.; :data:`~studies.table1.table1_rows.PLY_ROWS`) repeat the paper's
 two-player rows with the per-ply TD chain of Thill, Bagheri, Koch & Konen 2014 and write ``table1_ply.md``
 (paper budget) beside our player-centred runs of the same budget.
 
@@ -40,7 +40,7 @@ Runs go through :func:`farl_agents.backend.run_tasks`: local worker
 processes, or with ``backend="ray"`` Ray tasks on a private Ray instance or
 on a cluster joined with ``ray_address`` (their files come home to the
 run folders here; docs/cluster.md). The table itself is written by
-:mod:`farl_agents.experiments.table1_report`; the names the command line
+:mod:`studies.table1.table1_report`; the names the command line
 uses (``ROWS``, ``BUDGETS``, ``parse_rows``, ``tabulate``, ``update_readme``,
 ``reproduce``) are all importable from here.
 """
@@ -58,8 +58,11 @@ import farl_envs
 from farl_agents.atomic import atomic_write_json
 from farl_agents.backend import STREAM_SECONDS, check_backend, check_jobs, local_workers, run_tasks
 from farl_agents.compile_notice import CompileWatch, game_title, notice
-from farl_agents.experiments.table1_report import tabulate, update_readme, write_table
-from farl_agents.experiments.table1_rows import (
+from farl_agents.runs import LostCheckpoint, Run, RunError, RunSpec, read_spec
+from farl_agents.runs.evaluation import evaluate_agent
+from farl_agents.runs.run import ensure_writable
+from studies.table1.table1_report import tabulate, update_readme, write_table
+from studies.table1.table1_rows import (
     BUDGETS,
     PAPER_TABLE1,
     PUBLISHED_FILES,
@@ -75,9 +78,6 @@ from farl_agents.experiments.table1_rows import (
     prefix,
     run_folder,
 )
-from farl_agents.runs import LostCheckpoint, Run, RunError, RunSpec, read_spec
-from farl_agents.runs.evaluation import evaluate_agent
-from farl_agents.runs.run import ensure_writable
 
 __all__ = ["BUDGETS", "PAPER_TABLE1", "ROWS", "Opponent", "Row", "parse_rows", "plan", "prefix", "run_folder",
            "run_spec", "run_task", "reproduce", "tabulate", "update_readme", "write_table"]

@@ -5,10 +5,10 @@ is trained ``runs`` times by self-play (seeds ``0 .. runs-1``) and measured as t
 10,000 training games, the *success rate* of the greedy agent in 200 games against the perfect player, the
 agent moving first and the perfect player choosing at random among the moves that keep its result in its
 first 12 plies (farl's ``c4-seed002`` protocol, :func:`farl_agents.evaluate.evaluate`; a win scores 1, a
-draw 0.5). :mod:`farl_agents.experiments.traces_report` turns the curves into the time to learn (last
+draw 0.5). :mod:`studies.traces.traces_report` turns the curves into the time to learn (last
 crossing of 80 % by the smoothed success rate) and the asymptotic success, and writes the page.
 
-Everything runs as Table 1 does (:mod:`farl_agents.experiments.table1`): one resumable
+Everything runs as Table 1 does (:mod:`studies.table1.table1`): one resumable
 :class:`~farl_agents.runs.Run` folder per variant and seed, trained through
 :func:`farl_agents.backend.run_tasks` (local workers or Ray), cached once finished::
 
@@ -18,7 +18,7 @@ Everything runs as Table 1 does (:mod:`farl_agents.experiments.table1`): one res
                                                       success.csv (one row per measurement), result.json
 
 With ``OUT`` = ``docs/results`` the runs train under ``runs/`` and copy all but their agents to ``OUT``
-(:func:`~farl_agents.experiments.table1_rows.agents_root`). ``success.csv`` rows beyond the run's last
+(:func:`~studies.table1.table1_rows.agents_root`). ``success.csv`` rows beyond the run's last
 checkpoint are dropped on resume; training resumes bit-identically and the evaluations are seeded, so the
 rows come back the same.
 """
@@ -38,8 +38,12 @@ import farl_envs
 from farl_agents.atomic import atomic_write_json
 from farl_agents.backend import STREAM_SECONDS, check_backend, check_jobs, local_workers, run_tasks
 from farl_agents.evaluate import evaluate
-from farl_agents.experiments.table1_rows import RESULTS_DIR, agents_root
-from farl_agents.experiments.traces_rows import (  # noqa: F401  (the study's names, also used through this module)
+from farl_agents.runs import LostCheckpoint, Run, RunError, RunSpec, read_spec
+from farl_agents.runs.run import ensure_writable
+from farl_agents.runs.safety import StopRequest
+from farl_envs.core.rng import make_rng
+from studies.table1.table1_rows import RESULTS_DIR, agents_root
+from studies.traces.traces_rows import (  # noqa: F401  (the study's names, also used through this module)
     BUDGETS,
     CENTRE,
     DEFAULT_VARIANTS,
@@ -56,10 +60,6 @@ from farl_agents.experiments.traces_rows import (  # noqa: F401  (the study's na
     run_spec,
     write_success,
 )
-from farl_agents.runs import LostCheckpoint, Run, RunError, RunSpec, read_spec
-from farl_agents.runs.run import ensure_writable
-from farl_agents.runs.safety import StopRequest
-from farl_envs.core.rng import make_rng
 
 _PERFECT = {}
 
@@ -159,7 +159,7 @@ def _run_task(task: dict, folder: Path, publish: Path | None) -> dict:
             if where == folder:
                 _publish(folder, publish)
             return {**json.loads((where / "result.json").read_text()), "status": "cached"}
-    from farl_agents.experiments.traces_report import run_summary
+    from studies.traces.traces_report import run_summary
 
     plan = BUDGETS[task["budget"]]
     spec = run_spec(task["variant"], task["seed"], task["budget"])
@@ -205,7 +205,7 @@ def reproduce(variants: list[str], runs: int = 3, budget: str = "paper", out=RES
               backend: str = "local", command: str | None = None, progress: bool = True, log=print,
               agents=None, ray_address: str | None = None, stream_seconds: float = STREAM_SECONDS) -> int:
     """Train, measure and report; 0 (all done), 1 (some failed) or 130 (interrupted: run again to resume)."""
-    from farl_agents.experiments.traces_report import write_report
+    from studies.traces.traces_report import write_report
 
     if budget not in BUDGETS:
         raise ValueError(f"unknown budget {budget!r}; known: {', '.join(BUDGETS)}")

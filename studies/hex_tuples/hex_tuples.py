@@ -9,11 +9,12 @@ same command as ``farl train hex --preset paper --seed S``) and evaluates it as 
 against MCTS10000 from the empty board, evaluation seed 0), then writes the per-seed, per-seat comparison with
 those first runs, read from ``--old-runs`` (without it their columns stay empty)::
 
-    python -m farl_agents.experiments.hex_tuples --seeds 0 1 2 3 4 5 6 7 8 9 \
-        --old-runs docs/results/archive/table1_hex_border_walk_runs
+    python -m studies.hex_tuples.hex_tuples --seeds 0 1 2 3 4 5 6 7 8 9 \
+        --old-runs docs/results/archive/table1_hex_border_walk_runs --out docs/results
 
 Resumable: a seed whose ``eval.json`` exists is skipped, an unfinished training resumes. Runs live under
-``runs/hex_walk/seed<k>`` (agents stay out of git); the page is ``docs/results/hex_tuples.md``.
+``--runs-dir`` (default ``runs/hex_walk``), one ``seed<k>`` folder each (agents stay out of git); the page is
+``OUT/hex_tuples.md`` (default ``runs/hex_tuples``; the shipped page: ``--out docs/results``).
 """
 from __future__ import annotations
 
@@ -27,12 +28,11 @@ import numpy as np
 
 from farl_agents import cli
 from farl_agents.atomic import atomic_write_text
-from farl_agents.experiments.formatting import mean_se, pct_mean_se
-from farl_agents.experiments.table1_rows import PAPER_TABLE1, RESULTS_DIR
 from farl_agents.ntuple.sets import adjacency
+from studies.formatting import mean_se, pct_mean_se
+from studies.table1.table1_rows import PAPER_TABLE1
 
-RUNS = Path("runs/hex_walk")
-PAGE = RESULTS_DIR / "hex_tuples.md"
+RUNS = Path("runs/hex_walk")  # the default --runs-dir
 GAMES_PER_SEAT = 50
 OPPONENT = "mcts10000"
 PAPER = PAPER_TABLE1[("hex", OPPONENT)][0]  # Konen & Bagheri 2020, Table 1, Hex 6x6 FARL: win rate, s.e.
@@ -73,7 +73,8 @@ def _rates(evaluation: dict) -> tuple[float, float, float]:
     return m["win_rate"], seats[0], seats[1]
 
 
-def write_page(seeds: list[int], runs: Path = RUNS, old_runs: Path | None = None, page: Path = PAGE) -> Path:
+def write_page(seeds: list[int], runs: Path = RUNS, old_runs: Path | None = None,
+               page: Path = Path("runs/hex_tuples/hex_tuples.md")) -> Path:
     """The per-seed table: Table 1's first runs (old walk rule, read from ``old_runs``: their folder left git
     with the archive, so it is an argument; ``None`` leaves their columns empty) beside the runs with GBG's
     rule."""
@@ -88,8 +89,8 @@ def write_page(seeds: list[int], runs: Path = RUNS, old_runs: Path | None = None
              "cell of the tuple, then a free neighbour of it; `docs/notes/hex_gap_audit.md`). Same seeds, same "
              "settings otherwise. *Compactness*: adjacent cell pairs inside a 6-tuple, mean over the run's 25 "
              f"tuples. The paper: {100 * PAPER[0]:.0f} % ± {100 * PAPER[1]:.0f}.", "",
-             "Made by", "", f"    python -m farl_agents.experiments.hex_tuples --seeds {' '.join(map(str, seeds))}"
-             + (f" --old-runs {old_runs}" if old_runs is not None else ""), "",
+             "Made by", "", f"    python -m studies.hex_tuples.hex_tuples --seeds {' '.join(map(str, seeds))}"
+             + (f" --old-runs {old_runs}" if old_runs is not None else "") + f" --out {page.parent}", "",
              "| seed | first Table 1 run: win rate | first seat | second seat | runs with GBG's rule: win rate | "
              "first seat | second seat | compactness |",
              "|---:|---:|---:|---:|---:|---:|---:|---:|"]
@@ -130,13 +131,17 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, nargs="+", default=list(range(10)))
     ap.add_argument("--table-only", action="store_true", help="write the page from the runs on disk")
+    ap.add_argument("--runs-dir", type=Path, default=RUNS, help="where the seeds train (default runs/hex_walk)")
+    ap.add_argument("--out", type=Path, default=Path("runs/hex_tuples"),
+                    help="the page's folder (default runs/hex_tuples; the shipped page: --out docs/results)")
     ap.add_argument("--old-runs", type=Path, default=None,
                     help="Table 1's first Hex runs (docs/results/archive/table1_hex_border_walk_runs, out of git)")
     args = ap.parse_args(argv)
     if not args.table_only:
         for seed in args.seeds:
-            run_seed(seed)
-    print(f"wrote {write_page(args.seeds, old_runs=args.old_runs)}")
+            run_seed(seed, args.runs_dir)
+    page = write_page(args.seeds, args.runs_dir, old_runs=args.old_runs, page=args.out / "hex_tuples.md")
+    print(f"wrote {page}")
     return 0
 
 

@@ -16,10 +16,10 @@ self-play games of random players and of briefly trained TD agents (one with FAR
   (:func:`value_after_step`: the agent's α at the end of training, its TCL factors and tanh slope, without
   the eligibility traces of earlier afterstates).
 
-It reuses :mod:`farl_agents.experiments.final_rewards`' definition of a lost reward (the reward a seat
+It reuses :mod:`studies.table1.final_rewards`' definition of a lost reward (the reward a seat
 collects after its last move), with agents instead of random players only. Run::
 
-    python -m farl_agents.experiments.farl_when --games 400 --out runs/farl_when.json
+    python -m studies.farl_when.farl_when --games 400 --out runs/farl_when.json
 
 and ``--report docs/results/farl_when_tables.md`` writes the tables quoted in ``docs/results/farl_when.md``.
 """
@@ -34,12 +34,12 @@ import numpy as np
 
 import farl_envs
 from farl_agents.atomic import atomic_write_text
-from farl_agents.experiments.formatting import pct
 from farl_agents.learners import NTupleAgent
 from farl_agents.learners.presets import nplayer_config, nplayer_game, paper_config, paper_game_params
 from farl_agents.ntuple.network import board_indices, slots_of
 from farl_envs.core.rng import make_rng, rng_choice_mask, rng_uniform
 from farl_envs.core.spec import TERMINAL, TO_MOVE
+from studies.formatting import pct
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,60 @@
+"""The studies (``studies/``, not installed) and the commands that run them from a source checkout.
+
+From an installed wheel there is no ``studies/`` folder beside ``farl_agents``: the commands must say so in one
+line and exit 2, and ``farl info`` must still work. These tests point the finder at an empty folder to be that
+wheel.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from farl_agents import cli
+from farl_agents.cli import studies
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_checkout_has_its_studies_and_the_wheel_does_not():
+    assert studies.CHECKOUT == ROOT and studies.available()
+    import tomllib
+
+    find = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
+    assert not any(p.startswith("studies") for p in find["include"]), "studies are not part of the wheel"
+    assert studies.import_study("table1.table1_rows", "reproduce").ROWS
+
+
+@pytest.fixture
+def wheel(monkeypatch, tmp_path):
+    """farl as an installed wheel: no studies folder next to farl_agents."""
+    monkeypatch.setattr(studies, "STUDIES", tmp_path / "studies")
+    assert not studies.available()
+
+
+@pytest.mark.parametrize("argv", [["reproduce", "table1", "--rows", "tictactoe", "--budget", "smoke"],
+                                  ["reproduce", "traces"]])
+def test_reproduce_from_a_wheel_says_it_needs_a_checkout(wheel, capsys, argv):
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "farl reproduce runs the studies of a source checkout" in err and "this installed farl has none" in err
+
+
+def test_info_from_a_wheel_still_lists_the_rest(wheel, capsys):
+    assert cli.main(["info"]) == 0
+    out = capsys.readouterr().out
+    assert "learner families" in out and "this installed farl has none" in out
+
+
+def test_reproduce_writes_under_runs_unless_told(monkeypatch, tmp_path, capsys):
+    """A user's runs never overwrite the shipped pages: --out defaults to runs/table1 (runs/traces)."""
+    seen = {}
+    table1 = studies.import_study("table1.table1", "reproduce")
+    monkeypatch.setattr(table1, "tabulate", lambda out, *a: seen.setdefault("out", out))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "runs" / "table1").mkdir(parents=True)
+    assert cli.main(["reproduce", "table1", "--rows", "tictactoe", "--table-only"]) == 0
+    assert seen["out"] == Path("runs/table1")
+    assert cli.main(["reproduce", "traces", "--table-only", "--budget", "smoke"]) == 0
+    assert (tmp_path / "runs" / "traces").is_dir() or "runs/traces" in capsys.readouterr().out
