@@ -62,7 +62,7 @@ def one_load(layout: str) -> dict:
 
     from farl_agents.learners import NTupleAgent
     from farl_agents.ntuple import network
-    from farl_agents.pretrained.zoo import agent_path
+    from farl_agents.zoo import agent_path
 
     agent = NTupleAgent.load(agent_path("game2048"), game="game2048", layout=layout)
     return {"layout": layout, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,

@@ -165,7 +165,7 @@ def test_mkdocs_build_strict(tmp_path):
     api = (site / "api" / "envs" / "index.html").read_text()
     assert "make_raw" in api and "The registered Gymnasium id of game" in api
     assert "farl_agents.serve.files.load_agent" in (site / "api" / "serve" / "index.html").read_text()
-    assert "farl_agents.pretrained.zoo.card" in (site / "api" / "pretrained" / "index.html").read_text()
+    assert "farl_agents.zoo.card" in (site / "api" / "pretrained" / "index.html").read_text()
     ttt = (site / "games" / "tictactoe" / "index.html").read_text()
     assert "images/games/tictactoe.png" in ttt
     assert (site / "images" / "games" / "tictactoe.png").exists()

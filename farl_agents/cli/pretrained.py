@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from farl_agents import zoo
 from farl_agents.backend import check_jobs
 from farl_agents.cli.common import CliError, HelpFormatter, add_quiet_flag
-from farl_agents.pretrained import zoo
 from farl_agents.pretrained.build import BUDGETS, GAMES, build, check_game
 
 

@@ -347,7 +347,7 @@ class NTupleAgent:
     def pretrained(cls, game: str) -> "NTupleAgent":
         """The agent shipped with farl for ``game`` (see :mod:`farl_agents.pretrained`; its card says how it
         was trained and how strong it is). Raises ``ValueError`` naming the games that have one."""
-        from farl_agents.pretrained.zoo import agent_path, game_key
+        from farl_agents.zoo import agent_path, game_key
 
         return cls.load(agent_path(game), game=game_key(game))
 

@@ -3,7 +3,8 @@
 For each game with an agent this folder holds ``GAME.npz`` (an ordinary farl agent file, sparse) and
 ``GAME.json``, its card: the command that built it (``farl pretrained build GAME``) and its budget, preset,
 seed, farl version and date, its strength as measured by the evaluation harness, and the file's sha256 and
-size. Nothing in a card is typed by hand (:mod:`farl_agents.pretrained.build` writes them).
+size. Nothing in a card is typed by hand (:mod:`farl_agents.pretrained.build` writes them). Their paths and
+cards are read by :mod:`farl_agents.zoo` (a leaf the learners use too); this package adds :func:`load`.
 
 >>> from farl_agents import pretrained
 >>> pretrained.available()                          # doctest: +SKIP
@@ -12,8 +13,9 @@ size. Nothing in a card is typed by hand (:mod:`farl_agents.pretrained.build` wr
 """
 from __future__ import annotations
 
+from farl_agents import zoo
 from farl_agents.learners.agent import NTupleAgent
-from farl_agents.pretrained.zoo import FOLDER, agent_path, available, card, game_key
+from farl_agents.zoo import FOLDER, agent_path, available, card, game_key
 
 
 def load(game: str) -> NTupleAgent:
@@ -22,4 +24,4 @@ def load(game: str) -> NTupleAgent:
     return NTupleAgent.pretrained(game)
 
 
-__all__ = ["FOLDER", "agent_path", "available", "card", "game_key", "load"]
+__all__ = ["FOLDER", "agent_path", "available", "card", "game_key", "load", "zoo"]

@@ -1,13 +1,16 @@
-"""Where the pretrained agents live and what their cards say (no farl imports: the agent class reads this).
+"""Where the pretrained agents live and what their cards say: paths and cards, importing nothing of farl.
 
-See :mod:`farl_agents.pretrained` for the files and :func:`farl_agents.pretrained.load` for the agents.
+A leaf under the learners: :meth:`farl_agents.learners.NTupleAgent.pretrained` reads its paths, and
+:mod:`farl_agents.pretrained` (which loads the agents, so sits above the learners) re-exports it. The files
+themselves are in the ``farl_agents/pretrained/`` folder; see :mod:`farl_agents.pretrained` for them and
+:func:`farl_agents.pretrained.load` for the agents.
 """
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-FOLDER = Path(__file__).parent
+FOLDER = Path(__file__).parent / "pretrained"
 """Where the shipped agents and cards live (inside the installed package)."""
 
 
