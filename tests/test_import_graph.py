@@ -9,6 +9,9 @@ run of the test suite would never reach:
 * ``from a.b import c`` is an edge to ``a.b.c`` when ``c`` is a submodule, else to ``a.b``;
 * relative imports are resolved against the importing module (an ``__init__`` is its own package);
 * a package's ``__init__`` importing its own submodules is an edge like any other;
+* importing ``a.b.c`` from outside the package ``a.b`` is also an edge to ``a`` and to ``a.b``: Python runs
+  those packages' ``__init__`` first, so whatever they import is imported too (a module inside ``a.b``
+  adds no such edge: its package has run already);
 * imports under ``if TYPE_CHECKING:`` are skipped, as they never run.
 
 Only edges between modules of the scanned packages count.  Imports by a computed name
@@ -73,8 +76,14 @@ def import_edges(module: str, path: Path, modules) -> dict[str, int]:
     edges: dict[str, int] = {}
 
     def add(target: str | None, line: int) -> None:
-        if target is not None and target != module:
-            edges.setdefault(target, line)
+        if target is None or target == module:
+            return
+        edges.setdefault(target, line)
+        parts = target.split(".")
+        for k in range(1, len(parts)):  # the packages whose __init__ runs on the way to the target
+            package = ".".join(parts[:k])
+            if package in modules and package != module and not module.startswith(package + "."):
+                edges.setdefault(package, line)
 
     for node in _import_nodes(tree):
         if isinstance(node, ast.Import):
@@ -176,9 +185,15 @@ def test_graph_builder_finds_cycles_in_a_synthetic_package(tmp_path):
            "import typing\nimport os\nif typing.TYPE_CHECKING:\n    import pkg.d\nelse:\n    import pkg.e\n")
     _write(tmp_path, "pkg/e.py", "")
     _write(tmp_path, "pkg/d.py", "import pkg.c\n")
+    # a cycle only through a package __init__: q imports a submodule of r, whose __init__ imports q
+    _write(tmp_path, "pkg/q.py", "from pkg.r.inner import x\n")
+    _write(tmp_path, "pkg/r/__init__.py", "import pkg.q\n")
+    _write(tmp_path, "pkg/r/inner.py", "x = 1\n")
 
     graph, files = build_graph(tmp_path, ["pkg"])
-    assert set(graph) == {"pkg", "pkg.sub", "pkg.sub.leaf", "pkg.a", "pkg.b", "pkg.c", "pkg.d", "pkg.e"}
+    assert set(graph) == {"pkg", "pkg.sub", "pkg.sub.leaf", "pkg.a", "pkg.b", "pkg.c", "pkg.d", "pkg.e", "pkg.q",
+                          "pkg.r", "pkg.r.inner"}
+    assert graph["pkg.q"] == {"pkg.r.inner": 1, "pkg.r": 1}  # not pkg: q is inside it
     assert graph["pkg"] == {"pkg.sub": 1}
     assert graph["pkg.sub"] == {"pkg.sub.leaf": 1}
     assert graph["pkg.sub.leaf"] == {"pkg": 2}
@@ -187,7 +202,8 @@ def test_graph_builder_finds_cycles_in_a_synthetic_package(tmp_path):
     assert graph["pkg.d"] == {"pkg.c": 1}
 
     cycles = find_cycles(graph)
-    assert cycles == [["pkg.a", "pkg.b", "pkg.a"], ["pkg", "pkg.sub", "pkg.sub.leaf", "pkg"]]
+    assert cycles == [["pkg.a", "pkg.b", "pkg.a"], ["pkg.q", "pkg.r", "pkg.q"],
+                      ["pkg", "pkg.sub", "pkg.sub.leaf", "pkg"]]
     text = describe(cycles[0], graph, files, tmp_path)
     assert text == "pkg.a (pkg/a.py:1) -> pkg.b (pkg/b.py:2) -> pkg.a"
 
@@ -227,3 +243,36 @@ def test_the_library_never_imports_the_studies():
     assert (ROOT / "studies" / "__init__.py").is_file(), "the studies moved: update this test"
     # the scan itself sees an import of the studies where there is one
     assert "studies.table1" in {n for _, n in _imported_names(ROOT / "tests" / "test_table1.py")}
+
+
+RUNTIME_HOOKS_INTO_THE_AGENTS = {"farl_envs.gym_env": {"farl_agents.opponents"}}
+"""The envs' only imports of farl_agents, each inside a function: the Gymnasium env's opponents may be named
+(``opponent="mcts50"``), and the registry of those names lives with the agents. farl_envs is usable without
+them, so the import runs only when a name is given."""
+
+
+def test_the_envs_never_import_the_agents_at_module_level():
+    """farl_envs sits below farl_agents: no module of it imports farl_agents when it is imported, and the only
+    function-level imports are the runtime hooks listed above (a new one must be added there, on purpose)."""
+    envs = {name: path for name, path in module_files(ROOT, PACKAGES).items() if name.split(".")[0] == "farl_envs"}
+    assert len(envs) > 20, "the scan found too few modules to be looking at farl_envs"
+    at_module_level, in_functions = [], {}
+    for name, path in envs.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        top = {id(node) for node in _import_nodes(ast.Module(body=[n for n in tree.body
+                                                                   if not isinstance(n, (ast.FunctionDef,
+                                                                                         ast.AsyncFunctionDef,
+                                                                                         ast.ClassDef))],
+                                                             type_ignores=[]))}
+        for node in _import_nodes(tree):
+            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if not node.level else [])
+            for target in names:
+                if target.split(".")[0] != "farl_agents":
+                    continue
+                if id(node) in top:
+                    at_module_level.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {target}")
+                else:
+                    in_functions.setdefault(name, set()).add(target)
+    assert not at_module_level, "\n".join(at_module_level)
+    assert in_functions == RUNTIME_HOOKS_INTO_THE_AGENTS
