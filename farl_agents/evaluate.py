@@ -57,7 +57,7 @@ import time
 
 import numpy as np
 
-from farl_agents.backend import check_backend, check_jobs
+from farl_agents.backend import check_backend, check_jobs, run_tasks
 from farl_agents.eval_results import EvalResult, Matchup, SeatStats, summarise
 from farl_agents.openings import (
     random_opening,
@@ -157,8 +157,6 @@ def _game_ref(game: GameSpec):
 
 def _run_chunks(game, matchups, starts, seed: int, tasks: list, jobs: int, backend: str, ray_address) -> list:
     """The records of ``tasks`` (in their order), played in ``4 * jobs`` chunks on the backend."""
-    from farl_agents.backend import run_tasks  # the runners import farl_agents.runs, which imports this module
-
     n_chunks = min(len(tasks), 4 * jobs)
     bounds = np.linspace(0, len(tasks), n_chunks + 1).astype(int)
     ref = _game_ref(game)
@@ -230,6 +228,25 @@ def evaluate(game, players, opponents=None, n_games: int | None = None, start_st
         protocol: None or ``"c4-seed002"``.
         keep_games: store the per-game records in the result.
     """
+    game = _normalise_game(game, players, opponents, seed)
+    jobs = check_jobs(jobs, "jobs")
+    check_backend(backend, ray_address)
+    if protocol is not None:
+        seats, n_games, opponents = _c4_protocol(game, protocol, seats, n_games, start_states, opponents)
+    seats, evaluated, opp_fills = _players_and_seats(game, players, opponents, seats)
+    desc, starts = resolve_starts(game, start_states)
+    n_starts = len(starts) if isinstance(starts, list) else 0
+    n_games = _games_per_seat(n_games, starts, desc, n_starts)
+    matchups, tasks = _matchups(game, evaluated, opp_fills, seats, n_games)
+    records, seconds = _play(game, matchups, starts, int(seed), tasks, jobs, backend, ray_address)
+    return _summary(game, matchups, tasks, records, seats, keep_games, start_states=desc, n_starts=n_starts,
+                    seed=int(seed), protocol=protocol, seconds=seconds)
+
+
+# ------------------------------------------------------------ evaluate's steps: normalise, matchups, play, summarise
+def _normalise_game(game, players, opponents, seed) -> GameSpec:
+    """``game`` as a GameSpec (a name takes an evaluated agent's own parameters), every player and opponent
+    checked to be made for it, and the seed checked."""
     if isinstance(game, str):
         import farl_envs
         # a trained agent knows its game's parameters (e.g. Nim's max_take): use them
@@ -245,23 +262,30 @@ def evaluate(game, players, opponents=None, n_games: int | None = None, start_st
                              f"not for {game.id} {game.params}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
-    jobs = check_jobs(jobs, "jobs")
-    check_backend(backend, ray_address)
-    if protocol is not None:
-        if protocol not in PROTOCOLS:
-            raise ValueError(f"unknown protocol {protocol!r}; known: {PROTOCOLS}")
-        if game.name != "connect_four" or game.params.get("rows", 6) != 6 or game.params.get("cols", 7) != 7:
-            raise ValueError(f"protocol 'c4-seed002' is for Connect Four 6x7, not {game.id} {game.params}")
-        if seats is not None and list(seats) != [0]:
-            raise ValueError("protocol 'c4-seed002' fixes seats=[0] (the evaluated player moves first)")
-        seats = [0]
-        n_games = 200 if n_games is None else n_games
-        if start_states != "initial":
-            raise ValueError("protocol 'c4-seed002' starts from the initial position")
-        if opponents is None:
-            from farl_agents.opponents import connect_four_player
-            opponents = connect_four_player("ab", game, random_plies=12)
+    return game
 
+
+def _c4_protocol(game: GameSpec, protocol: str, seats, n_games, start_states, opponents) -> tuple:
+    """``(seats, n_games, opponents)`` of the c4-seed002 protocol (module docstring), checked against what the
+    caller asked for: seat 0, 200 games by default, the initial position, the perfect player by default."""
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"unknown protocol {protocol!r}; known: {PROTOCOLS}")
+    if game.name != "connect_four" or game.params.get("rows", 6) != 6 or game.params.get("cols", 7) != 7:
+        raise ValueError(f"protocol 'c4-seed002' is for Connect Four 6x7, not {game.id} {game.params}")
+    if seats is not None and list(seats) != [0]:
+        raise ValueError("protocol 'c4-seed002' fixes seats=[0] (the evaluated player moves first)")
+    n_games = 200 if n_games is None else n_games
+    if start_states != "initial":
+        raise ValueError("protocol 'c4-seed002' starts from the initial position")
+    if opponents is None:
+        from farl_agents.opponents import connect_four_player
+        opponents = connect_four_player("ab", game, random_plies=12)
+    return [0], n_games, opponents
+
+
+def _players_and_seats(game: GameSpec, players, opponents, seats) -> tuple:
+    """``(seats, evaluated players, opponent fills)``: the seats checked (default all), names made into players,
+    and per opponent the ``n_players - 1`` players who fill the other seats (none in a one-player game)."""
     n = game.n_players
     seats = list(range(n)) if seats is None else [int(x) for x in seats]
     if not seats or any(not 0 <= x < n for x in seats) or len(set(seats)) != len(seats):
@@ -285,14 +309,22 @@ def evaluate(game, players, opponents=None, n_games: int | None = None, start_st
         else:
             opp = _as_player(o, game, "opponent")
             opp_fills.append((opp,) * (n - 1))
+    return seats, evaluated, opp_fills
 
-    desc, starts = resolve_starts(game, start_states)
-    n_starts = len(starts) if isinstance(starts, list) else 0
+
+def _games_per_seat(n_games, starts, desc: str, n_starts: int) -> int:
+    """``n_games``, checked; by default one per listed start position, else 100."""
     if n_games is None:
         n_games = n_starts if isinstance(starts, list) and desc != "initial" else 100
     if isinstance(n_games, bool) or not isinstance(n_games, (int, np.integer)) or n_games < 1:
         raise ValueError(f"n_games must be an integer >= 1, got {n_games!r}")
+    return n_games
 
+
+def _matchups(game: GameSpec, evaluated: list, opp_fills: list, seats: list, n_games: int) -> tuple[list, list]:
+    """``(matchups, tasks)``: one matchup per (evaluated player, opponent), with the players of every seat it
+    takes, and the games to play as ``(matchup, opponent index, seat, game index)`` in that order."""
+    n = game.n_players
     matchups, tasks = [], []
     for pl in evaluated:
         for oj, fill in enumerate(opp_fills):
@@ -306,14 +338,24 @@ def evaluate(game, players, opponents=None, n_games: int | None = None, start_st
             for seat in seats:
                 for g in range(int(n_games)):
                     tasks.append((mi, oj, seat, g))
+    return matchups, tasks
 
+
+def _play(game: GameSpec, matchups: list, starts, seed: int, tasks: list, jobs: int, backend: str,
+          ray_address) -> tuple[list, float]:
+    """``(records, seconds)``: every task's game record, in task order, here or in chunks on the backend."""
     t0 = time.perf_counter()
     if backend == "local" and (jobs == 1 or len(tasks) < 2):
-        records = _run_tasks(game, matchups, starts, int(seed), tasks)
+        records = _run_tasks(game, matchups, starts, seed, tasks)
     else:
-        records = _run_chunks(game, matchups, starts, int(seed), tasks, jobs, backend, ray_address)
-    seconds = time.perf_counter() - t0
+        records = _run_chunks(game, matchups, starts, seed, tasks, jobs, backend, ray_address)
+    return records, time.perf_counter() - t0
 
+
+def _summary(game: GameSpec, matchups: list, tasks: list, records: list, seats: list, keep_games: bool,
+             **fields) -> EvalResult:
+    """The :class:`EvalResult`: per matchup its overall and per-seat win rate (two players) or mean score."""
+    n = game.n_players
     two = n == 2
     results = []
     for mi, m in enumerate(matchups):
@@ -322,5 +364,4 @@ def evaluate(game, players, opponents=None, n_games: int | None = None, start_st
         results.append(Matchup(player=m["player"], opponent=m["opponent"], per_seat=per_seat,
                                games=recs if keep_games else [], **summarise(recs, two)))
     return EvalResult(game=game.id, params=dict(game.params), n_players=n,
-                      metric="win_rate" if two else "mean_score", start_states=desc, n_starts=n_starts,
-                      seats=seats, seed=int(seed), protocol=protocol, matchups=results, seconds=seconds)
+                      metric="win_rate" if two else "mean_score", seats=seats, matchups=results, **fields)
