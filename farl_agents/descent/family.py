@@ -17,6 +17,7 @@ bit-identical one.
 """
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import numpy as np
@@ -182,3 +183,33 @@ def curve_points(rows: list, vs: str) -> list[dict]:
     descent results file)."""
     return [{"train_seconds": r["train_seconds"], "games": r["episode"], "score": r[f"score_{vs}"],
              "se": r[f"se_{vs}"]} for r in rows if r.get(f"score_{vs}") is not None]
+
+
+def legacy_run(folder: Path, record: dict) -> dict:
+    """A farl 0.1 Descent run folder (``run.json`` with ``"algo": "descent"``, ``agent.npz``, ``state.npz`` and
+    a ``curve.csv`` of its own columns) in the common layout's terms, for
+    :func:`farl_agents.runs.legacy.upgrade`: the RunSpec's fields (its curve settings as the evaluation plan),
+    the checkpoint files ``(source, name under checkpoints/)``, the training seconds and games done, and the
+    curve's rows (score and standard error against its opponent, training seconds, games)."""
+    config = DescentConfig.from_dict(record["config"])
+    curve = record.get("curve") or {}
+    enabled = bool(curve) and curve.get("every_seconds", 0) > 0
+    plies = int(curve.get("opening_plies", 2))
+    vs = curve.get("vs", "mcts100")
+    spec = {"game": config.game, "game_params": config.game_params, "config": config,
+            "eval_vs": (vs,) if enabled else (), "eval_every": float(curve.get("every_seconds", 0)) if enabled else 0,
+            "eval_games": int(curve.get("games", 10)), "eval_starts": f"random:{plies}" if plies else "initial",
+            "eval_seed": int(curve.get("seed", 0)), "eval_depth": int(curve.get("depth", 2))}
+    meta = read_agent_file(folder / "agent.npz")[0]
+    games, seconds = int(meta["info"]["games"]), float(meta["info"]["train_seconds"])
+    rows = []
+    if enabled and (folder / "curve.csv").exists():
+        with open(folder / "curve.csv", newline="") as fh:
+            for r in csv.DictReader(fh):
+                if int(r["games"]) <= games:
+                    rows.append({"episode": int(r["games"]), "train_seconds": float(r["train_seconds"]),
+                                 "wall_seconds": None, "train_reward": None, "train_plies": None,
+                                 f"score_{vs}": float(r["score"]), f"se_{vs}": float(r["se"])})
+    stem = f"agent-{games:012d}-{int(1000 * seconds):012d}ms"
+    files = [(folder / "agent.npz", f"{stem}.npz"), (folder / "state.npz", f"{stem}-state.npz")]
+    return {"spec": spec, "files": files, "done": seconds, "episodes": games, "rows": rows}

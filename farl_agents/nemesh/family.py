@@ -168,3 +168,18 @@ DEFAULT_EVAL: dict = {}
 def finish_config(config: NemeshConfig, game) -> NemeshConfig:
     """The settings as given (the board size is a game parameter, checked by the game)."""
     return config
+
+
+def legacy_run(folder: Path, record: dict) -> dict:
+    """A farl 0.1 Nemesh run folder (``run.json`` with ``"algo": "nemesh"``, ``checkpoint.npz``) in the common
+    layout's terms, for :func:`farl_agents.runs.legacy.upgrade`: the RunSpec's fields, the checkpoint files
+    ``(source, name under checkpoints/)``, the units and games done, and the curve rows (none: farl 0.1 kept
+    no Nemesh curve). farl 0.1 wrote ``agent.npz`` only at the end of a Nemesh run, so the upgrade publishes
+    the checkpoint there."""
+    s = record["settings"]
+    config = NemeshConfig(preset=record["preset"], fraction=float(record["fraction"]), depth=int(s["depth"]),
+                          alpha0=float(s["alpha0"]), gamma=float(s["gamma"]), seed=int(s["seed"]))
+    games = int(record["games_done"])
+    return {"spec": {"game": record["game"], "game_params": record["game_params"], "config": config},
+            "files": [(folder / "checkpoint.npz", f"agent-{games:012d}.npz")], "done": games, "episodes": games,
+            "rows": []}
