@@ -299,11 +299,8 @@ only downwards."""
 KNOWN_UPWARD = {
     # the envs' one runtime hook: the Gymnasium env's opponent names (RUNTIME_HOOKS_INTO_THE_AGENTS)
     ("farl_envs.gym_env", "farl_agents"), ("farl_envs.gym_env", "farl_agents.opponents"),
-    # still to remove (issue 38): the SB3 hooks take the extra's install hint from the baselines' commands, their
-    # measurements draw through runs.curve (farl_agents.plotting holds the plotter now), and descent's
-    # train_run (for scripts and `farl tournament`) builds a Run inside the family's hooks module
-    ("farl_agents.baselines.family", "farl_agents.baselines.cli"),
-    ("farl_agents.baselines.measure", "farl_agents.runs"), ("farl_agents.baselines.measure", "farl_agents.runs.curve"),
+    # still to remove (issue 38): descent's train_run (for scripts and `farl tournament`) builds a Run inside the
+    # family's hooks module
     ("farl_agents.descent.family", "farl_agents.runs"),
 }
 """Imports that run up the layers today, each with its reason; the list must shrink, never grow."""

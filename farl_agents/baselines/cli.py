@@ -22,9 +22,8 @@ import sys
 import time
 
 from farl_agents.backend.options import add_backend_options, backend_args
+from farl_agents.baselines.family import EXTRA_HINT
 from farl_agents.console import HelpFormatter, add_quiet_flag
-
-EXTRA_HINT = 'pip install torch==2.13.0 && pip install "farl-rl[baselines]"'
 
 
 def _need_sb3() -> None:

@@ -24,8 +24,10 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
-from farl_agents.baselines.cli import EXTRA_HINT
 from farl_agents.config_flags import ConfigFlags, check_field_types, settings_from_dict
+
+EXTRA_HINT = 'pip install torch==2.13.0 && pip install "farl-rl[baselines]"'
+"""How to install the ``baselines`` extra (said when torch or SB3 is missing; the baselines' commands say it too)."""
 
 ALGOS = ("maskable-ppo", "dqn")
 DEFAULT_ALGO = "maskable-ppo"

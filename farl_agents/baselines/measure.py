@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import time
 
-from farl_agents.runs.curve import Panel, Series, plot_panels
+from farl_agents.plotting import Panel, Series, plot_panels
 from farl_envs.core.spec import GameSpec
 
 
