@@ -29,14 +29,20 @@ def game_key(name: str) -> str:
     return key
 
 
-def game_with_params(name: str, params: dict):
-    """The GameSpec of ``name`` with ``params``; ValueError naming the game's parameters for unknown or bad ones."""
-    key = game_key(name)
+def check_param_names(key: str, params: dict) -> None:
+    """ValueError naming the game's parameters (and their defaults) if ``params`` has a name the game ``key``
+    does not take."""
     known = farl_envs.game_spec(key).params
     unknown = sorted(set(params) - set(known))
     if unknown:
         have = ", ".join(f"{k} (default {v})" for k, v in known.items()) or "none"
         raise ValueError(f"{key} has no parameter {', '.join(unknown)}; its parameters: {have}")
+
+
+def game_with_params(name: str, params: dict):
+    """The GameSpec of ``name`` with ``params``; ValueError naming the game's parameters for unknown or bad ones."""
+    key = game_key(name)
+    check_param_names(key, params)
     try:
         return farl_envs.game_spec(key, **params)
     except (ValueError, TypeError) as exc:

@@ -21,6 +21,7 @@ import shlex
 import sys
 import time
 
+from farl_agents import loading
 from farl_agents.backend.options import add_backend_options, backend_args
 from farl_agents.baselines.family import EXTRA_HINT
 from farl_agents.console import HelpFormatter, add_quiet_flag
@@ -76,17 +77,10 @@ def _params(items) -> dict:
 
 
 def _game(name: str, params: dict):
-    import farl_envs
-
-    key = name[:-3] if name.endswith("_v0") else name
-    if key + "_v0" not in farl_envs.list_games():
-        raise ValueError(f"unknown game {name!r}; the games are "
-                         f"{', '.join(g[:-3] for g in farl_envs.list_games())}")
-    known = farl_envs.game_spec(key).params
-    unknown = sorted(set(params) - set(known))
-    if unknown:
-        have = ", ".join(f"{k} (default {v})" for k, v in known.items()) or "none"
-        raise ValueError(f"{key} has no parameter {', '.join(unknown)}; its parameters: {have}")
+    """The short name of game ``name``, its parameters' names checked (their values are checked where the game
+    is made); ValueError listing the games or the game's parameters."""
+    key = loading.game_key(name)
+    loading.check_param_names(key, params)
     return key
 
 
