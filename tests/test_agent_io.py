@@ -249,7 +249,7 @@ def test_masked_weights_round_trip_and_are_checked(trained, tmp_path):
 
 
 def test_playing_copies_keep_what_their_storage_says(trained):
-    from farl_agents.pretrained.build import STORAGES, playing_copy
+    from studies.pretrained.build import STORAGES, playing_copy
 
     agent, _ = trained
     w = agent.net.weights

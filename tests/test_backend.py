@@ -488,8 +488,8 @@ def test_eval_compare_and_tournament_run_as_ray_tasks(tmp_path):
     (a private Ray instance): the same games as one process, every run back in order, run folders at home."""
     ray = pytest.importorskip("ray")
     from farl_agents import cli
-    from farl_agents.baselines.compare import compare
     from farl_agents.evaluate import evaluate
+    from studies.compare.compare import compare
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:

@@ -212,7 +212,7 @@ def test_bad_input_is_a_value_error():
         train_baseline("tictactoe", "dqn", timesteps=10, opponent="nobody")
     with pytest.raises(ValueError, match="unknown game"):
         train_baseline("chess", "dqn", timesteps=10)
-    from farl_agents.baselines.compare import compare
+    from studies.compare.compare import compare
     with pytest.raises(ValueError, match="runs"):
         compare("tictactoe", budget_steps=10, runs=0, out_md=False)
 
@@ -301,7 +301,7 @@ def test_a_model_trained_on_the_registered_gymnasium_id_plays_in_the_harness(alg
 
 def test_compare_keeps_each_finished_run_and_resumes(tmp_path, monkeypatch):
     """A Ctrl-C during the second run keeps the first; the same call then trains only the second."""
-    from farl_agents.baselines import compare as cmp
+    from studies.compare import compare as cmp
 
     calls = []
     real = cmp.run_one

@@ -50,7 +50,7 @@ def test_the_opponent_list_needs_no_torch():
 
 
 def test_the_report_says_what_the_perfect_players_allow():
-    from farl_agents.baselines.compare import report
+    from studies.compare.compare import report
 
     labels = ["ab", "ab-dl", "mcts200", "random"]
     row = {"steps": 100, "seconds": 1.0, "episodes": 5, "checkpoint": "steps",

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 import farl_envs
-from farl_agents.descent import games_report, games_runner, paper_games
 from farl_agents.descent.agent import DescentAgent, load_agent
 from farl_agents.descent.evaluation import NTupleEvaluation
 from farl_agents.descent.expand import Expander
@@ -16,6 +15,7 @@ from farl_agents.descent.heuristics import make_heuristic
 from farl_agents.evaluate import evaluate
 from farl_envs.core.rng import make_rng
 from farl_envs.games import amazons
+from studies.descent import games_report, games_runner, paper_games
 
 NEW_GAMES = ["clobber", "santorini", "breakthrough6", "oogomoku9", "surakarta", "loa", "amazons6"]
 
@@ -145,8 +145,8 @@ def test_descent_runs_on_every_new_game(tmp_path, key):
 def test_td_farl_learns_on_every_new_game_through_the_aec_loop(key):
     """TD-FARL's turn loop over the AEC env (the same compiled steps as the fast loop, see
     test_equivalence.py) on each new game: it plays whole games and changes the weights."""
-    from farl_agents.descent.experiments import td_config
     from farl_agents.learners.agent import NTupleAgent
+    from studies.descent.experiments import td_config
 
     gs = paper_games.GAMES[key]
     agent = NTupleAgent(gs.game, td_config(gs.game, 0, episodes=3), **gs.params)
@@ -160,8 +160,8 @@ def test_td_farl_learns_on_every_new_game_through_the_aec_loop(key):
 @pytest.mark.slow
 @pytest.mark.parametrize("key", NEW_GAMES)
 def test_td_farl_trains_compiled_on_every_new_game(tmp_path, key):
-    from farl_agents.descent.experiments import train_td
     from farl_agents.learners.agent import NTupleAgent
+    from studies.descent.experiments import train_td
 
     gs = paper_games.GAMES[key]
     info = train_td(gs.game, gs.params, 0.2, 0, tmp_path / "td.npz", probe_episodes=4)
@@ -215,7 +215,7 @@ def test_paper_orderings_on_hand_made_win_rates():
 
 
 def test_experiments_entry_writes_the_games_report_and_refuses_bad_input(tmp_path):
-    from farl_agents.descent.experiments import main
+    from studies.descent.experiments import main
 
     report, summary = tmp_path / "r.md", tmp_path / "s.json"
     args = ["--stage", "games-report", "--out", str(tmp_path / "none"), "--games", "hex6,clobber", "--reps", "2",

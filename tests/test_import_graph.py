@@ -235,7 +235,7 @@ def _imported_names(path: Path):
 def test_the_library_never_imports_the_studies():
     """``studies/`` (the code that reproduces the papers and writes docs/results) is built on the library, not part
     of it: no module of farl_envs or farl_agents imports it by name. The commands that run studies go through
-    ``farl_agents.cli.studies``, which imports them by a computed name from a source checkout only."""
+    ``farl_agents.checkout``, which imports them by a computed name from a source checkout only."""
     found = [f"{path.relative_to(ROOT)}:{line} imports {name}"
              for path in module_files(ROOT, PACKAGES).values()
              for line, name in _imported_names(path) if name == "studies" or name.startswith("studies.")]

@@ -18,9 +18,9 @@ from farl_agents.cli import main
 from farl_agents.cli.pretrained import cards_table, read_cards
 from farl_agents.learners import LearnerConfig, NTupleAgent
 from farl_agents.opponents import make_opponent
-from farl_agents.pretrained.build import STRENGTH_PLAN, build_command, no_loss, run_spec
 from farl_envs.core.rng import make_rng
 from farl_envs.core.spec import HEADER, TERMINAL, TO_MOVE
+from studies.pretrained.build import STRENGTH_PLAN, build_command, no_loss, run_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = pretrained.available()
@@ -238,6 +238,7 @@ def test_built_wheel_holds_the_agents_and_cards(tmp_path):
     names = set(zipfile.ZipFile(wheel).namelist())
     for game in SHIPPED:
         assert {f"farl_agents/pretrained/{game}.npz", f"farl_agents/pretrained/{game}.json"} <= names
+    assert not any(n.startswith("studies/") for n in names), "the studies are not part of the wheel"
 
 
 def test_an_agent_that_learned_nothing_is_not_shipped(tmp_path, monkeypatch):
@@ -246,8 +247,8 @@ def test_an_agent_that_learned_nothing_is_not_shipped(tmp_path, monkeypatch):
     from types import SimpleNamespace
 
     from farl_agents.learners import paper_config
-    from farl_agents.pretrained import build as build_module
     from farl_agents.runs.spec import RunError
+    from studies.pretrained import build as build_module
 
     blank = NTupleAgent("nim", paper_config("nim"))
     run = SimpleNamespace(trainer=SimpleNamespace(agent=blank), done=20_000, folder=tmp_path / "run")

@@ -1,7 +1,7 @@
 """`farl serve` in a real browser: headless Chromium (Debian's chromium + chromium-driver) driven by Selenium.
 
 A `farl serve` process is started on a free port; the tests click on the
-SVG boards as a person would (the steps are in :mod:`farl_agents.serve.browser`,
+SVG boards as a person would (the steps are in :mod:`studies.serve_picture.browser`,
 which also redraws the README's picture). Facts checked: Max-N at full depth never
 loses TicTacToe, the pretrained Connect Four agent beats a player who always drops in the
 leftmost open column, a Nim3P game in one seat ends with a winner, the agents' values (the
@@ -19,7 +19,7 @@ import pytest
 
 pytest.importorskip("starlette", reason="needs the web extra (pip install 'farl-rl[web]')")
 
-from farl_agents.serve import browser as web  # noqa: E402
+from studies.serve_picture import browser as web  # noqa: E402
 
 if web.missing():
     pytest.skip(web.missing(), allow_module_level=True)
@@ -29,7 +29,7 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 from farl_agents.learners import NTupleAgent, paper_config  # noqa: E402
 from farl_agents.runs.curve import write_curve  # noqa: E402
-from farl_agents.serve.browser import WAIT, n_moves, play_by_clicking, start_game  # noqa: E402
+from studies.serve_picture.browser import WAIT, n_moves, play_by_clicking, start_game  # noqa: E402
 
 PAYLOAD = "<img src=x onerror=window.pwned={}>"
 """Markup a hostile file may hold; shown as text it runs nothing."""

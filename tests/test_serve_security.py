@@ -122,7 +122,7 @@ def test_the_farl_serve_command_refuses_cross_origin_and_foreign_host_requests(r
     import urllib.parse
 
     pytest.importorskip("uvicorn")
-    from farl_agents.serve.browser import serving
+    from studies.serve_picture.browser import serving
 
     with serving(root) as url:
         address = urllib.parse.urlsplit(url)

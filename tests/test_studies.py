@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from farl_agents import checkout as studies
 from farl_agents import cli
-from farl_agents.cli import studies
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,7 +37,7 @@ def wheel(monkeypatch, tmp_path):
 def test_reproduce_from_a_wheel_says_it_needs_a_checkout(wheel, capsys, argv):
     assert cli.main(argv) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1
+    assert len(err.splitlines()) == 1 and "--debug" not in err
     assert "farl reproduce runs the studies of a source checkout" in err and "this installed farl has none" in err
 
 
@@ -58,3 +58,17 @@ def test_reproduce_writes_under_runs_unless_told(monkeypatch, tmp_path, capsys):
     assert seen["out"] == Path("runs/table1")
     assert cli.main(["reproduce", "traces", "--table-only", "--budget", "smoke"]) == 0
     assert (tmp_path / "runs" / "traces").is_dir() or "runs/traces" in capsys.readouterr().out
+
+
+def test_pretrained_build_from_a_wheel_says_it_needs_a_checkout_and_list_still_works(wheel, capsys):
+    assert cli.main(["pretrained", "build", "tictactoe", "--budget", "quick"]) == 2
+    err = capsys.readouterr().err
+    assert "farl pretrained build runs the studies of a source checkout" in err
+    assert cli.main(["pretrained", "list"]) == 0
+    assert "tictactoe" in capsys.readouterr().out
+
+
+def test_compare_from_a_wheel_says_it_needs_a_checkout(wheel, capsys):
+    pytest.importorskip("sb3_contrib")
+    assert cli.main(["compare", "tictactoe", "--budget-steps", "100", "--budget-minutes", "0.01"]) == 2
+    assert "farl compare runs the studies of a source checkout" in capsys.readouterr().err

@@ -6,9 +6,6 @@ importing this package does not import torch — the names below load on first u
 =======================  ==========================================================
 ``train_baseline``       one MaskablePPO / masked-DQN run with a learning curve
                          (:mod:`~farl_agents.baselines.train`)
-``compare``              TD-FARL vs both baselines at equal environment steps and
-                         at equal wall-clock; resumable, writes a report page
-                         (:mod:`~farl_agents.baselines.compare`)
 ``SB3Player``            a trained model as a harness player (masked greedy)
 ``SnapshotOpponent``     frozen copy of the learner as a self-play opponent
 ``MaskedDQN``            SB3 DQN that never picks, explores or bootstraps illegal
@@ -26,7 +23,8 @@ importing this package does not import torch — the names below load on first u
 >>> print(evaluate("tictactoe", SB3Player(model, "tictactoe"), ["maxn10", "random"]).table())
 
 CLI: ``farl train GAME --algo maskable-ppo|dqn ...`` (the run stack; ``farl baseline`` is its deprecated
-alias) and ``farl compare GAME ...`` (:mod:`farl_agents.baselines.cli`).
+alias) and ``farl compare GAME ...`` (:mod:`farl_agents.baselines.cli`; TD-FARL against both at equal budgets,
+a study of the source checkout: ``studies/compare/``).
 """
 from __future__ import annotations
 
@@ -36,7 +34,6 @@ _EXPORTS = {
     "train_baseline": "train", "load_baseline": "files", "save_baseline": "files", "Budget": "train",
     "Evaluator": "train",
     "ALGOS": "models", "HYPERPARAMS": "models",
-    "compare": "compare", "train_td_farl": "compare",
     "SB3Player": "players", "SnapshotOpponent": "players", "SnapshotCallback": "players",
     "MaskedDQN": "dqn", "MaskedDQNPolicy": "dqn",
     "make_env": "envs", "encode": "envs", "PlayerOpponent": "envs", "BaselineEnv": "envs",

@@ -140,7 +140,10 @@ def cmd_compare(args) -> int:
     backend = backend_args(args)
     game = _game(args.game, params := _params(args.param))
     _need_sb3()
-    from farl_agents.baselines.compare import LEARNERS, compare
+    from farl_agents.checkout import import_study  # the comparison is a study of the source checkout
+
+    study = import_study("compare.compare", "compare")
+    LEARNERS, compare = study.LEARNERS, study.compare  # noqa: N806 - the study's constant
 
     learners = LEARNERS if not args.learners else [x.strip() for x in args.learners.split(",") if x.strip()]
     opps = None if not args.eval_vs else [o for item in args.eval_vs for o in item.split(",") if o]

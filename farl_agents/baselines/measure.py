@@ -1,7 +1,7 @@
 """How a baseline run is budgeted and measured: budgets, checkpoints, the evaluator, curve rows and plots.
 
 Apart from :mod:`farl_agents.baselines.train` (the SB3 side) so that the
-comparison (:mod:`farl_agents.baselines.compare`) and the tests use them
+comparison (``studies/compare/compare.py``) and the tests use them
 without importing torch.
 """
 from __future__ import annotations

@@ -26,6 +26,7 @@ import sys
 
 import farl_envs
 from farl_agents.baselines import cli as baselines_cli
+from farl_agents.checkout import NoStudies
 from farl_agents.cli import c4_book, evaluate, info, play, pretrained, reproduce, serve, tournament, train
 from farl_agents.cli.common import CliError, Parser
 from farl_agents.runs import RunError
@@ -80,7 +81,8 @@ def main(argv=None) -> int:
         if debug:
             raise
         # a mistake in what was typed or in a file says all there is to say; anything else may be farl's bug
-        hint = "" if isinstance(exc, (CliError, RunError, AgentFileError)) else " (--debug shows the traceback)"
+        said = isinstance(exc, (CliError, RunError, AgentFileError, NoStudies))
+        hint = "" if said else " (--debug shows the traceback)"
         print(f"farl: error: {_one_line(exc)}{hint}", file=sys.stderr)
         return 2
 

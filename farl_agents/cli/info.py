@@ -62,7 +62,7 @@ def run_command(args) -> int:
         print(f"           budget and curve in {hooks.Trainer.unit}; presets: {', '.join(hooks.presets()) or 'none'}")
         flags = " ".join("--" + n.replace("_", "-") for n in hooks.FLAGS.flag_fields)
         print(f"           settings: {flags}")
-    from farl_agents.cli import studies
+    from farl_agents import checkout as studies
     if not studies.available():  # an installed wheel: the Table 1 study is in the source checkout only
         print("\nTable 1 rows: farl reproduce runs the studies of a source checkout; this installed farl has none")
         return 0

@@ -1,5 +1,8 @@
 """``farl pretrained``: build the shipped agents and list their cards.
 
+``build`` runs the builder study of a source checkout (``studies/pretrained/build.py``, not installed; from a wheel
+it says so and exits 2); ``list`` reads the cards of the installed agents.
+
 ::
 
     farl pretrained build connect_four                 # paper budget; run again to continue after a stop
@@ -9,12 +12,13 @@
 """
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
+from farl_agents import checkout as studies
 from farl_agents import zoo
 from farl_agents.backend import check_jobs
 from farl_agents.cli.common import CliError, HelpFormatter, add_quiet_flag
-from farl_agents.pretrained.build import BUDGETS, GAMES, build, check_game
 
 
 def add_parser(sub) -> None:
@@ -32,8 +36,22 @@ def add_parser(sub) -> None:
                                        "build), measure it against the game's reference opponents, and write "
                                        "GAME.npz and GAME.json (the card) into the output folder.",
                            formatter_class=HelpFormatter)
-    b.add_argument("game", metavar="GAME", help=f"one of {', '.join(GAMES)}")
-    b.add_argument("--budget", choices=BUDGETS, default="paper",
+    b.set_defaults(func=run_build, command="pretrained")
+    if not studies.available():  # an installed wheel: any arguments, one clear message when run
+        b.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    else:
+        _build_arguments(b, studies.import_study("pretrained.build", "pretrained build"))
+    ls = actions.add_parser("list", help="print the cards of the pretrained agents as a table",
+                            formatter_class=HelpFormatter)
+    ls.add_argument("--markdown", action="store_true", help="a Markdown table (the one in docs/pretrained.md)")
+    ls.add_argument("--dir", metavar="DIR", help="read the cards in DIR instead of the installed ones")
+    ls.set_defaults(func=run_list, command="pretrained")
+
+
+def _build_arguments(b, builder) -> None:
+    """The flags of ``farl pretrained build``, from the builder study's games and budgets."""
+    b.add_argument("game", metavar="GAME", help=f"one of {', '.join(builder.GAMES)}")
+    b.add_argument("--budget", choices=builder.BUDGETS, default="paper",
                    help="paper: the preset's episodes; quick: a tenth of them (a try-out, not for shipping)")
     b.add_argument("--out", metavar="DIR", help="where the agent and card go (default: the installed "
                                                 "farl_agents/pretrained folder)")
@@ -42,12 +60,6 @@ def add_parser(sub) -> None:
     b.add_argument("--jobs", type=int, default=1, metavar="J",
                    help="worker processes of the measurements, 1..1024 (capped at the CPUs)")
     add_quiet_flag(b)
-    b.set_defaults(func=run_build, command="pretrained")
-    ls = actions.add_parser("list", help="print the cards of the pretrained agents as a table",
-                            formatter_class=HelpFormatter)
-    ls.add_argument("--markdown", action="store_true", help="a Markdown table (the one in docs/pretrained.md)")
-    ls.add_argument("--dir", metavar="DIR", help="read the cards in DIR instead of the installed ones")
-    ls.set_defaults(func=run_list, command="pretrained")
 
 
 def _missing_action(parser) -> int:
@@ -55,15 +67,16 @@ def _missing_action(parser) -> int:
 
 
 def run_build(args) -> int:
+    builder = studies.import_study("pretrained.build", "pretrained build")
     try:
-        game = check_game(args.game)
+        game = builder.check_game(args.game)
     except ValueError as exc:
         raise CliError(str(exc)) from None
     try:
         jobs = check_jobs(args.jobs)
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    card = build(game, args.budget, out_dir=args.out, runs_root=args.runs, progress=not args.quiet,
+    card = builder.build(game, args.budget, out_dir=args.out, runs_root=args.runs, progress=not args.quiet,
                  stop_after=args.stop_after, jobs=jobs)
     if card is None:
         return 0

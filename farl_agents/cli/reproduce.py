@@ -2,7 +2,7 @@
 ``farl reproduce traces``: Thill et al. 2014's eligibility-trace study the same way.
 
 A thin entry: the studies themselves (``studies/table1/``, ``studies/traces/``) live in farl's source
-checkout, not in the installed library (:mod:`farl_agents.cli.studies`); from an installed wheel the command
+checkout, not in the installed library (:mod:`farl_agents.checkout`); from an installed wheel the command
 says so and exits 2. Output goes under ``runs/`` unless ``--out`` names a folder: the shipped pages in
 ``docs/results`` are rewritten only with ``--out docs/results``."""
 from __future__ import annotations
@@ -11,9 +11,9 @@ import argparse
 import os
 from pathlib import Path
 
+from farl_agents import checkout as studies
 from farl_agents.backend import STREAM_SECONDS
 from farl_agents.backend.options import add_backend_options, backend_args
-from farl_agents.cli import studies
 from farl_agents.cli.common import CliError, HelpFormatter, add_quiet_flag, command_line
 
 #: The default output folder of each study: a user's runs never overwrite the shipped pages.

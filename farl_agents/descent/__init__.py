@@ -17,7 +17,7 @@ Modules, each with one job:
 ``family``      the family's hooks: ``farl train GAME --algo descent`` (run folders, curves and resume come
                 from :mod:`farl_agents.runs`, as for every family)
 ``tournament``  the comparison protocol (Sec. 3.2): train variants, then an all-play-all (``farl tournament``)
-``experiments`` the scaled-down measurements of docs/results/descent.md
-``paper_games``, ``games_runner``, ``games_report``  the paper's Tables 2-4 on its nine games
-                (docs/results/descent_games.md)
+
+The measurements of docs/results/descent.md and descent_games.md (the paper's Tables 2-4 on its nine games)
+are a study built on these modules, in the source checkout's ``studies/descent/`` (not installed).
 """

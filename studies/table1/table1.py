@@ -61,6 +61,7 @@ from farl_agents.compile_notice import CompileWatch, game_title, notice
 from farl_agents.runs import LostCheckpoint, Run, RunError, RunSpec, read_spec
 from farl_agents.runs.evaluation import evaluate_agent
 from farl_agents.runs.run import ensure_writable
+from studies import ship_to_ray
 from studies.table1.table1_report import tabulate, update_readme, write_table
 from studies.table1.table1_rows import (
     BUDGETS,
@@ -272,6 +273,7 @@ def reproduce(rows: list[Row], runs: int = 10, jobs: int | None = None, budget: 
     t0 = time.perf_counter()
     if todo and backend == "local":  # a cluster's nodes have their own caches: each compiles what it meets
         warm_up([find_row(k) for k in dict.fromkeys(t["row"] for t in todo)], budget, jobs, progress, log)
+    ship_to_ray(backend)
     results = run_tasks(run_task, todo, backend=backend, jobs=jobs, ray_address=ray_address, progress=progress,
                         log=log, desc="Table 1", describe=_describe, stream_seconds=stream_seconds)
     failed = [r for r in results if r["status"] == "failed"]

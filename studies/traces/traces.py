@@ -42,6 +42,7 @@ from farl_agents.runs import LostCheckpoint, Run, RunError, RunSpec, read_spec
 from farl_agents.runs.run import ensure_writable
 from farl_agents.runs.safety import StopRequest
 from farl_envs.core.rng import make_rng
+from studies import ship_to_ray
 from studies.table1.table1_rows import RESULTS_DIR, agents_root
 from studies.traces.traces_rows import (  # noqa: F401  (the study's names, also used through this module)
     BUDGETS,
@@ -225,6 +226,7 @@ def reproduce(variants: list[str], runs: int = 3, budget: str = "paper", out=RES
     where = f"{local_workers(jobs, len(todo))} local worker(s)" if backend == "local" else "Ray"
     log(f"Eligibility traces ({budget} budget): {len(tasks)} runs, {len(tasks) - len(todo)} already finished, "
         f"{len(todo)} to train on {where}")
+    ship_to_ray(backend)
     results = run_tasks(run_task, todo, backend=backend, jobs=jobs, ray_address=ray_address, progress=progress,
                         log=log, desc="traces", describe=lambda r: f"{r['variant']} s{r['seed']}: {r['status']}",
                         stream_seconds=stream_seconds)

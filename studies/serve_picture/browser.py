@@ -11,7 +11,7 @@ a game from the page's form (:func:`start_game`), click moves on the SVG board
 Regenerate ``docs/images/serve.png`` (TicTacToe against the pretrained agent,
 its value of each move on the board, after the person took the centre)::
 
-    python -m farl_agents.serve.browser docs/images/serve.png
+    python -m studies.serve_picture.browser docs/images/serve.png
 
 The tests write their screenshots into their own temporary folders only.
 """
@@ -177,10 +177,10 @@ def readme_screenshot(driver, url: str, out) -> Path:
 
 
 def main(argv=None) -> int:
-    """``python -m farl_agents.serve.browser OUT.png``: serve an empty folder and take the README's picture."""
+    """``python -m studies.serve_picture.browser OUT.png``: serve an empty folder and take the README's picture."""
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1 or not argv[0].endswith(".png"):
-        print("usage: python -m farl_agents.serve.browser OUT.png   (e.g. docs/images/serve.png)", file=sys.stderr)
+        print("usage: python -m studies.serve_picture.browser OUT.png   (e.g. docs/images/serve.png)", file=sys.stderr)
         return 2
     reason = missing()
     if reason:

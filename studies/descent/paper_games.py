@@ -1,6 +1,6 @@
 """The nine games of Cohen-Solal 2020's comparisons and its three experiments, as data.
 
-:data:`GAMES` holds, per game, what the runner (:mod:`farl_agents.descent.games_runner`)
+:data:`GAMES` holds, per game, what the runner (:mod:`studies.descent.games_runner`)
 needs and nothing it computes: the board (farl's scale, smaller than the
 paper's where the game has a size parameter), the training budget of one run
 (wall-clock seconds and search seconds per move), the final tournament's

@@ -1,7 +1,7 @@
 """Building the shipped agents: train with the game's preset in a resumable run, measure, write file + card.
 
-``farl pretrained build GAME`` calls :func:`build`. Training goes through the
-common run stack (:class:`~farl_agents.runs.Run`) in ``runs/pretrained/GAME``
+``farl pretrained build GAME`` (from a source checkout: this study is not installed) calls :func:`build`.
+Training goes through the common run stack (:class:`~farl_agents.runs.Run`) in ``runs/pretrained/GAME``
 (``GAME-quick`` for the quick budget), so a build that is stopped (Ctrl-C,
 a crash, ``--stop-after``) continues where it stopped when run again. When
 the budget is done the agent is measured by the evaluation harness against
@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+import farl_agents
 import farl_envs
 from farl_agents.atomic import atomic_write_json
 from farl_agents.learners.config import LearnerConfig
@@ -88,7 +89,7 @@ DESCENT_GAMES = {"clobber": "clobber", "santorini": "santorini", "breakthrough":
                  "outer_open_gomoku": "oogomoku9", "surakarta": "surakarta", "lines_of_action": "loa",
                  "amazons": "amazons6"}
 """The descent comparisons' games (Cohen-Solal 2020; farl has no paper preset for them): the board of their
-comparison (:data:`farl_agents.descent.paper_games.GAMES`) and its TD-FARL settings with tuples as long as
+comparison (:data:`studies.descent.paper_games.GAMES`) and its TD-FARL settings with tuples as long as
 :func:`~farl_agents.learners.presets.fitting_tuple_length` allows, for :data:`DESCENT_EPISODES`."""
 
 DESCENT_EPISODES = 100_000
@@ -101,8 +102,8 @@ def preset_of(game: str) -> tuple[LearnerConfig, dict, str]:
     if game in NPLAYER_PRESETS:
         name = NPLAYER_PRESETS[game]
         return nplayer_config(name), nplayer_game(name)[1], f"{name} (farl's N-player Table 1 preset)"
-    from farl_agents.descent.experiments import td_config
-    from farl_agents.descent.paper_games import GAMES as DESCENT_SETUPS
+    from studies.descent.experiments import td_config
+    from studies.descent.paper_games import GAMES as DESCENT_SETUPS
 
     setup = DESCENT_SETUPS[DESCENT_GAMES[game]]
     length = fitting_tuple_length(farl_envs.game_spec(game, **setup.params).n_cell_values)
@@ -289,12 +290,13 @@ def build(game: str, budget: str = "paper", out_dir: str | Path | None = None,
     """Train (resumably), measure and publish ``game``'s pretrained agent; returns its card (None when the
     training stopped before the budget: run the same command again to continue).
 
-    ``out_dir`` defaults to the package folder ``farl_agents/pretrained``.
+    ``out_dir`` defaults to the package folder ``farl_agents/pretrained`` (of the farl this runs on: in a source
+    checkout, the files git ships).
     """
     from farl_agents import __version__
 
     game, budget = check_game(game), check_budget(budget)
-    out_dir = Path(out_dir) if out_dir is not None else Path(__file__).parent
+    out_dir = Path(out_dir) if out_dir is not None else Path(farl_agents.__file__).parent / "pretrained"
     run, status = train(game, budget, runs_root, progress=progress, stop_after=stop_after)
     if status != "done":
         log(f"{status} at {int(run.done):,} of {int(run.total):,} episodes; continue with: "

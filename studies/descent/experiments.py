@@ -3,7 +3,7 @@
 (Longer than farl's usual 400 lines: it is one results page's script, its stages read top to bottom
 beside the page they write; split, one experiment would be scattered over several files.)
 
-    python -m farl_agents.descent.experiments --minutes 1 --out runs/descent-exp
+    python -m studies.descent.experiments --minutes 1 --out runs/descent-exp
 
 Stages (each cached in ``OUT``; rerunning skips what is done):
 
@@ -24,21 +24,22 @@ Stages (each cached in ``OUT``; rerunning skips what is done):
                  openings at every point); one PNG (``--curves-png``) with the mean
                  over seeds and the band between the lowest and highest seed.
 
-Writes ``OUT/results.json`` and ``docs/results/descent_tables.md`` (the
-generated tables; the reading is in descent.md).
+Writes ``OUT/results.json`` and ``OUT/descent_tables.md`` (the generated tables; the reading is in
+descent.md). ``--publish`` writes the pages and the figure into ``docs/results`` instead (the shipped ones);
+``--tables``, ``--report``, ``--summary`` and ``--curves-png`` name them one by one.
 
 The paper's Tables 2-4 on its nine games (or any registered two-player game
-without chance), as resumable cells (:mod:`farl_agents.descent.games_runner`,
-the games' table in :mod:`farl_agents.descent.paper_games`):
+without chance), as resumable cells (:mod:`studies.descent.games_runner`,
+the games' table in :mod:`studies.descent.paper_games`):
 
 ``cells``         train every (game, variant, repetition) and play every
                   (game, experiment, repetition) all-play-all, ``--jobs`` games
                   at a time, into ``--out`` (default ``runs/descent-games``);
                   then writes the report as ``games-report`` does.
 ``games-report``  merge the finished cells into ``--summary`` (JSON) and
-                  ``--report`` (docs/results/descent_games.md).
+                  ``--report`` (default ``OUT/descent_games.md``; ``--publish``: docs/results).
 
-    python -m farl_agents.descent.experiments --stage cells --reps 5 --jobs 2
+    python -m studies.descent.experiments --stage cells --reps 5 --jobs 2
 """
 from __future__ import annotations
 
@@ -52,7 +53,6 @@ import numpy as np
 
 import farl_envs
 from farl_agents.atomic import atomic_write_json, atomic_write_text
-from farl_agents.descent import games_report, games_runner, paper_games
 from farl_agents.descent.agent import load_agent
 from farl_agents.descent.family import curve_points, train_run
 from farl_agents.descent.tournament import all_play_all, markdown
@@ -60,9 +60,10 @@ from farl_agents.descent.trainer import DescentConfig
 from farl_agents.evaluate import evaluate
 from farl_agents.runs import Run, read_curve
 from farl_agents.runs.curve import plot_series
+from studies.descent import games_report, games_runner, paper_games
 
 GAMES = {"hex6": ("hex", {"size": 6}), "c4": ("connect_four", {"rows": 6, "cols": 7})}
-"""The original stages' games; any key of :data:`~farl_agents.descent.paper_games.GAMES` or registered
+"""The original stages' games; any key of :data:`~studies.descent.paper_games.GAMES` or registered
 two-player game (``NAME`` or ``NAME:k=v,...``) works too (:func:`game_of`)."""
 
 
@@ -456,7 +457,7 @@ def tables(results: dict, meta: dict) -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m farl_agents.descent.experiments", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m studies.descent.experiments", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", default=None, help="results folder (default runs/descent-exp; cells: "
                                                "runs/descent-games)")
@@ -464,22 +465,22 @@ def main(argv=None) -> int:
     p.add_argument("--move-seconds", type=float, default=None,
                    help="search seconds per move (training; default 0.05, cells: the game's table)")
     p.add_argument("--games", default=None, help="comma-separated game keys (default hex6,c4; cells: the nine "
-                                                 "games of farl_agents/descent/paper_games.py)")
+                                                 "games of studies/descent/paper_games.py)")
     p.add_argument("--stage", default="all",
                    choices=["train", "tournaments", "play", "speed", "curves", "tables", "all", "cells",
                             "games-report"])
     p.add_argument("--reps", type=int, default=5, help="cells: repetitions (seeds 0..reps-1)")
     p.add_argument("--train-seconds", type=float, default=None,
                    help="cells: training CPU seconds per run (default: the game's table)")
-    p.add_argument("--report", default="docs/results/descent_games.md", help="cells: the report")
-    p.add_argument("--summary", default="docs/results/descent_games.json", help="cells: the merged results")
+    p.add_argument("--report", default=None, help="cells: the report (default OUT/descent_games.md)")
+    p.add_argument("--summary", default=None, help="cells: the merged results (default OUT/descent_games.json)")
     p.add_argument("--depth", type=int, default=2, help="alpha-beta depth of the tournaments")
     p.add_argument("--openings", type=int, default=10, help="random 2-ply openings per pair (x 2 seats)")
     p.add_argument("--play-seconds", type=float, default=0.03, help="seconds per move in the play stage")
     p.add_argument("--play-games", type=int, default=6, help="games per seat in the play stage")
     p.add_argument("--ref-games", type=int, default=5, help="games per seat against reference opponents")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--tables", default="docs/results/descent_tables.md")
+    p.add_argument("--tables", default=None, help="the tables page (default OUT/descent_tables.md)")
     p.add_argument("--experiments", default="", help="restrict training/tournaments to these experiments "
                                                       "(comma-separated: data,search,heuristic)")
     p.add_argument("--no-td", action="store_true", help="do not train TD-FARL")
@@ -488,9 +489,13 @@ def main(argv=None) -> int:
     p.add_argument("--curve-vs", default="mcts100", help="curves stage: the reference opponent")
     p.add_argument("--curve-games", type=int, default=20, help="curves stage: games per seat and point")
     p.add_argument("--jobs", type=int, default=2, help="curves stage: training runs at a time")
-    p.add_argument("--curves-png", default="docs/results/descent_curves.png", help="curves stage: the figure")
+    p.add_argument("--curves-png", default=None, help="curves stage: the figure (default OUT/descent_curves.png)")
+    p.add_argument("--publish", action="store_true",
+                   help="write the pages and figure that --tables, --report, --summary and --curves-png leave unset "
+                        "into docs/results (the shipped ones) instead of OUT")
     p.add_argument("--pool", default="", help="further run folders (repetitions) for pooled tournaments")
     args = p.parse_args(argv)
+    _page_paths(args)
     if args.stage in ("cells", "games-report"):
         return cells_main(args, argv)
     if args.move_seconds is None:
@@ -527,11 +532,24 @@ def main(argv=None) -> int:
     meta = results.setdefault("meta", {})
     commands = meta.setdefault("commands", [meta.pop("command")] if "command" in meta else [])
     if args.stage != "tables":
-        commands.append("python -m farl_agents.descent.experiments " + " ".join(argv or []))
+        commands.append("python -m studies.descent.experiments " + " ".join(argv or []))
     _store(out, results)
     atomic_write_text(args.tables, tables(results, meta))
     print(f"done in {time.time() - t0:.0f} s; tables in {args.tables}")
     return 0
+
+
+def _page_paths(args) -> None:
+    """Fill the unset page paths: under ``--out`` (its stage's default folder), or ``docs/results`` with
+    ``--publish``, so a user's runs never overwrite the shipped pages."""
+    cells = args.stage in ("cells", "games-report")
+    pages = Path("docs/results") if args.publish else Path(args.out or ("runs/descent-games" if cells
+                                                                         else "runs/descent-exp"))
+    defaults = {"report": "descent_games.md", "summary": "descent_games.json", "tables": "descent_tables.md",
+                "curves_png": "descent_curves.png"}
+    for name, file in defaults.items():
+        if getattr(args, name) is None:
+            setattr(args, name, str(pages / file))
 
 
 def cells_main(args, argv) -> int:
@@ -550,7 +568,7 @@ def cells_main(args, argv) -> int:
     except ValueError as exc:
         raise SystemExit(str(exc)) from None
     reps = list(range(args.reps))
-    command = "python -m farl_agents.descent.experiments " + " ".join(argv or [])
+    command = "python -m studies.descent.experiments " + " ".join(argv or [])
     if args.stage == "cells":
         out.mkdir(parents=True, exist_ok=True)
         overrides = {"train_seconds": args.train_seconds, "move_seconds": args.move_seconds}

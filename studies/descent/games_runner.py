@@ -1,7 +1,7 @@
 """Cohen-Solal 2020's Tables 2-4 on any two-player game: resumable cells cached on disk.
 
 A **training cell** is one (game, variant, repetition): the variant of
-:data:`~farl_agents.descent.paper_games.VARIANTS` trained with seed =
+:data:`~studies.descent.paper_games.VARIANTS` trained with seed =
 repetition for the game's budget, in the run folder ``OUT/GAME/VARIANT/rK``
 (``agent.npz``; ``cell.json`` written last marks it done). A **tournament
 cell** is one (game, experiment, repetition): the all-play-all of that
@@ -33,9 +33,9 @@ import numpy as np
 import farl_envs
 from farl_agents.atomic import atomic_write_json
 from farl_agents.descent.family import train_run
-from farl_agents.descent.paper_games import EXPERIMENTS, VARIANTS, setup, trained_variants, variants_of
 from farl_agents.descent.tournament import all_play_all
 from farl_agents.descent.trainer import DescentConfig
+from studies.descent.paper_games import EXPERIMENTS, VARIANTS, setup, trained_variants, variants_of
 
 TRAIN_KEYS = ("train_seconds", "move_seconds")
 """The budget entries a training cell depends on (the others are the tournament's)."""

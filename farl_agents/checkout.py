@@ -1,11 +1,12 @@
 """The studies of a source checkout, for the commands that run them (``farl reproduce``, ``farl compare``,
-``farl pretrained build``).
+``farl pretrained build``, the Table 1 rows of ``farl info``).
 
 The code that reproduces the papers and writes ``docs/results`` is not part of the library: it lives in the
 ``studies/`` folder at the root of farl's source tree, beside ``farl_agents``, and is not installed with the
 wheel. These commands find it next to the ``farl_agents`` that runs them (an editable install or a checkout on
 ``sys.path``) and import it from there; an installed wheel has no such folder, and the commands say so instead
 of failing on an import. Nothing else in ``farl_agents`` imports ``studies`` (``tests/test_import_graph.py``).
+A leaf: it imports nothing of farl, so every command module may use it without an import cycle.
 """
 from __future__ import annotations
 
@@ -13,15 +14,14 @@ import importlib
 import sys
 from pathlib import Path
 
-from farl_agents.cli.common import CliError
-
 #: The root of the source checkout this ``farl_agents`` would belong to, and its studies folder.
-CHECKOUT = Path(__file__).resolve().parents[2]
+CHECKOUT = Path(__file__).resolve().parents[1]
 STUDIES = CHECKOUT / "studies"
 
 
-class NoStudies(CliError):
-    """The running farl is an installed wheel: there are no studies to run (exit code 2, one line)."""
+class NoStudies(RuntimeError):
+    """The running farl is an installed wheel: there are no studies to run (``farl`` prints it as one line and
+    exits 2)."""
 
 
 def available() -> bool:
@@ -32,8 +32,8 @@ def available() -> bool:
 def import_study(module: str, command: str):
     """``studies.<module>``, imported from the checkout next to this ``farl_agents``.
 
-    Raises :class:`NoStudies` (a :class:`CliError`) naming ``command`` when there is no checkout, or when some
-    other ``studies`` package is imported already.
+    Raises :class:`NoStudies` naming ``command`` when there is no checkout, or when some other ``studies``
+    package is imported already.
     """
     if not available():
         raise NoStudies(f"farl {command} runs the studies of a source checkout (the studies/ folder beside "

@@ -226,6 +226,7 @@ def compare(game: str, budget_steps: int | None = None, budget_minutes: float | 
               "eval_points": eval_points}
              for r in range(runs) for i, name in enumerate(learners)]
     from farl_agents.backend import run_tasks
+    from studies import ship_to_ray
 
     kept = _Kept(out_dir, {k: v for k, v in tasks[0].items() if k not in ("index", "learner", "seed")})
     finished = [r for r in map(kept.load, tasks) if r is not None]
@@ -233,6 +234,7 @@ def compare(game: str, budget_steps: int | None = None, budget_minutes: float | 
     if finished and verbose:
         print(f"[compare {spec.name}] {len(finished)} of {len(tasks)} runs already finished in {out_dir}",
               flush=True)
+    ship_to_ray(backend)
     done = finished + run_tasks(run_one, todo, backend=backend, jobs=jobs, ray_address=ray_address,
                                 progress=verbose and bool(todo), desc=f"compare {spec.name}",
                                 describe=lambda r: f"{r['learner']} seed {r['seed']}: {r['status']}",
