@@ -122,10 +122,12 @@ def test_what_the_agents_read_comes_from_the_spec():
     assert {n for n, s in SPECS.items() if has_heuristic(s)} == {"sim", "yavalath", "chinese_checkers",
                                                                 "einstein_wurfelt_nicht"}
     assert fixed_set(farl_envs.game_spec("connect_four")).shape == (70, 8)
-    with pytest.raises(ValueError, match="no fixed n-tuple set"):
+    with pytest.raises(ValueError, match="needs cols=7"):
         fixed_set(farl_envs.game_spec("connect_four", cols=8))  # Thill et al.'s set is for 6x7 only
-    with pytest.raises(ValueError, match="no fixed n-tuple set"):
+    with pytest.raises(ValueError, match="needs heaps=3"):
         fixed_set(farl_envs.game_spec("nim", heaps=4))
+    with pytest.raises(ValueError, match="no fixed n-tuple set"):
+        fixed_set(farl_envs.game_spec("hex"))
 
 
 def test_no_game_name_table_is_left_in_the_agents():
@@ -137,6 +139,21 @@ def test_no_game_name_table_is_left_in_the_agents():
                        ("farl_agents/opponents/search_hooks.py", "getattr(module, \"chance_outcome_count\"")):
         assert gone not in (ROOT / path).read_text(encoding="utf-8"), (path, gone)
     assert not (ROOT / "farl_agents" / "opponents" / "heuristics.py").exists()
+
+
+# ------------------------------------------------------------------------------------------ the README
+def test_the_readme_games_table_is_written_from_the_registry():
+    """README.md's block between the games markers is what docs/gen_game_pages.py writes: every registered game
+    with its Gymnasium id (Lines of Action was missing from the hand-written table)."""
+    from script_modules import load_script
+
+    gen = load_script("docs", "gen_game_pages")
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = text[text.index(gen.README_START):text.index(gen.README_END) + len(gen.README_END)]
+    assert block == gen.readme_block(gen.game_names())
+    for name in farl_envs.list_games():
+        assert f"[`{name}`](docs/games/" in block and f"`{farl_envs.gymnasium_id(name)}`" in block
+    assert "`farl/LinesOfAction-v0`" in block
 
 
 # ------------------------------------------------------------------------------------------ module sizes

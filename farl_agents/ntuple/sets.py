@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import farl_envs
 from farl_envs.core.spec import GameSpec
 
 
@@ -18,7 +19,11 @@ def fixed_set(game: GameSpec) -> np.ndarray:
     Nim with 3 heaps 1×3, Nim3P with 3 heaps 2×3, TicTacToe 1×9.
     """
     if not game.fixed_ntuples:
-        raise ValueError(f"{game.name} {game.params} has no fixed n-tuple set; use random-walk or random-points")
+        default = farl_envs.game_spec(game.name)  # a game may have its set at its default parameters only
+        if not default.fixed_ntuples:
+            raise ValueError(f"{game.name} has no fixed n-tuple set; use random-walk or random-points")
+        need = ", ".join(f"{k}={v!r}" for k, v in default.params.items() if game.params.get(k) != v)
+        raise ValueError(f"the fixed {game.name} n-tuple set needs {need}, this game has {game.params}")
     return np.array(game.fixed_ntuples, dtype=np.int32)
 
 
