@@ -72,3 +72,28 @@ def test_compare_from_a_wheel_says_it_needs_a_checkout(wheel, capsys):
     pytest.importorskip("sb3_contrib")
     assert cli.main(["compare", "tictactoe", "--budget-steps", "100", "--budget-minutes", "0.01"]) == 2
     assert "farl compare runs the studies of a source checkout" in capsys.readouterr().err
+
+
+def _farl_imports(path: Path):
+    """(line, module, name) of every import of farl_envs / farl_agents in ``path`` (name None for ``import m``)."""
+    import ast
+
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            yield from ((node.lineno, a.name, None) for a in node.names if a.name.split(".")[0].startswith("farl_"))
+        elif isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").startswith("farl_"):
+            yield from ((node.lineno, node.module, a.name) for a in node.names)
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))  # __version__ is public
+
+
+def test_studies_import_no_private_name_of_farl():
+    """The studies are built on farl's public names: no ``_``-prefixed module or name of the library."""
+    found = [f"{p.relative_to(ROOT)}:{line} {module} {name or ''}"
+             for p in sorted((ROOT / "studies").rglob("*.py")) for line, module, name in _farl_imports(p)
+             if any(part.startswith("_") for part in module.split(".")) or _private(name or "")]
+    assert not found, "\n".join(found)
+    # the scan sees the studies' imports of farl at all
+    assert any(m == "farl_agents.backend" for _, m, _ in _farl_imports(ROOT / "studies" / "table1" / "table1.py"))

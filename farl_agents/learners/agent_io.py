@@ -109,7 +109,7 @@ def quantize(values: np.ndarray, n_levels: int = MAX_LEVELS, rounds: int = 10) -
     still get some) and are then refined by ``rounds`` rounds of Lloyd's algorithm (each level moves to the
     mean of the values it codes); the smallest and the largest value keep exact levels. Lossy: a shipped agent
     is stored this way only when the evaluation shows the coded agent plays as well
-    (:mod:`farl_agents.pretrained.build`).
+    (the builder study of the source checkout, ``studies/pretrained/build.py``).
     """
     if not 2 <= n_levels <= MAX_LEVELS:
         raise ValueError(f"n_levels must be in 2..{MAX_LEVELS}, got {n_levels}")

@@ -5,7 +5,7 @@ rule: FARL matters when one sign of a seat's final reward can only arrive after 
 the game ends on the move that decides it. Random self-play puts five of Cohen-Solal 2020's games firmly on that
 side and Lines of Action (24 % of losses reach the loser's own move) and Surakarta (8 %) slightly towards
 Othello. This script checks the prediction on agents: per game and seed, two TD agents with the same settings
-and budget (the pretrained agents' build, :func:`farl_agents.pretrained.build.preset_of`), one with final
+and budget (the pretrained agents' build, :func:`studies.pretrained.build.preset_of`), one with final
 adaptation and one without, then
 
 * each against a uniformly random player and against MCTS with 300 iterations, from the initial position;
@@ -43,7 +43,7 @@ LABELS = {"breakthrough": "Breakthrough 6x6", "clobber": "Clobber 5x6", "amazons
 def agents_for(game: str, seed: int, episodes: int | None = None):
     """The FARL and no-FARL agents of ``game`` (untrained), same settings and seed; and the game's parameters."""
     from farl_agents.learners import NTupleAgent
-    from farl_agents.pretrained.build import preset_of
+    from studies.pretrained.build import preset_of
 
     config, params, _ = preset_of(game)
     config = config.replace(seed=seed, **({} if episodes is None else {"episodes": episodes}))

@@ -16,8 +16,8 @@ Everything is cached on disk, one resumable training run per folder
                                                 final_eval.json and result.json once finished;
                                                 agent.npz and checkpoints/ too unless OUT is docs/results
 
-With the default ``OUT`` (``docs/results``, kept in git) the runs train in
-``runs/table1_runs/...`` instead and copy everything but their agents to
+``OUT`` is ``runs/table1`` unless ``--out`` names another folder. With ``OUT`` = ``docs/results`` (the
+shipped pages, kept in git) the runs train in ``runs/table1_runs/...`` instead and copy everything but their agents to
 ``OUT`` (:func:`~studies.table1.table1_rows.agents_root`). Running
 the command again skips finished runs (a ``result.json`` in ``OUT`` is
 enough; the agent is not needed), resumes unfinished ones and rewrites the
@@ -67,7 +67,6 @@ from studies.table1.table1_rows import (
     BUDGETS,
     PAPER_TABLE1,
     PUBLISHED_FILES,
-    RESULTS_DIR,
     ROWS,
     Opponent,
     Row,
@@ -243,17 +242,20 @@ def warm_up(rows: list, budget: str, jobs: int, progress: bool, log=print) -> fl
 
 # ------------------------------------------------------------- the whole table
 def reproduce(rows: list[Row], runs: int = 10, jobs: int | None = None, budget: str = "paper",
-              out=RESULTS_DIR, backend: str = "local", command: str | None = None,
+              out=None, backend: str = "local", command: str | None = None,
               progress: bool = True, log=print, agents=None, ray_address: str | None = None,
               stream_seconds: float = STREAM_SECONDS) -> int:
     """Train, evaluate and tabulate; returns 0 (all done), 1 (some runs failed) or 130 (interrupted).
 
     The runs train under ``agents`` (default :func:`agents_root` of ``out``:
-    ``runs/`` for ``docs/results``, else ``out``); the table goes to ``out``.
+    ``runs/`` for ``docs/results``, else ``out``); the table goes to ``out``, which must be given (the shipped
+    pages: ``docs/results``; there is no default folder, so nothing lands in the current one unasked).
     ``backend``, ``jobs``, ``ray_address`` and ``stream_seconds`` are those of
     :func:`farl_agents.backend.run_tasks`.
     """
     check_budget(budget)
+    if out is None:
+        raise ValueError("out: the folder of the table and the runs (docs/results for the shipped pages)")
     if runs < 1:
         raise ValueError("--runs must be >= 1")
     jobs = check_jobs(jobs or os.cpu_count() or 1)

@@ -201,7 +201,9 @@ def _finish(out: Path, budget: str, group: str, lines: list, command: str | None
     made_by = _commands(out, budget, group)
     if made_by:
         lines += ["The runs were started by these commands; each continues its unfinished runs and, with",
-                  "`--runs N`, adds seeds (finished runs are cached):", "", "```", *made_by, "```", ""]
+                  "`--runs N`, adds seeds (finished runs are cached). Today's farl writes into this page's folder",
+                  "only when `--out` names it (`--out docs/results` for the shipped pages):", "", "```", *made_by,
+                  "```", ""]
     if command:
         lines += [f"This file was written by `{command}`.", ""]
     stamp = datetime.datetime.now().isoformat(timespec="seconds")

@@ -62,7 +62,7 @@ PAPER_TABLE1 = {
 }
 BUDGETS = ("paper", "quick", "smoke")
 
-#: The default ``--out`` of ``farl reproduce``: the results pages kept in git.
+#: The shipped results pages (``farl reproduce ... --out docs/results``), kept in git.
 RESULTS_DIR = Path("docs/results")
 #: Where runs train (agent files, checkpoints) when ``OUT`` is :data:`RESULTS_DIR`; not in git.
 AGENTS_DIR = Path("runs")

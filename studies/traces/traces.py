@@ -43,7 +43,7 @@ from farl_agents.runs.run import ensure_writable
 from farl_agents.runs.safety import StopRequest
 from farl_envs.core.rng import make_rng
 from studies import ship_to_ray
-from studies.table1.table1_rows import RESULTS_DIR, agents_root
+from studies.table1.table1_rows import agents_root
 from studies.traces.traces_rows import (  # noqa: F401  (the study's names, also used through this module)
     BUDGETS,
     CENTRE,
@@ -202,12 +202,16 @@ def _run_task(task: dict, folder: Path, publish: Path | None) -> dict:
 
 
 # ------------------------------------------------------------- the study
-def reproduce(variants: list[str], runs: int = 3, budget: str = "paper", out=RESULTS_DIR, jobs: int | None = None,
+def reproduce(variants: list[str], runs: int = 3, budget: str = "paper", out=None, jobs: int | None = None,
               backend: str = "local", command: str | None = None, progress: bool = True, log=print,
               agents=None, ray_address: str | None = None, stream_seconds: float = STREAM_SECONDS) -> int:
-    """Train, measure and report; 0 (all done), 1 (some failed) or 130 (interrupted: run again to resume)."""
+    """Train, measure and report; 0 (all done), 1 (some failed) or 130 (interrupted: run again to resume).
+
+    ``out`` (the page's folder; ``docs/results`` for the shipped page) must be given: no folder is implied."""
     from studies.traces.traces_report import write_report
 
+    if out is None:
+        raise ValueError("out: the folder of the page and the runs (docs/results for the shipped page)")
     if budget not in BUDGETS:
         raise ValueError(f"unknown budget {budget!r}; known: {', '.join(BUDGETS)}")
     if runs < 1:
