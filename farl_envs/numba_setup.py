@@ -18,14 +18,14 @@ with ``cache=True`` is decorated, which farl's modules do when they are imported
 one block at a time with ``copy.deepcopy``. Each block's copy also copies the function's whole
 variable scope: every variable of the function (a few thousand once the steps are inlined) as a new
 ``Var``, so one inlining costs blocks x variables; for TicTacToe's TD loop that was 4.7 million
-``Var`` copies, most of its compile time (docs/results/cold_start.md). The inliner reads those
+``Var`` copies, 60 % of its compile time under a profiler (docs/results/cold_start.md). The inliner reads those
 copied scopes only for the variables' names and locations, and then moves the copied blocks into the
 caller's scope. :func:`fast_inline_copies` gives numba's ``Scope`` a ``__deepcopy__``, while it is
 active, whose copy holds the *same* ``Var`` objects in a new table (the statements in the blocks are
 still copied as before; numba itself moves ``Var`` objects between scopes this way when it merges
 scopes). farl enters it only around its own compilations (:class:`farl_agents.compile_notice.CompileWatch`,
-``NTupleAgent.train``), so code that others compile in the same process is untouched. The compiled
-code is the same: the learners' weights and random draws are bit-identical (tests/test_numba_setup.py,
+``NTupleAgent.train`` and ``train_aec``), so code that others compile in the same process is untouched. The compiled
+code is the same: the learners' weights and random draws are bit-identical (tests/test_compile_notice.py,
 tests/test_equivalence.py). It is skipped when ``Scope`` does not have exactly the attributes it
 copies (a numba it was not written for) and when ``FARL_NUMBA_FAST_COPY=0``.
 """

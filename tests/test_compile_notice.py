@@ -111,16 +111,16 @@ def test_training_time_leaves_out_compiling(tmp_path, monkeypatch):
             fake_compile()
         return real_chunk(self, amount)
 
-    monkeypatch.setattr(ntuple_family.Trainer, "prepare", slow_prepare)
+    monkeypatch.setattr(ntuple_family.Trainer, "prepare", slow_prepare, raising=False)
     monkeypatch.setattr(ntuple_family.Trainer, "train_chunk", chunk_that_compiles_once)
     run = Run.create(tmp_path / "r", spec(episodes=400))
     assert run.train(progress=True, chunk_seconds=0.05) == "done"
-    assert run.compile_seconds >= 2 * FAKE_COMPILE and run.wall_seconds >= 2 * FAKE_COMPILE
     assert run.train_seconds < FAKE_COMPILE  # 400 TicTacToe episodes take milliseconds
+    assert len(calls) >= 2 and run.wall_seconds >= 2 * FAKE_COMPILE
     curve = (tmp_path / "r" / "curve.csv").read_text().splitlines()
     column = curve[0].split(",").index("train_seconds")
     assert all(float(line.split(",")[column]) < FAKE_COMPILE for line in curve[1:])
-    assert len(calls) >= 2
+    assert run.compile_seconds >= 2 * FAKE_COMPILE
 
 
 def test_resumed_run_time_only_grows(tmp_path):
@@ -150,7 +150,7 @@ def test_ctrl_c_while_compiling_stops_at_once(tmp_path, monkeypatch):
     def endless_compile(self):
         fake_compile(30.0)
 
-    monkeypatch.setattr(ntuple_family.Trainer, "prepare", endless_compile)
+    monkeypatch.setattr(ntuple_family.Trainer, "prepare", endless_compile, raising=False)
     run = Run.create(tmp_path / "r", spec())
     timer = interrupt_after(0.3)
     t = time.perf_counter()
@@ -189,17 +189,20 @@ def test_ctrl_c_during_an_evaluation_gives_it_up_and_the_resume_makes_it(tmp_pat
 
 
 def test_table1_times_count_training_only(tmp_path, monkeypatch):
-    def slow_prepare(self):
-        fake_compile()
-        self.agent.compile()
+    real_chunk = ntuple_family.Trainer.train_chunk
 
-    monkeypatch.setattr(ntuple_family.Trainer, "prepare", slow_prepare)
+    def chunk_that_compiles(self, amount):  # a loop compiled in the first chunk (no prepare step)
+        if self.agent.episodes_done == 0:
+            fake_compile()
+        return real_chunk(self, amount)
+
+    monkeypatch.setattr(ntuple_family.Trainer, "train_chunk", chunk_that_compiles)
     folder = tmp_path / "run"
     result = table1.run_task({"row": "tictactoe", "farl": True, "seed": 0, "budget": "smoke", "folder": str(folder),
                               "publish": None})
     assert result["status"] == "done", result
-    assert result["compile_seconds"] >= FAKE_COMPILE and result["wall_seconds"] >= FAKE_COMPILE
     assert result["train_seconds"] + result["eval_seconds"] < FAKE_COMPILE
+    assert result["compile_seconds"] >= FAKE_COMPILE and result["wall_seconds"] >= FAKE_COMPILE
 
 
 def test_one_numba_cache_per_user(tmp_path):
