@@ -3,7 +3,7 @@
 ::
 
     farl train connect_four --algo nemesh --preset report --param cols=8    # the report's curriculum on 6x8
-    farl train connect_four --algo nemesh --preset quick --out runs/nm        # seconds
+    farl train connect_four --algo nemesh --preset quick --out runs/nm        # a few minutes
     farl train --resume runs/nm                                               # after Ctrl-C or a crash
 
 See :mod:`farl_agents.families` for what a family's hooks module provides.
@@ -33,7 +33,7 @@ class NemeshConfig:
 
     preset: str = "report"
     """The curriculum: report (1,000 games vs random at depth 3, then 3 x 100,000 self-play games at depth
-    3/4/5) or quick (150 games, seconds)."""
+    3/4/5) or quick (150 games, a few minutes)."""
     fraction: float = 1.0
     """Multiply every session's game count by this (e.g. 0.01 for a 1 % run of the report's curriculum)."""
     depth: int | None = None
