@@ -54,7 +54,8 @@ import numpy as np
 import farl_envs
 from farl_agents.atomic import atomic_write_json, atomic_write_text
 from farl_agents.descent.agent import load_agent
-from farl_agents.descent.family import curve_points, train_run
+from farl_agents.descent.family import curve_points
+from farl_agents.descent.run import train_run
 from farl_agents.descent.tournament import all_play_all, markdown
 from farl_agents.descent.trainer import DescentConfig
 from farl_agents.evaluate import evaluate

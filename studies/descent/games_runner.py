@@ -32,7 +32,7 @@ import numpy as np
 
 import farl_envs
 from farl_agents.atomic import atomic_write_json
-from farl_agents.descent.family import train_run
+from farl_agents.descent.run import train_run
 from farl_agents.descent.tournament import all_play_all
 from farl_agents.descent.trainer import DescentConfig
 from studies.descent.paper_games import EXPERIMENTS, VARIANTS, setup, trained_variants, variants_of
