@@ -25,15 +25,42 @@ Each family has one *hooks* module with the same names in it:
 ``load_player(path, game=None) -> (player, GameSpec)``
     one of its agent files as a harness player, for ``farl eval`` / ``farl play``.
 
-The registry is explicit and the hooks are imported when first needed (so
-``farl info`` does not compile every family's numba code); a family that
-fails to import fails loudly.
+The registry is explicit, and so is each family's import: ``hooks`` is a
+function holding a plain ``import`` of the hooks module, which a reader (or a
+static tool) follows from here to the family's code. The import runs when the
+hooks are first needed, so ``farl info`` and ``farl --help`` do not import
+every family's numba code (nor the baselines' torch); a family that fails to
+import fails loudly.
 """
 from __future__ import annotations
 
-import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
+
+
+def _ntuple_hooks() -> ModuleType:
+    from farl_agents.learners import family
+
+    return family
+
+
+def _nemesh_hooks() -> ModuleType:
+    from farl_agents.nemesh import family
+
+    return family
+
+
+def _descent_hooks() -> ModuleType:
+    from farl_agents.descent import family
+
+    return family
+
+
+def _sb3_hooks() -> ModuleType:
+    from farl_agents.baselines import family  # imports no torch: the hooks defer it to training and loading
+
+    return family
 
 
 @dataclass(frozen=True)
@@ -41,14 +68,12 @@ class Family:
     name: str
     algos: tuple
     """``farl train --algo`` names it trains."""
-    hooks_module: str
+    hooks: Callable[[], ModuleType]
+    """The family's hooks module (imported on the first call)."""
     formats: tuple
     """``format`` strings in the ``meta`` JSON of its agent files (``.npz``)."""
     info: str
     """One line for ``farl info``."""
-
-    def hooks(self) -> ModuleType:
-        return importlib.import_module(self.hooks_module)
 
     def trainer(self):
         """The family's :class:`~farl_agents.runs.trainer.Trainer` class."""
@@ -56,15 +81,14 @@ class Family:
 
 
 FAMILIES = (
-    Family("ntuple", ("td-farl", "td", "sarsa-farl", "sarsa", "q-farl", "q"), "farl_agents.learners.family",
-           ("farl-agent",),
+    Family("ntuple", ("td-farl", "td", "sarsa-farl", "sarsa", "q-farl", "q"), _ntuple_hooks, ("farl-agent",),
            "n-tuple TD / SARSA / Q-learning with or without final adaptation (Konen & Bagheri 2020)"),
-    Family("nemesh", ("nemesh",), "farl_agents.nemesh.family", ("farl-nemesh-agent",),
+    Family("nemesh", ("nemesh",), _nemesh_hooks, ("farl-nemesh-agent",),
            "Agent Nemesh (Shalita, Saranga & Haim 2013): linear-feature SARSA with alpha-beta look-ahead; "
            "Connect Four of any size"),
-    Family("descent", ("descent",), "farl_agents.descent.family", ("farl-descent-agent",),
+    Family("descent", ("descent",), _descent_hooks, ("farl-descent-agent",),
            "descent / UBFM / ID / MCTS self-play with tree, root or terminal learning (Cohen-Solal 2020)"),
-    Family("sb3", ("maskable-ppo", "dqn"), "farl_agents.baselines.family", (),
+    Family("sb3", ("maskable-ppo", "dqn"), _sb3_hooks, (),
            "deep-RL baselines: MaskablePPO and masked DQN (Stable-Baselines3; optional extra 'baselines'); "
            "agent files are SB3's .zip"),
 )

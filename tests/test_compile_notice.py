@@ -160,7 +160,7 @@ def test_ctrl_c_while_compiling_stops_at_once(tmp_path, monkeypatch):
         timer.cancel()
     assert status == "interrupted" and run.interrupt_signal == signal.SIGINT
     assert time.perf_counter() - t < 2.0
-    assert (tmp_path / "r" / "checkpoint.json").exists() and run.episodes_done == 0
+    assert (tmp_path / "r" / "checkpoint.json").exists() and run.trainer.episodes == 0
 
 
 def test_ctrl_c_during_an_evaluation_gives_it_up_and_the_resume_makes_it(tmp_path, monkeypatch):

@@ -82,7 +82,7 @@ def test_train_interrupt_resume_eval_play(family, tmp_path, monkeypatch, capsys)
     chunks = []
 
     def ctrl_c_on_second_chunk(run):
-        chunks.append(run.done)
+        chunks.append(run.trainer.done)
         if len(chunks) == 2:
             signal.raise_signal(signal.SIGINT)
 
@@ -101,7 +101,7 @@ def test_train_interrupt_resume_eval_play(family, tmp_path, monkeypatch, capsys)
     run = Run.open(out)
     assert run.finished and LAYOUT <= {p.name for p in out.iterdir()} and run.agent_file.exists()
     rows = read_curve(out / "curve.csv")
-    assert rows[0]["episode"] == 0 and rows[-1]["episode"] == run.episodes_done
+    assert rows[0]["episode"] == 0 and rows[-1]["episode"] == run.trainer.episodes
     assert all(0 <= r[f"score_{opponent}"] <= 1 for r in rows)
     capsys.readouterr()
 

@@ -210,7 +210,7 @@ def test_run_without_checkpoint_starts_over(tmp_path):
     spec = RunSpec("tictactoe", {}, paper_config("tictactoe", episodes=300), eval_every=100)
     Run.create(tmp_path / "r", spec)  # killed before its first checkpoint
     run = Run.open(tmp_path / "r")
-    assert run.episodes_done == 0 and run.rows == []
+    assert run.trainer.episodes == 0 and run.rows == []
     assert run.train(progress=False) == "done"
     assert [r["episode"] for r in run.rows] == [0, 100, 200, 300]
     assert run.finished

@@ -115,5 +115,5 @@ def test_a_damaged_checkpoint_marker_is_one_clear_error(stopped_run, tmp_path, c
 def test_the_untouched_marker_resumes(stopped_run, tmp_path):
     folder = _with_marker(stopped_run, tmp_path, lambda m: m)
     run = Run.open(folder)
-    assert run.episodes_done == 50 and [r["episode"] for r in run.rows] == [0, 25, 50]
+    assert run.trainer.episodes == 50 and [r["episode"] for r in run.rows] == [0, 25, 50]
     assert run.train(progress=False) == "done"

@@ -57,7 +57,7 @@ def test_resumed_run_equals_a_fresh_one(results, tmp_path):
     fresh = Run.create(tmp_path / "fresh", table1.run_spec(table1.ROWS["tictactoe"], True, 0, "smoke"))
     assert fresh.train(progress=False) == "done"
     cached = NTupleAgent.load(results / "table1_smoke_runs" / "tictactoe" / "farl-seed0" / "agent.npz")
-    assert np.array_equal(cached.net.weights, fresh.agent.net.weights)
+    assert np.array_equal(cached.net.weights, fresh.trainer.agent.net.weights)
     farl_cfg = cached.config
     nofarl_cfg = NTupleAgent.load(results / "table1_smoke_runs" / "tictactoe" / "nofarl-seed0" / "agent.npz").config
     assert farl_cfg == paper_config("tictactoe", farl=True, seed=0, episodes=200)
@@ -134,7 +134,7 @@ def test_run_whose_checkpoint_agent_is_gone_starts_again(tmp_path, capsys):
     run = Run.create(folder, table1.run_spec(row, True, 0, "smoke"))
     assert run.train(stop_after=100, progress=False) == "stopped"
     shutil.rmtree(folder / "checkpoints")
-    assert Run.open(folder).episodes_done == 100  # agent.npz is the checkpoint's agent
+    assert Run.open(folder).trainer.episodes == 100  # agent.npz is the checkpoint's agent
     (folder / "agent.npz").unlink()  # agents are not committed either
     with pytest.raises(LostCheckpoint, match="is missing"):
         Run.open(folder)
@@ -143,7 +143,7 @@ def test_run_whose_checkpoint_agent_is_gone_starts_again(tmp_path, capsys):
     fresh = Run.create(tmp_path / "fresh", table1.run_spec(row, True, 0, "smoke"))
     assert fresh.train(progress=False) == "done"
     again = NTupleAgent.load(folder / "agent.npz")
-    assert np.array_equal(again.net.weights, fresh.agent.net.weights)
+    assert np.array_equal(again.net.weights, fresh.trainer.agent.net.weights)
     assert [r["episode"] for r in read_curve(folder / "curve.csv")] == [r["episode"] for r in fresh.rows]
 
 
@@ -192,7 +192,7 @@ def test_published_unfinished_run_without_its_agent_starts_again(tmp_path, capsy
     fresh = Run.create(tmp_path / "fresh", table1.run_spec(row, True, 0, "smoke"))
     assert fresh.train(progress=False) == "done"
     again = NTupleAgent.load(table1.run_folder(agents, "smoke", row, True, 0) / "agent.npz")
-    assert np.array_equal(again.net.weights, fresh.agent.net.weights)
+    assert np.array_equal(again.net.weights, fresh.trainer.agent.net.weights)
     assert "unfinished run `farl-seed0`" not in table1.write_table(out, "smoke", None).read_text()
 
 

@@ -2,7 +2,7 @@
 
 ``farl tournament GAME --variant NAME:key=value,... (repeat) --minutes M``
 trains every variant for M minutes (each in a run folder under OUT, through
-:func:`farl_agents.descent.family.train_run`; rerunning the command reuses
+:func:`farl_agents.descent.run.train_run`; rerunning the command reuses
 finished runs and resumes unfinished ones), then plays an all-play-all of
 their final evaluation functions with fixed-depth alpha-beta in both seats
 (or ``--agents FILE ...`` to skip training). Training itself is
@@ -64,7 +64,7 @@ def add_parser(subparsers) -> None:
 
 def train_variant(task: dict) -> dict:
     """One variant's training run in ``task["folder"]`` (a task of :func:`farl_agents.backend.run_tasks`)."""
-    from farl_agents.descent.family import train_run
+    from farl_agents.descent.run import train_run
 
     try:
         run = train_run(DescentConfig(**task["config"]), task["folder"], progress=task["progress"], **task["curve"])

@@ -275,14 +275,15 @@ def run_command(args) -> int:
             raise CliError(f"--resume continues the run stored in {args.resume}; drop {', '.join(given)} "
                            f"(the settings are fixed in its run.json)")
         run = Run.open(args.resume)
-        print(f"resuming {run.folder} at {_amount(run.done, run.unit)} of {_amount(run.total, run.unit)}")
+        t = run.trainer
+        print(f"resuming {run.folder} at {_amount(t.done, t.unit)} of {_amount(t.total, t.unit)}")
     else:
         spec = spec_from_args(args)
         out = args.out or default_folder(spec, args.family)
         run = Run.create(out, spec, command=command_line(args.argv))
         params = "".join(f" {k}={v}" for k, v in spec.game_params.items())
         print(f"training {spec.game}{params} {args.family.hooks().algo_name(spec.config)} for "
-              f"{_amount(run.total, run.unit)} into {run.folder}")
+              f"{_amount(run.trainer.total, run.trainer.unit)} into {run.folder}")
     status = run.train(stop_after=args.stop_after, progress=not args.quiet,
                        checkpoint_minutes=args.checkpoint_minutes, eval_jobs=args.eval_jobs)
     print(f"{status}: {summary_line(run)}")

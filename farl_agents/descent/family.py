@@ -158,26 +158,6 @@ class Trainer:
         return DescentAgent(t.game, t.evaluation, t.heuristic, "ab", depth=depth, name=f"f_θ (ab d{depth})")
 
 
-def train_run(config: DescentConfig, folder, progress: bool = False, **plan):
-    """Train ``config`` in the run folder ``folder`` (or continue the run there; a finished run is left alone)
-    and return the :class:`~farl_agents.runs.Run`. ``plan``: ``eval_*`` fields of the RunSpec (default
-    :data:`DEFAULT_EVAL`); ``eval_every=0`` for no curve."""
-    from farl_agents.runs import Run, RunSpec
-
-    folder = Path(folder)
-    if (folder / "run.json").exists():
-        run = Run.open(folder)
-    else:
-        plan = {**DEFAULT_EVAL, **plan}
-        if not plan["eval_every"]:
-            plan["eval_vs"] = ()
-        spec = RunSpec(config.game, config.game_params, config, family="descent", **plan)
-        run = Run.create(folder, spec)
-    if not run.finished:
-        run.train(progress=progress)
-    return run
-
-
 def curve_points(rows: list, vs: str) -> list[dict]:
     """A run's curve rows as ``{"train_seconds", "games", "score", "se"}`` per point (the form of the
     descent results file)."""

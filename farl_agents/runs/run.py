@@ -178,27 +178,6 @@ class Run:
 
     # -------------------------------------------------------------- state
     @property
-    def agent(self):
-        """The learner being trained (``NTupleAgent``, ``NemeshAgent``, ``DescentTrainer``)."""
-        return self.trainer.agent
-
-    @property
-    def episodes_done(self) -> int:
-        return self.trainer.episodes
-
-    @property
-    def done(self) -> float:
-        return self.trainer.done
-
-    @property
-    def total(self) -> float:
-        return self.trainer.total
-
-    @property
-    def unit(self) -> str:
-        return self.trainer.unit
-
-    @property
     def game(self):
         return farl_envs.game_spec(self.spec.game, **self.spec.game_params)
 
@@ -211,7 +190,7 @@ class Run:
     """The curve column that holds a row's progress, by the trainer's unit."""
 
     def _progress_of(self, row: dict) -> float:
-        return row[self.PROGRESS_COLUMN[self.unit]]
+        return row[self.PROGRESS_COLUMN[self.trainer.unit]]
 
     @property
     def agent_file(self) -> Path:
@@ -223,7 +202,8 @@ class Run:
 
     @property
     def finished(self) -> bool:
-        return self.done >= self.total and bool(self.rows) and self._progress_of(self.rows[-1]) >= self.total
+        t = self.trainer
+        return t.done >= t.total and bool(self.rows) and self._progress_of(self.rows[-1]) >= t.total
 
     @property
     def wall_seconds(self) -> float:
@@ -240,7 +220,7 @@ class Run:
     @property
     def train_seconds(self) -> float:
         """Training time so far: evaluations, checkpoints and numba's compiling excluded."""
-        return float(self.trainer.done) if self.unit == "seconds" else self._train_s
+        return float(self.trainer.done) if self.trainer.unit == "seconds" else self._train_s
 
     def opponents(self):
         if self._opponents is None:
@@ -253,7 +233,7 @@ class Run:
     def _next_point(self):
         """The progress at which the next curve row is due (None: the curve is complete)."""
         last = self._progress_of(self.rows[-1]) if self.rows else None
-        for p in self.spec.curve_points(self.total):
+        for p in self.spec.curve_points(self.trainer.total):
             if last is None or p > last:
                 return p
         return None
@@ -262,9 +242,9 @@ class Run:
         nxt = self._next_point()
         if nxt is None:
             return False
-        if self.done >= self.total:  # the last point: once, and only for a learner that changed since
-            return not self.rows or self._progress_of(self.rows[-1]) < self.done
-        return self.done >= nxt
+        if self.trainer.done >= self.trainer.total:  # the last point: once, and only for a learner that changed since
+            return not self.rows or self._progress_of(self.rows[-1]) < self.trainer.done
+        return self.trainer.done >= nxt
 
     # ------------------------------------------------------------- training
     def train(self, stop_after: float | None = None, progress: bool = True, chunk_seconds: float = CHUNK_SECONDS,
@@ -294,12 +274,12 @@ class Run:
                 stray.unlink(missing_ok=True)
 
     def _train(self, stop_after, progress, chunk_seconds, checkpoint_minutes, eval_jobs, on_chunk) -> str:
-        total = self.total
+        total = self.trainer.total
         limit = total if stop_after is None else max(0, min(total, stop_after))
         bar = None
         self.interrupt_signal = None
         self._notice = "auto" if progress else "line"
-        timed = self.unit == "seconds"
+        timed = self.trainer.unit == "seconds"
         chunk = chunk_seconds if timed else self.trainer.first_chunk
         consistent = True
         try:
@@ -317,7 +297,7 @@ class Run:
                             self.checkpoint()
                         else:  # a point without evaluation: the curve file follows, the checkpoint keeps its cadence
                             write_curve(self.folder / "curve.csv", self.rows, self.spec.eval_vs)
-                    done = self.done
+                    done = self.trainer.done
                     if done >= limit or stop.requested:
                         break
                     nxt = self._next_point()
@@ -354,7 +334,7 @@ class Run:
             if bar is not None:
                 bar.close()
         self.checkpoint(draw=True, end=True)
-        return "stopped" if self.done < total else "done"
+        return "stopped" if self.trainer.done < total else "done"
 
     def _loop_label(self) -> str:
         """What a training chunk compiles, for the notice: ``the TicTacToe TD-FARL loop``."""
@@ -391,7 +371,8 @@ class Run:
     def _curve_point(self, eval_jobs: int, bar) -> None:
         p = self.pending
         n = p["episodes"]
-        row = {"episode": self.trainer.episodes, "env_steps": self.done if self.unit == "steps" else None,
+        t = self.trainer
+        row = {"episode": t.episodes, "env_steps": t.done if t.unit == "steps" else None,
                "train_seconds": self.train_seconds, "wall_seconds": None,
                "train_reward": p["reward_sum"] / n if n else None,
                "train_plies": p["plies_sum"] / n if n and p["plies_sum"] is not None else None}
@@ -421,16 +402,16 @@ class Run:
         ck = self.folder / "checkpoints"
         ck.mkdir(exist_ok=True)
         stem = f"agent-{int(self.trainer.episodes):012d}"
-        if self.unit == "seconds":
-            stem += f"-{int(1000 * self.done):012d}ms"
+        if self.trainer.unit == "seconds":
+            stem += f"-{int(1000 * self.trainer.done):012d}ms"
         names = self.trainer.save(ck, stem)
         publish_copy(ck / names[0], self.folder / ("agent" + Path(names[0]).suffix))
         write_curve(self.folder / "curve.csv", self.rows, self.spec.eval_vs)
         if self.last_eval is not None:
             atomic_write_json(self.folder / "eval.json", self.last_eval.to_dict())
         marker = {"format": MARKER_FORMAT, "version": MARKER_VERSION, "episodes_done": int(self.trainer.episodes),
-                  "done": self.done, "agent": f"checkpoints/{names[0]}",
-                  "files": [f"checkpoints/{n}" for n in names], "finished": self.done >= self.total,
+                  "done": self.trainer.done, "agent": f"checkpoints/{names[0]}",
+                  "files": [f"checkpoints/{n}" for n in names], "finished": self.trainer.done >= self.trainer.total,
                   "wall_seconds": self.wall_seconds, "train_seconds": self._train_s, "pending": self.pending,
                   "rows": self.rows, "time": datetime.datetime.now().isoformat(timespec="seconds")}
         atomic_write_json(self.folder / "checkpoint.json", marker)
@@ -442,7 +423,7 @@ class Run:
         if self.rows and due and self._plotted != len(self.rows):
             try:
                 plot_curve(self.rows, self.spec.eval_vs, self.folder / "curve.png", self.title(),
-                           x=self.PROGRESS_COLUMN[self.unit])
+                           x=self.PROGRESS_COLUMN[self.trainer.unit])
                 self._plotted = len(self.rows)
                 self._last_plot = time.monotonic()
             except Exception:  # noqa: BLE001 - matplotlib (fonts, backends): a plot must never cost a checkpoint
@@ -459,9 +440,9 @@ class Run:
             return None
         from tqdm import tqdm
 
-        timed = self.unit == "seconds"
-        bar = tqdm(total=round(self.total) if timed else self.total, initial=self._bar_position(),
-                   unit={"seconds": "s", "episodes": "ep", "steps": "step"}.get(self.unit, "game"),
+        timed = self.trainer.unit == "seconds"
+        bar = tqdm(total=round(self.trainer.total) if timed else self.trainer.total, initial=self._bar_position(),
+                   unit={"seconds": "s", "episodes": "ep", "steps": "step"}.get(self.trainer.unit, "game"),
                    dynamic_ncols=True, smoothing=0.1, desc=f"{self.spec.game} {self.trainer.name}")
         if self.rows:
             bar.set_postfix_str(describe_row(self.rows[-1], self.spec.eval_vs, self.percent))
@@ -470,8 +451,8 @@ class Run:
     def _bar_position(self):
         """Where the bar stands: the run's progress in its unit (whole seconds for timed runs), never past
         the total (a chunk of SB3's PPO ends on a whole rollout, a timed chunk a little after its time)."""
-        done = round(self.done) if self.unit == "seconds" else int(self.done)
-        return min(done, round(self.total) if self.unit == "seconds" else self.total)
+        done = round(self.trainer.done) if self.trainer.unit == "seconds" else int(self.trainer.done)
+        return min(done, round(self.trainer.total) if self.trainer.unit == "seconds" else self.trainer.total)
 
     def _advance(self, bar) -> None:
         position = self._bar_position()
@@ -603,8 +584,9 @@ def summary_line(run: Run) -> str:
     """One line about the state of ``run`` (for the CLI): progress, training and wall time (all sessions; compile
     seconds are this process's), and the last curve point."""
     last = run.rows[-1] if run.rows else None
-    unit = run.unit
-    done = f"{run.done:.1f}/{run.total:.1f}" if unit == "seconds" else f"{run.done:,}/{run.total:,}"
+    t = run.trainer
+    unit = t.unit
+    done = f"{t.done:.1f}/{t.total:.1f}" if unit == "seconds" else f"{t.done:,}/{t.total:,}"
     text = f"{done} {unit}, training {run.train_seconds:.1f} s of {run.wall_seconds:.1f} s"
     if run.compile_seconds >= 0.05:
         text += f" ({run.compile_seconds:.1f} s of it compiling, once: numba caches it)"

@@ -54,7 +54,8 @@ import numpy as np
 import farl_envs
 from farl_agents.atomic import atomic_write_json, atomic_write_text
 from farl_agents.descent.agent import load_agent
-from farl_agents.descent.family import curve_points, train_run
+from farl_agents.descent.family import curve_points
+from farl_agents.descent.run import train_run
 from farl_agents.descent.tournament import all_play_all, markdown
 from farl_agents.descent.trainer import DescentConfig
 from farl_agents.evaluate import evaluate
@@ -124,7 +125,7 @@ def train_stage(out: Path, minutes: float, move_seconds: float, games, seed: int
             cfg = DescentConfig(game=name, game_params=params, minutes=minutes, move_seconds=move_seconds,
                                 seed=seed, **over)
             t0 = time.time()
-            tr = train_run(cfg, folder, eval_every=0).agent
+            tr = train_run(cfg, folder, eval_every=0).trainer.agent
             print(f"[train] {key} {var}: {tr.games} games, {tr.elapsed:.0f} s training, "
                   f"{time.time() - t0:.0f} s wall", flush=True)
             results.setdefault("train", {}).setdefault(key, {})[var] = {
@@ -309,7 +310,7 @@ def _train_curve_run(task) -> str:
     folder, config, curve = task
     folder = Path(folder)
     t0 = time.time()
-    tr = train_run(DescentConfig(**config), folder, **curve).agent
+    tr = train_run(DescentConfig(**config), folder, **curve).trainer.agent
     print(f"[curves] {folder.name}: {tr.games} games, {tr.elapsed:.0f} s training, {time.time() - t0:.0f} s wall",
           flush=True)
     return str(folder)

@@ -32,7 +32,7 @@ import numpy as np
 
 import farl_envs
 from farl_agents.atomic import atomic_write_json
-from farl_agents.descent.family import train_run
+from farl_agents.descent.run import train_run
 from farl_agents.descent.tournament import all_play_all
 from farl_agents.descent.trainer import DescentConfig
 from studies.descent.paper_games import EXPERIMENTS, VARIANTS, setup, trained_variants, variants_of
@@ -79,7 +79,7 @@ def train_cell(out, gs, variant: str, rep: int, b: dict, log=print) -> dict:
     run = train_run(cfg, folder, eval_every=0)
     if not run.finished:  # stopped (Ctrl-C / SIGTERM): the checkpoint is kept, the cell is not done
         raise KeyboardInterrupt(f"{folder}: stopped before its budget; rerun to continue")
-    tr = run.agent
+    tr = run.trainer.agent
     rec = {"game": gs.key, "variant": variant, "rep": rep, "games": tr.games, "plies": tr.plies,
            "train_seconds": tr.elapsed, "wall_seconds": time.time() - t0, "cpu_seconds": time.process_time() - c0,
            "results_first_draw_second": list(tr.results), "budget": b}

@@ -87,25 +87,27 @@ def train_timed(folder: Path, spec: RunSpec, command: str, log=print) -> dict | 
     else:
         run = Run.create(folder, spec, command=command)
     cpu = read_cpu(folder)
-    if cpu["done"] > run.done:
-        raise ValueError(f"{folder}/cpu.json counts {cpu['done']} units, the run's checkpoint {run.done}: "
+    if cpu["done"] > run.trainer.done:
+        raise ValueError(f"{folder}/cpu.json counts {cpu['done']} units, the run's checkpoint {run.trainer.done}: "
                          f"the folder was changed by hand; move it away to rerun")
-    if cpu["done"] < run.done:  # a checkpoint without its CPU record
+    if cpu["done"] < run.trainer.done:  # a checkpoint without its CPU record
         rate = cpu.get("last_rate") or 0.0
-        cpu["cpu_seconds"] += rate * (run.done - cpu["done"])
-        cpu["estimated"] += run.done - cpu["done"]
-        cpu["done"] = run.done
+        cpu["cpu_seconds"] += rate * (run.trainer.done - cpu["done"])
+        cpu["estimated"] += run.trainer.done - cpu["done"]
+        cpu["done"] = run.trainer.done
     step = STEP[spec.family]
     while not run.finished:
-        before, t = run.done, time.process_time()
-        status = run.train(stop_after=min(run.total, run.done + step), progress=False, checkpoint_minutes=60.0)
+        before, t = run.trainer.done, time.process_time()
+        status = run.train(stop_after=min(run.trainer.total, run.trainer.done + step), progress=False,
+                           checkpoint_minutes=60.0)
         spent = time.process_time() - t
         cpu["cpu_seconds"] += spent
-        if run.done > before:
-            cpu["last_rate"] = spent / (run.done - before)
-        cpu["done"] = run.done
+        if run.trainer.done > before:
+            cpu["last_rate"] = spent / (run.trainer.done - before)
+        cpu["done"] = run.trainer.done
         atomic_write_json(folder / "cpu.json", cpu)
-        log(f"{folder.name}: {run.done:,.0f} / {run.total:,.0f} {run.unit}, {cpu['cpu_seconds'] / 60:.1f} CPU min")
+        log(f"{folder.name}: {run.trainer.done:,.0f} / {run.trainer.total:,.0f} {run.trainer.unit}, "
+            f"{cpu['cpu_seconds'] / 60:.1f} CPU min")
         if status == "interrupted":
             return None
     return {**cpu, "wall_seconds": run.wall_seconds}
@@ -155,11 +157,11 @@ def stage_same_time(args) -> dict | None:
 
 
 def _agents(args):
-    nemesh = Run.open(_path(args, "nemesh")).agent
+    nemesh = Run.open(_path(args, "nemesh")).trainer.agent
     nemesh.name = f"nemesh-d{nemesh.depth}"
-    tds = {"td-farl-full": Run.open(_path(args, "tdfarl")).agent}
+    tds = {"td-farl-full": Run.open(_path(args, "tdfarl")).trainer.agent}
     if _path(args, "tdfarl-same-time.json").is_file():
-        tds["td-farl-same-time"] = Run.open(_path(args, "tdfarl-same-time")).agent
+        tds["td-farl-same-time"] = Run.open(_path(args, "tdfarl-same-time")).trainer.agent
     return nemesh, tds
 
 

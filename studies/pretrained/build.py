@@ -299,14 +299,14 @@ def build(game: str, budget: str = "paper", out_dir: str | Path | None = None,
     out_dir = Path(out_dir) if out_dir is not None else Path(farl_agents.__file__).parent / "pretrained"
     run, status = train(game, budget, runs_root, progress=progress, stop_after=stop_after)
     if status != "done":
-        log(f"{status} at {int(run.done):,} of {int(run.total):,} episodes; continue with: "
+        log(f"{status} at {int(run.trainer.done):,} of {int(run.trainer.total):,} episodes; continue with: "
             f"{build_command(game, budget)}")
         return None
     agent = run.trainer.agent
     if not np.any(agent.net.weights):
-        raise RunError(f"{game}: after {int(run.done):,} episodes every weight is still 0 (no training game ended "
-                       f"with a reward): such an agent plays at random, so none is shipped")
-    log(f"trained {int(run.done):,} episodes in {run.folder}; measuring its strength ...")
+        raise RunError(f"{game}: after {int(run.trainer.done):,} episodes every weight is still 0 (no training game "
+                       f"ended with a reward): such an agent plays at random, so none is shipped")
+    log(f"trained {int(run.trainer.done):,} episodes in {run.folder}; measuring its strength ...")
     full = playing_copy(agent)
     strength32 = measure(full, game, jobs=jobs)
     storage, chosen, strength = "float32", full, strength32
@@ -333,7 +333,7 @@ def build(game: str, budget: str = "paper", out_dir: str | Path | None = None,
         "file": agent_path.name, "sha256": sha256_of(agent_path), "size_bytes": agent_path.stat().st_size,
         "storage": storage,
         "command": record.get("command") or build_command(game, budget), "budget": budget,
-        "episodes": int(run.done), "preset": preset_of(game)[2],
+        "episodes": int(run.trainer.done), "preset": preset_of(game)[2],
         "algo": "td-farl", "seed": int(spec.config.seed), "config": spec.config.to_dict(),
         "shipped_without": "TCL accumulators" if spec.config.tcl != "none" else None,
         "train_seconds": round(float(run.train_seconds), 1),

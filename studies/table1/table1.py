@@ -179,13 +179,13 @@ def _run_task(task: dict, folder: Path, publish: Path | None) -> dict:
     status = run.train(progress=False, checkpoint_minutes=task.get("checkpoint_minutes", CHECKPOINT_MINUTES))
     if status != "done":
         _publish(folder, publish)
-        return {**_task_id(task), "status": status, "episodes_done": run.episodes_done, "restarted": restarted}
+        return {**_task_id(task), "status": status, "episodes_done": run.trainer.episodes, "restarted": restarted}
     opps = [o for o in row.opponents if available(o)]
     skipped = [o.name for o in row.opponents if not available(o)]
     t0 = time.perf_counter()
     with CompileWatch() as watch:  # normally loaded from the cache (warm_task); if not, compiling is not timed
-        res = evaluate_agent(run.agent, [o.name for o in opps], row.starts, plan(row, task["budget"]).final_games,
-                             seed=task["seed"])
+        res = evaluate_agent(run.trainer.agent, [o.name for o in opps], row.starts,
+                             plan(row, task["budget"]).final_games, seed=task["seed"])
     eval_seconds = time.perf_counter() - t0 - watch.seconds
     res.to_json(folder / "final_eval.json")
     scores, ses = {}, {}

@@ -165,33 +165,33 @@ def _run_task(task: dict, folder: Path, publish: Path | None) -> dict:
     plan = BUDGETS[task["budget"]]
     spec = run_spec(task["variant"], task["seed"], task["budget"])
     run = _open_run(task, folder, publish, spec)
-    rows = [r for r in read_success(folder / "success.csv") if r["episode"] <= run.episodes_done]
+    rows = [r for r in read_success(folder / "success.csv") if r["episode"] <= run.trainer.episodes]
     status = "stopped"
     # Ctrl-C / SIGTERM during a measurement (most of a run's time) stops the run after it, as one during the
     # training pieces does (their Run.train has its own handler); without this a worker process, which ignores
     # Ctrl-C outside a run's training, would go on to the end of its run
     with StopRequest() as stop:
         while True:
-            if not rows or rows[-1]["episode"] < run.episodes_done:
+            if not rows or rows[-1]["episode"] < run.trainer.episodes:
                 t0 = time.perf_counter()
                 try:
-                    success, se = measure(run.agent, plan.games, task["seed"])
+                    success, se = measure(run.trainer.agent, plan.games, task["seed"])
                 except KeyboardInterrupt:  # a second Ctrl-C
-                    return {**_task_id(task), "status": "interrupted", "episodes_done": run.episodes_done}
-                rows.append({"episode": run.episodes_done, "success": success, "se": se,
+                    return {**_task_id(task), "status": "interrupted", "episodes_done": run.trainer.episodes}
+                rows.append({"episode": run.trainer.episodes, "success": success, "se": se,
                              "train_seconds": round(run.train_seconds, 3),
-                             "eval_seconds": round(time.perf_counter() - t0, 3), "opening": opening(run.agent)})
+                             "eval_seconds": round(time.perf_counter() - t0, 3), "opening": opening(run.trainer.agent)})
                 write_success(folder / "success.csv", rows)
             if status == "done":
                 break
             if stop.requested:
                 status = "interrupted"
             else:
-                target = min(plan.episodes, (run.episodes_done // plan.every + 1) * plan.every)
+                target = min(plan.episodes, (run.trainer.episodes // plan.every + 1) * plan.every)
                 status = run.train(stop_after=target, progress=False, checkpoint_minutes=10.0)
             if status == "interrupted":
                 _publish(folder, publish)
-                return {**_task_id(task), "status": status, "episodes_done": run.episodes_done}
+                return {**_task_id(task), "status": status, "episodes_done": run.trainer.episodes}
     result = {**_task_id(task), "episodes": plan.episodes, **run_summary(rows, plan.episodes),
               "train_seconds": run.train_seconds, "wall_seconds": run.wall_seconds,
               "finished": datetime.datetime.now().isoformat(timespec="seconds"),
