@@ -124,11 +124,11 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def regular_stat(path: Path) -> os.stat_result:
-    """``os.stat`` of ``path`` (symlinks followed: ``inside`` resolved them); UnreadableFile unless it is a
-    regular file."""
+def regular_stat(path: Path, follow_symlinks: bool = True) -> os.stat_result:
+    """``os.stat`` of ``path`` (symlinks followed by default: ``inside`` resolved them); UnreadableFile unless it
+    is a regular file."""
     try:
-        st = os.stat(path)
+        st = os.stat(path, follow_symlinks=follow_symlinks)
     except OSError as exc:
         raise UnreadableFile(f"cannot be read ({exc.strerror or type(exc).__name__})") from None
     if not stat.S_ISREG(st.st_mode):
@@ -144,12 +144,7 @@ def open_regular(path: Path, limit: int):
     anything); the open itself does not follow symlinks and does not block,
     and ``fstat`` checks the same again on what was opened.
     """
-    try:
-        st = os.lstat(path)
-    except OSError as exc:
-        raise UnreadableFile(f"cannot be read ({exc.strerror or type(exc).__name__})") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise UnreadableFile(f"is {_kind(st.st_mode)}, not a regular file")
+    regular_stat(path, follow_symlinks=False)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
     except OSError as exc:
