@@ -3,8 +3,9 @@
 For each game with an agent this folder holds ``GAME.npz`` (an ordinary farl agent file, sparse) and
 ``GAME.json``, its card: the command that built it (``farl pretrained build GAME``) and its budget, preset,
 seed, farl version and date, its strength as measured by the evaluation harness, and the file's sha256 and
-size. Nothing in a card is typed by hand (:mod:`farl_agents.pretrained.build` writes them). Their paths and
-cards are read by :mod:`farl_agents.zoo` (a leaf the learners use too); this package adds :func:`load`.
+size. Nothing in a card is typed by hand: the builder study (``studies/pretrained/build.py``, run by
+``farl pretrained build``) writes them. Their paths and cards are read by :mod:`farl_agents.zoo` (a leaf the
+learners use too); this package adds :func:`load`.
 
 >>> from farl_agents import pretrained
 >>> pretrained.available()                          # doctest: +SKIP
