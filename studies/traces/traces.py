@@ -40,7 +40,7 @@ from farl_agents.backend import STREAM_SECONDS, check_backend, check_jobs, local
 from farl_agents.evaluate import evaluate
 from farl_agents.runs import LostCheckpoint, Run, RunError, RunSpec, read_spec
 from farl_agents.runs.run import ensure_writable
-from farl_agents.runs.safety import StopRequest
+from farl_agents.safety import StopRequest
 from farl_envs.core.rng import make_rng
 from studies import ship_to_ray
 from studies.table1.table1_rows import agents_root
