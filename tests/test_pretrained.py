@@ -251,7 +251,7 @@ def test_an_agent_that_learned_nothing_is_not_shipped(tmp_path, monkeypatch):
     from studies.pretrained import build as build_module
 
     blank = NTupleAgent("nim", paper_config("nim"))
-    run = SimpleNamespace(trainer=SimpleNamespace(agent=blank), done=20_000, folder=tmp_path / "run")
+    run = SimpleNamespace(trainer=SimpleNamespace(agent=blank, done=20_000), folder=tmp_path / "run")
     monkeypatch.setattr(build_module, "train", lambda *a, **k: (run, "done"))
     with pytest.raises(RunError, match="every weight is still 0"):
         build_module.build("nim", out_dir=tmp_path / "zoo", log=lambda *a: None)
