@@ -19,7 +19,8 @@ puts in the **last n_actions entries of every observation**:
   ``1 - done = 0`` — finite, so the product is exactly 0 (``-inf`` would give
   NaN).
 
-Loading: ``MaskedDQN.load(path)`` (or :func:`farl_agents.baselines.load_baseline`).
+Loading: :func:`farl_agents.baselines.load_baseline` (rebuilt from farl.json, weights only; never SB3's
+``load``, which unpickles).
 """
 from __future__ import annotations
 
