@@ -288,7 +288,7 @@ LAYERS = (
     ("agents", ("farl_agents.learners", "farl_agents.nemesh", "farl_agents.descent", "farl_agents.baselines",
                 "farl_agents.opponents", "farl_agents.pretrained", "farl_agents.evaluate")),
     ("runs", ("farl_agents.runs", "farl_agents.families")),
-    ("loading", ("farl_agents.loading", "farl_agents.checkout", "farl_agents.descent.run")),
+    ("loading", ("farl_agents.loading", "farl_agents.checkout", "farl_agents.descent.run", "farl_agents.ladder")),
     ("commands", ("farl_agents.cli", "farl_agents.serve", "farl_agents.__main__", "farl_agents.baselines.cli",
                   "farl_agents.baselines.__main__")),
 )

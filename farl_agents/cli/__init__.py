@@ -27,7 +27,7 @@ import sys
 import farl_envs
 from farl_agents.baselines import cli as baselines_cli
 from farl_agents.checkout import NoStudies
-from farl_agents.cli import c4_book, evaluate, info, play, pretrained, reproduce, serve, tournament, train
+from farl_agents.cli import c4_book, evaluate, info, ladder, play, pretrained, reproduce, serve, tournament, train
 from farl_agents.cli.common import CliError, Parser
 from farl_agents.runs import RunError
 from farl_agents.safe_files import AgentFileError
@@ -42,7 +42,7 @@ def build_parser(argv: list[str] | None = None) -> Parser:
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
     train_argv = argv[1:] if argv and argv[0] == "train" else []
     train.add_parser(sub, train.family_for_argv(train_argv))
-    for module in (evaluate, play, reproduce, info, c4_book, tournament, serve, pretrained):
+    for module in (evaluate, play, reproduce, info, c4_book, tournament, ladder, serve, pretrained):
         module.add_parser(sub)
     baselines_cli.register(sub)
     return parser
