@@ -372,11 +372,13 @@ def test_every_command_takes_both_spellings_of_the_no_progress_flag(family):
     """One flag, two spellings: ``--quiet`` and ``--no-progress`` in every command with a progress bar."""
     argv = ["train", "tictactoe", "--algo", family.algos[0]]
     found = dict(_progress_parsers(cli.build_parser(argv)))
-    assert set(found) == {("train",), ("reproduce",), ("tournament",), ("pretrained", "build"), ("baseline",)}
+    assert set(found) == {("train",), ("reproduce",), ("tournament",), ("ladder",), ("pretrained", "build"),
+                          ("baseline",)}
     for path, action in found.items():
         assert set(action.option_strings) == set(QUIET_FLAGS) and action.dest == "quiet", path
     positional = {"train": ["tictactoe", "--algo", family.algos[0]], "reproduce": ["table1"],
                   "tournament": ["hex"], "pretrained": ["build", "tictactoe"],
+                  "ladder": ["tictactoe", "--players", "maxn1", "--games", "1", "--out", "ladder"],
                   "baseline": ["tictactoe", "--algo", "dqn"]}
     for command, rest in positional.items():
         for flag in QUIET_FLAGS:
