@@ -480,7 +480,8 @@ def _play_missing(game, todo, settings, matches, out, jobs, backend, ray_address
 def _ratings(game: GameSpec, names: list, pairs: list, matches: dict, settings: dict, resamples: int) -> dict:
     """The content of ``ladder.json``: ratings of ``names`` from the matches of ``pairs``."""
     index = {name: i for i, name in enumerate(names)}
-    summaries = {p: _match_summary(matches[p], game.n_players) for p in pairs}
+    # in the order of the names, so the bootstrap's draws do not depend on the order the players were listed in
+    summaries = {p: _match_summary(matches[p], game.n_players) for p in sorted(pairs)}
     anchor = next(i for i, x in enumerate(names) if x.lower() == ANCHOR)
     elo, se = rate(len(names), [(index[a], index[b], s["points"], s["results"]) for (a, b), s in summaries.items()],
                    anchor=anchor, resamples=resamples, seed=settings["seed"])
