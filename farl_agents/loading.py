@@ -9,7 +9,14 @@ The library layer under every front end that lets a user name a player: ``farl e
 A path wins over an opponent name: text naming an existing file or folder,
 or looking like a path (``/``, ``.npz``), is an agent; a run folder means its
 ``agent.npz``. When text is both an existing path and an opponent name, the
-path is used and a note says so.
+path is used and a note says so. ``agent:PATH`` names an agent file or run
+folder explicitly (as ``farl serve``'s seats do).
+
+A search wrapper around an agent is named ``<inner>+mcts<N>``, ``+maxn<D>``,
+``+paranoid<D>`` or ``+expectimax<D>`` (:mod:`farl_agents.opponents.wrappers`),
+where ``<inner>`` is any of the above that has afterstate values:
+``pretrained+mcts1000``, ``agent:runs/c4/agent.npz+maxn3``,
+``runs/hex+mcts400``.
 """
 from __future__ import annotations
 
@@ -108,13 +115,32 @@ def _note_if_also_opponent(text: str) -> None:
               f"(write the opponent without a folder of that name here to mean it)", file=sys.stderr)
 
 
+AGENT_PREFIX = "agent:"
+"""``agent:PATH``: the agent file or run folder at PATH, never an opponent name."""
+
+
 def load_player(text: str, game=None):
-    """``(player, game spec)`` for an agent file, a run folder or an opponent name (then ``game`` is needed).
+    """``(player, game spec)`` for an agent file, a run folder, ``agent:PATH``, an opponent name (then ``game`` is
+    needed) or a search wrapper around one of them (``pretrained+mcts1000``).
 
     An agent must play ``game`` (same name and parameters) when one is given.
     """
     from farl_agents.opponents import make_opponent
+    from farl_agents.opponents.wrappers import split_wrapped, wrap
 
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"name a player: an agent file, a run folder, agent:PATH, pretrained or an opponent name, "
+                         f"got {text!r}")
+    wrapped = None if Path(text).exists() else split_wrapped(text)
+    if wrapped is not None:
+        inner, spec = load_player(wrapped.inner, game)
+        return wrap(inner, wrapped, spec, display=text.strip()), spec
+    if text.startswith(AGENT_PREFIX):
+        text = text[len(AGENT_PREFIX):]
+        if not text:
+            raise ValueError("agent: must be followed by the path of an agent file or run folder")
+        path = agent_file(text)
+        return family_of(path).hooks().load_player(path, game)
     if is_path(text):
         _note_if_also_opponent(text)
         path = agent_file(text)

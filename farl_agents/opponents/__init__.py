@@ -45,6 +45,7 @@ from farl_agents.opponents.maxn import MaxN
 from farl_agents.opponents.mcts import MAX_ITERATIONS, MCTS
 from farl_agents.opponents.nim import BoutonPlayer, nim3p_player
 from farl_agents.opponents.paranoid import Paranoid
+from farl_agents.opponents.wrappers import split_wrapped, wrap
 from farl_agents.players import RandomPlayer
 from farl_envs.core.spec import GameSpec
 
@@ -139,6 +140,9 @@ def make_opponent(spec: str, game):
     play ``game`` (``pretrained``: a game without a shipped agent, or with other parameters than the
     agent's); ``EdaxPlayer`` raises ``RuntimeError`` when Edax is missing.
     """
+    wrapped = split_wrapped(spec)
+    if wrapped is not None:
+        return _wrapped_pretrained(spec, wrapped, game)
     name = parse_opponent(spec)
     g = _game(game)
     kind = name.kind
@@ -166,6 +170,19 @@ def make_opponent(spec: str, game):
         _require(g, ("connect_four",), spec)
         return PerfectConnectFour(kind, g)
     assert kind == "pretrained", kind
+    return _pretrained(game, g)
+
+
+def _wrapped_pretrained(spec: str, wrapped, game):
+    """``pretrained+<search>``: the search wrapper around the shipped agent (agent files: loading.load_player)."""
+    if wrapped.inner.lower() != "pretrained":
+        raise ValueError(f"{spec!r}: here the wrapped player must be pretrained (agent:PATH and run folders are "
+                         f"read where files are: farl eval/play/serve/ladder, farl_agents.loading.load_player)")
+    agent = _pretrained(game, _game(game))
+    return wrap(agent, wrapped, agent.game, display=spec.strip())
+
+
+def _pretrained(game, g: GameSpec):
     from farl_agents.pretrained import load
 
     agent = load(g.name)

@@ -57,11 +57,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from farl_agents.opponents.leaf_values import agent_leaf, leaf_value
 from farl_agents.opponents.search_hooks import (
     apply_chance_outcome,
     chance_outcome_count,
     has_heuristic,
-    heuristic,
     hooks_of,
     search_kernels,
 )
@@ -167,13 +167,14 @@ def _open(k, node_kind, rem, kind, dleft, nxt, bestset, height, best):
 
 
 @njit(cache=True)
-def maxn_search(kernels, hooks, p, root, depth,
+def maxn_search(kernels, hooks, leaf, p, root, depth,
                 keys, tstates, tvals, theight, trem,
                 S, M, nxt, act, best, bestset, height, rew, vec, kind, dleft, nout, prob, root_vals):
     """Expectimax-N values of every legal root action, ``depth`` moves deep.
 
     ``kernels`` is the game's :func:`~.search_hooks.search_kernels`, ``hooks``
-    its :func:`~.search_hooks.hooks_of` (leaf evaluation, chance outcomes).
+    its :func:`~.search_hooks.hooks_of` (heuristic, chance outcomes), ``leaf``
+    the leaf evaluation of :mod:`~.leaf_values` (``None``: the heuristic).
 
     ``root_vals[a]`` receives the value vector of legal action ``a`` (other
     rows are left alone); ``best[0]`` the root's value. The level buffers
@@ -204,7 +205,7 @@ def maxn_search(kernels, hooks, p, root, depth,
                 if S[k + 1, TERMINAL] != 0:
                     _fold(k, rew[k], 0, kind, S, prob, best, bestset, height, root_vals, act)
                 elif rem <= 0:
-                    heuristic(hooks, p, S[k + 1], vec)
+                    leaf_value(leaf, kernels, hooks, p, S[k + 1], S[k, TO_MOVE], vec)
                     for i in range(vec.shape[0]):
                         vec[i] += rew[k, i]
                     _fold(k, vec, -1, kind, S, prob, best, bestset, height, root_vals, act)
@@ -291,11 +292,14 @@ class MaxN:
         heuristic: use the game's leaf evaluation
             (``GameSpec.heuristic``) at the depth limit;
             ``False``: the zero vector, as the paper's Max-N.
+        agent: value the cut-off positions with this trained n-tuple agent's afterstate values instead
+            (:mod:`~.leaf_values`): the Max-N / expectimax-N *wrapper* around the agent (GBG's
+            ``MaxN2Wrapper`` / ``ExpectimaxNWrapper``). The table then belongs to this agent's values.
         name: display name, default ``"Max-N<depth>"``.
     """
 
     def __init__(self, depth: int = 15, cache_size: int = 1 << 16, heuristic: bool = True,
-                 name: str | None = None):
+                 name: str | None = None, agent=None):
         if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
             raise ValueError(f"depth must be an integer >= 1, got {depth!r}")
         if (isinstance(cache_size, bool) or not isinstance(cache_size, (int, np.integer))
@@ -306,19 +310,21 @@ class MaxN:
         self.depth = int(depth)
         self.cache_size = int(cache_size)
         self.heuristic = heuristic
+        self.agent = agent
         self.name = name if name is not None else f"Max-N{self.depth}"
         self.last_nodes = 0
         self._key = None
 
     def __repr__(self) -> str:
-        return (f"MaxN(depth={self.depth}, cache_size={self.cache_size}, heuristic={self.heuristic}, "
+        inner = "" if self.agent is None else f", agent={self.agent.name!r}"
+        return (f"MaxN(depth={self.depth}, cache_size={self.cache_size}, heuristic={self.heuristic}{inner}, "
                 f"name={self.name!r})")
 
     # numba arrays are rebuilt lazily after unpickling (worker processes)
     def __getstate__(self):
         d = dict(self.__dict__)
         d["_key"] = None
-        for k in ("_table", "_bufs", "_kernels", "_hooks"):
+        for k in ("_table", "_bufs", "_kernels", "_hooks", "_leaf"):
             d.pop(k, None)
         return d
 
@@ -337,6 +343,7 @@ class MaxN:
         if self._key == key:
             return
         self._hooks = hooks_of(game, self.heuristic)  # refuses a chance game it cannot enumerate
+        self._leaf = None if self.agent is None else agent_leaf(self.agent, game)
         self._kernels = search_kernels(game)
         cap, ss, n_pl, n_act = self.cache_size, game.state_size, game.n_players, game.n_actions
         L = (2 * self.depth + 1) if game.has_chance else self.depth + 1
@@ -354,7 +361,7 @@ class MaxN:
         check_search_state(game, state)
         self._prepare(game)
         self._root_vals[:] = np.nan
-        self.last_nodes = int(maxn_search(self._kernels, self._hooks, game.p,
+        self.last_nodes = int(maxn_search(self._kernels, self._hooks, self._leaf, game.p,
                                           np.ascontiguousarray(state, dtype=np.int32), self.depth,
                                           *self._table, *self._bufs, self._root_vals))
         return self._bufs[1][0]

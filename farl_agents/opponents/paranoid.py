@@ -56,11 +56,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from farl_agents.opponents.leaf_values import agent_leaf, leaf_value
 from farl_agents.opponents.maxn import TIE_EPS, _pick_best
 from farl_agents.opponents.search_hooks import (
     apply_chance_outcome,
     chance_outcome_count,
-    heuristic,
     hooks_of,
     search_kernels,
 )
@@ -74,7 +74,7 @@ MAX_DEPTH = 100
 
 
 @njit(cache=True)
-def _order_moves(kernels, hooks, p, k, me, S, M, order, nmov, key, rew_tmp, hv, do_sort):
+def _order_moves(kernels, hooks, leaf, p, k, me, S, M, order, nmov, key, rew_tmp, hv, do_sort):
     """The legal actions of level ``k`` into ``order[k]`` (sorted best-first for the mover if ``do_sort``).
 
     Returns the number of afterstates generated for the sort."""
@@ -91,7 +91,7 @@ def _order_moves(kernels, hooks, p, k, me, S, M, order, nmov, key, rew_tmp, hv, 
         afterstate(kernels, p, S[k], order[k, j], S[k + 1], rew_tmp)
         v = rew_tmp[me]
         if S[k + 1, TERMINAL] == 0:
-            heuristic(hooks, p, S[k + 1], hv)
+            leaf_value(leaf, kernels, hooks, p, S[k + 1], S[k, TO_MOVE], hv)
             v += hv[me]
         key[k, j] = v if maximise else -v
     for j in range(1, n):  # stable insertion sort, descending key
@@ -132,7 +132,7 @@ def _fold(k, v, me, S, kind, prob, val, alpha, beta, idx, nmov, order, root_vals
 
 
 @njit(cache=True)
-def _open_decision(kernels, hooks, p, k, me, rem, lo, hi, S, M, kind, dleft, idx, val, alpha, beta,
+def _open_decision(kernels, hooks, leaf, p, k, me, rem, lo, hi, S, M, kind, dleft, idx, val, alpha, beta,
                    order, nmov, key, rew_tmp, hv):
     kind[k] = DECISION
     dleft[k] = rem
@@ -141,16 +141,17 @@ def _open_decision(kernels, hooks, p, k, me, rem, lo, hi, S, M, kind, dleft, idx
     beta[k] = hi
     val[k] = -np.inf if S[k, TO_MOVE] == me else np.inf
     legal_actions(kernels, p, S[k], M[k])
-    return _order_moves(kernels, hooks, p, k, me, S, M, order, nmov, key, rew_tmp, hv, rem >= 2)
+    return _order_moves(kernels, hooks, leaf, p, k, me, S, M, order, nmov, key, rew_tmp, hv, rem >= 2)
 
 
 @njit(cache=True)
-def paranoid_search(kernels, hooks, p, root, depth,
+def paranoid_search(kernels, hooks, leaf, p, root, depth,
                     S, M, order, nmov, key, idx, alpha, beta, val, kind, dleft, nout, prob, rew, rew_tmp, hv,
                     root_vals):
     """Paranoid values (for the player to move at ``root``) of the root actions, ``depth`` moves deep.
 
-    ``kernels``/``hooks``: :func:`~.search_hooks.search_kernels` / :func:`~.search_hooks.hooks_of` of the game.
+    ``kernels``/``hooks``: :func:`~.search_hooks.search_kernels` / :func:`~.search_hooks.hooks_of` of the game;
+    ``leaf``: the leaf evaluation of :mod:`~.leaf_values` (``None``: the game's heuristic).
     ``root_vals[a]`` receives the value of each legal action ``a`` (exact within ``TIE_EPS`` of the best,
     else an upper bound below it); ``val[0]`` the root's value. Level buffers: ``depth + 1`` rows without
     chance, ``2 * depth + 1`` with; ``S`` one more. Returns the number of positions generated (those of the
@@ -159,7 +160,7 @@ def paranoid_search(kernels, hooks, p, root, depth,
     me = root[TO_MOVE]
     for i in range(root.shape[0]):
         S[0, i] = root[i]
-    nodes = 1 + _open_decision(kernels, hooks, p, 0, me, depth, -np.inf, np.inf, S, M, kind, dleft, idx, val,
+    nodes = 1 + _open_decision(kernels, hooks, leaf, p, 0, me, depth, -np.inf, np.inf, S, M, kind, dleft, idx, val,
                                alpha, beta, order, nmov, key, rew_tmp, hv)
     k = 0
     while True:
@@ -174,7 +175,7 @@ def paranoid_search(kernels, hooks, p, root, depth,
                 if S[k + 1, TERMINAL] != 0:
                     _fold(k, r, me, S, kind, prob, val, alpha, beta, idx, nmov, order, root_vals)
                 elif rem <= 0:
-                    heuristic(hooks, p, S[k + 1], hv)
+                    leaf_value(leaf, kernels, hooks, p, S[k + 1], S[k, TO_MOVE], hv)
                     _fold(k, r + hv[me], me, S, kind, prob, val, alpha, beta, idx, nmov, order, root_vals)
                 else:
                     count = chance_outcome_count(hooks, p, S[k + 1])
@@ -187,7 +188,7 @@ def paranoid_search(kernels, hooks, p, root, depth,
                         val[k] = 0.0
                     else:
                         lo = alpha[k - 1] - 2 * TIE_EPS if k == 1 else alpha[k - 1]
-                        nodes += _open_decision(kernels, hooks, p, k, me, rem, lo - r, beta[k - 1] - r, S, M,
+                        nodes += _open_decision(kernels, hooks, leaf, p, k, me, rem, lo - r, beta[k - 1] - r, S, M,
                                                 kind, dleft, idx, val, alpha, beta, order, nmov, key, rew_tmp, hv)
                 continue
             if k == 0:
@@ -202,7 +203,7 @@ def paranoid_search(kernels, hooks, p, root, depth,
                 if S[k + 1, TERMINAL] != 0:  # a chance event may end the game (2048): nothing more to gain
                     continue
                 k += 1
-                nodes += _open_decision(kernels, hooks, p, k, me, dleft[k - 1], -np.inf, np.inf, S, M, kind,
+                nodes += _open_decision(kernels, hooks, leaf, p, k, me, dleft[k - 1], -np.inf, np.inf, S, M, kind,
                                         dleft, idx, val, alpha, beta, order, nmov, key, rew_tmp, hv)
                 continue
         # level k is complete: hand its value to level k - 1
@@ -222,26 +223,30 @@ class Paranoid:
             game's heuristic (``GameSpec.heuristic``), 0 without one.
         heuristic: ``False``: value cut-off leaves 0 even where the game has a heuristic.
         name: display name, default ``"Paranoid<depth>"``.
+        agent: value cut-off positions (and order the moves) with this trained n-tuple agent's afterstate values
+            (:mod:`~.leaf_values`): the Paranoid wrapper around the agent.
     """
 
-    def __init__(self, depth: int = 6, heuristic: bool = True, name: str | None = None):
+    def __init__(self, depth: int = 6, heuristic: bool = True, name: str | None = None, agent=None):
         if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or not 1 <= depth <= MAX_DEPTH:
             raise ValueError(f"depth must be an integer in 1..{MAX_DEPTH}, got {depth!r}")
         if not isinstance(heuristic, bool):
             raise ValueError(f"heuristic must be True or False, got {heuristic!r}")
         self.depth = int(depth)
         self.heuristic = heuristic
+        self.agent = agent
         self.name = name if name is not None else f"Paranoid{self.depth}"
         self.last_nodes = 0
         self._key = None
 
     def __repr__(self) -> str:
-        return f"Paranoid(depth={self.depth}, heuristic={self.heuristic}, name={self.name!r})"
+        inner = "" if self.agent is None else f", agent={self.agent.name!r}"
+        return f"Paranoid(depth={self.depth}, heuristic={self.heuristic}{inner}, name={self.name!r})"
 
     def __getstate__(self):
         d = dict(self.__dict__)
         d["_key"] = None
-        for k in ("_bufs", "_kernels", "_hooks"):
+        for k in ("_bufs", "_kernels", "_hooks", "_leaf"):
             d.pop(k, None)
         return d
 
@@ -253,6 +258,7 @@ class Paranoid:
         if self._key == key:
             return
         self._hooks = hooks_of(game, self.heuristic)
+        self._leaf = None if self.agent is None else agent_leaf(self.agent, game)
         self._kernels = search_kernels(game)
         ss, n_pl, n_act = game.state_size, game.n_players, game.n_actions
         L = (2 * self.depth + 1) if game.has_chance else self.depth + 1
@@ -268,7 +274,7 @@ class Paranoid:
         check_search_state(game, state)
         self._prepare(game)
         vals = np.full(game.n_actions, np.nan)
-        self.last_nodes = int(paranoid_search(self._kernels, self._hooks, game.p,
+        self.last_nodes = int(paranoid_search(self._kernels, self._hooks, self._leaf, game.p,
                                               np.ascontiguousarray(state, dtype=np.int32), self.depth,
                                               *self._bufs, vals))
         return vals

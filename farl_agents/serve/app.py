@@ -243,13 +243,27 @@ class App:
     # --------------------------------------------------------------- seats
     def seat(self, choice, game) -> Seat:
         from farl_agents.opponents import make_opponent, parse_opponent
+        from farl_agents.opponents.wrappers import split_wrapped, wrap
 
         if not isinstance(choice, str) or not choice.strip():
-            raise RequestError(f"a seat must be 'human', an opponent name, 'agent:PATH' or 'pretrained', "
-                               f"got {choice!r}")
+            raise RequestError(f"a seat must be 'human', an opponent name, 'agent:PATH', 'pretrained' or a search "
+                               f"around an agent such as 'pretrained+mcts1000', got {choice!r}")
         choice = choice.strip()
         if choice == HUMAN:
             return Seat(choice)
+        try:
+            wrapped = split_wrapped(choice, caps={"mcts": MAX_MCTS_ITERATIONS, "maxn": MAX_MAXN_DEPTH,
+                                                  "paranoid": MAX_MAXN_DEPTH, "expectimax": MAX_MAXN_DEPTH})
+        except ValueError as exc:
+            raise RequestError(str(exc)) from None
+        if wrapped is not None:  # a search around the inner seat's agent, which is loaded (and shared) as usual
+            inner = self.seat(wrapped.inner, game)
+            if inner.human:
+                raise RequestError(f"{choice!r}: a person cannot be wrapped in a search")
+            try:
+                return Seat(choice, wrap(inner.player, wrapped, game, display=choice))
+            except ValueError as exc:
+                raise RequestError(self.scrub(str(exc))) from None
         if choice.startswith("agent:"):
             return Seat(choice, files.load_agent(self.root, choice[len("agent:"):], game, self.players))
         if choice.lower() == "pretrained":  # the shipped agent, shared like an agent file

@@ -86,11 +86,15 @@ function fillForm() {
     const sel = el("select", {id: `seat-${i}`, "data-seat": i}, el("option", {value: "human"}, "you"));
     for (const o of g.opponents) sel.append(el("option", {value: o.name, "data-budget": o.budget ?? ""}, o.label));
     agentOptions(sel, g);
-    if (AGENTS.pretrained.includes(g.name)) sel.append(el("option", {value: "pretrained"}, "pretrained agent"));
+    if (AGENTS.pretrained.includes(g.name)) {
+      sel.append(el("option", {value: "pretrained"}, "pretrained agent"));
+      // the same agent with a PUCT search around it (GBG's MCTS wrapper); the number is the iterations
+      sel.append(el("option", {value: "pretrained+mcts", "data-budget": 400}, "pretrained agent + search (iterations)"));
+    }
     const budget = el("input", {type: "number", id: `budget-${i}`, min: "1", title: "depth / iterations", class: "hidden"});
     seats.append(el("label", {}, `seat ${i} `, sel, budget));
     sel.value = (i === 0) ? "human" : g.opponents[Math.min(1, g.opponents.length - 1)].name;
-    sel.addEventListener("change", () => { showBudget(i); if (sel.value === "pretrained") usePretrainedParams(g); });
+    sel.addEventListener("change", () => { showBudget(i); if (sel.value.startsWith("pretrained")) usePretrainedParams(g); });
     showBudget(i);
   }
 }

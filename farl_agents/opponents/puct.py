@@ -1,0 +1,327 @@
+"""PUCT search around a trained agent: GBG's MCTS wrapper (Scheiermann & Konen 2022), compiled.
+
+Scheiermann & Konen 2022 ("AlphaZero-inspired game learning: faster training by using MCTS only at test
+time") wrap a trained n-tuple TD agent in an AlphaZero-style tree search *at test time only*: no rollouts,
+the agent's own values evaluate the leaves and its move preferences are the search's priors. This module is
+farl's version of that wrapper, written from the published description and GBG's documented settings
+(``MCTSWrapperAgent``; facts only).
+
+One iteration descends from the root to a position not yet expanded, expands it, and backs its value up:
+
+1. *selection*: at an expanded position with player ``m`` to move, take the legal action maximising
+   ``Q_m(a) + c_puct * P(a) * sqrt(N + 1e-8) / (1 + N(a))``, where ``N(a)`` is the action's visit count,
+   ``N`` their sum, ``Q_m(a)`` the mean return of ``m`` through the action (0 while unvisited, so the first
+   visit goes to the action with the largest prior, as in GBG's recommended setting) and ``P(a)`` its
+   prior;
+2. *expansion*: at a new position ``s`` with mover ``m``, every legal action ``a`` is valued as the agent
+   values it: ``q(a) = r(s, a) + V(s_a)`` (the move's reward vector plus the agent's value vector of the
+   afterstate, :mod:`~.leaf_values`; 0 after the game's end). The priors are the softmax of ``q_m(a) /
+   temperature`` over the legal actions, and the position's value is ``q`` of the agent's own choice
+   ``argmax_a q_m(a)`` (GBG's approximator returns the same pair: the best afterstate value and the softmax
+   of all of them); a terminal position is worth the zero vector;
+3. *backup*: every position on the path adds the **vector** of rewards from its own move on plus the leaf
+   value to its statistics, so each player reads his own component (two players: the usual negamax; three
+   or more: the max-n backup of multi-player MCTS, which GBG's wrapper lacks).
+
+The move played is the most visited root action (ties drawn from the harness's ``rng``).
+
+Settings: ``c_puct = 1`` and ``temperature = 1`` are GBG's defaults (``ParWrapper``: PUCT 1, priors by
+softmax). Returns and values are used on a scale where the game's reward range is [-1, 1] (farl's win/loss
+games already are; others are mapped linearly from the smallest and largest return the search has seen,
+as :mod:`~.mcts` does), so ``c_puct`` means the same everywhere.
+
+Chance (2048, EinStein würfelt nicht!) is sampled ("open loop", as :mod:`~.mcts`): a tree node is a
+sequence of actions, the position is rebuilt on every descent with fresh chance draws, and an action
+legal in the sampled position but not when the node was expanded gets the uniform prior.
+
+The tree lives in preallocated arrays (``iterations + 1`` nodes: an iteration adds at most one), checked
+against farl's memory limit, and the whole search is one ``@njit(cache=True)`` function over the game's
+kernels and the agent's network: no Python per node.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from farl_agents.ntuple.budget import LIMIT_VARIABLE, human, memory_limit
+from farl_agents.opponents.leaf_values import agent_leaf, leaf_value
+from farl_agents.opponents.mcts import MAX_ITERATIONS, _most_visited
+from farl_agents.opponents.search_hooks import hooks_of, search_kernels
+from farl_agents.players import check_search_state
+from farl_envs.core.kernels import afterstate, chance, legal_actions
+from farl_envs.core.spec import TERMINAL, TO_MOVE, GameSpec
+
+DEFAULT_C_PUCT = 1.0
+"""GBG's default PUCT constant for its MCTS wrapper (``ParWrapper``), on the [-1, 1] value scale."""
+DEFAULT_TEMPERATURE = 1.0
+"""Priors are ``softmax(q / temperature)`` of the agent's action values on the [-1, 1] scale (GBG: 1)."""
+_EPS = 1e-8
+
+
+@njit(cache=True)
+def _expand(kernels, hooks, leaf, p, s, node, prior, mask, after, rew, vec, qv, est, mid, half, temperature,
+            adaptive, lo, hi):
+    """Value the legal actions of ``s`` with the agent, set ``prior[node]``, write ``s``'s value into ``est``."""
+    n_actions = mask.shape[0]
+    mover = s[TO_MOVE]
+    legal_actions(kernels, p, s, mask)
+    best_a = -1
+    for a in range(n_actions):
+        prior[node, a] = -1.0
+        if mask[a] == 0:
+            continue
+        afterstate(kernels, p, s, a, after, rew)
+        if after[TERMINAL] != 0:
+            for i in range(vec.shape[0]):
+                vec[i] = 0.0
+        else:
+            leaf_value(leaf, kernels, hooks, p, after, mover, vec)
+        for i in range(vec.shape[0]):
+            qv[a, i] = rew[i] + vec[i]
+        if adaptive:
+            for i in range(vec.shape[0]):
+                if qv[a, i] < lo[0]:
+                    lo[0] = qv[a, i]
+                if qv[a, i] > hi[0]:
+                    hi[0] = qv[a, i]
+        if best_a < 0 or qv[a, mover] > qv[best_a, mover]:
+            best_a = a
+    if adaptive:
+        mid = 0.5 * (lo[0] + hi[0])
+        half = 0.5 * (hi[0] - lo[0])
+        if half <= 0.0:
+            half = 1.0
+    top = (qv[best_a, mover] - mid) / half / temperature
+    total = 0.0
+    for a in range(n_actions):
+        if mask[a] != 0:
+            w = math.exp((qv[a, mover] - mid) / half / temperature - top)
+            prior[node, a] = w
+            total += w
+    for a in range(n_actions):
+        if mask[a] != 0:
+            prior[node, a] /= total
+    for i in range(est.shape[0]):
+        est[i] = qv[best_a, i]
+
+
+@njit(cache=True)
+def puct_search(kernels, hooks, leaf, p, root, iterations, c_puct, temperature, mid, half, adaptive,
+                has_chance, children, visits, wsum, prior, expanded, s, mask, after, rew, vec, qv, est, ret,
+                path, step_rew, lo, hi, rng):
+    """Run ``iterations`` PUCT iterations from ``root``; return the number of tree nodes.
+
+    ``children`` (int32[cap, n_actions]), ``visits`` (float64[cap]), ``wsum`` (float64[cap, n_players]),
+    ``prior`` (float64[cap, n_actions]) and ``expanded`` (uint8[cap]) are the tree, row 0 the root, ``cap >=
+    iterations + 1``. ``mid``/``half`` map returns to [-1, 1] (``(x - mid) / half``); with ``adaptive`` they
+    follow the observed range kept in ``lo[0]``/``hi[0]``. The other arrays are scratch: ``path`` (int64)
+    and ``step_rew`` (float64[., n_players]) need the longest game + 1 rows.
+    """
+    n_actions = children.shape[1]
+    n_players = wsum.shape[1]
+    cap = children.shape[0]
+    children[0, :] = -1
+    visits[0] = 0.0
+    wsum[0, :] = 0.0
+    expanded[0] = 0
+    n_nodes = 1
+    for _ in range(iterations):
+        for i in range(root.shape[0]):
+            s[i] = root[i]
+        node = 0
+        depth = 0
+        path[0] = 0
+        while True:
+            if s[TERMINAL] != 0:
+                for i in range(n_players):
+                    est[i] = 0.0
+                break
+            if expanded[node] == 0:
+                _expand(kernels, hooks, leaf, p, s, node, prior, mask, after, rew, vec, qv, est, mid, half,
+                        temperature, adaptive, lo, hi)
+                expanded[node] = 1
+                break
+            if adaptive:
+                mid = 0.5 * (lo[0] + hi[0])
+                half = 0.5 * (hi[0] - lo[0])
+                if half <= 0.0:
+                    half = 1.0
+            mover = s[TO_MOVE]
+            legal_actions(kernels, p, s, mask)
+            n_legal = 0
+            for a in range(n_actions):
+                if mask[a] != 0:
+                    n_legal += 1
+            root_n = math.sqrt(max(visits[node] - 1.0, 0.0) + _EPS)
+            best_a = -1
+            best_u = -np.inf
+            for a in range(n_actions):
+                if mask[a] == 0:
+                    continue
+                c = children[node, a]
+                pr = prior[node, a]
+                if pr < 0.0:  # legal here but not in the position the node was expanded in (chance)
+                    pr = 1.0 / n_legal
+                if c >= 0 and visits[c] > 0.0:
+                    q = (wsum[c, mover] / visits[c] - mid) / half
+                    u = q + c_puct * pr * root_n / (1.0 + visits[c])
+                else:
+                    u = c_puct * pr * root_n
+                if u > best_u:
+                    best_u = u
+                    best_a = a
+            c = children[node, best_a]
+            if c < 0:
+                if n_nodes >= cap:  # cannot happen with cap >= iterations + 1: value this position as a leaf
+                    _expand(kernels, hooks, leaf, p, s, node, prior, mask, after, rew, vec, qv, est, mid, half,
+                            temperature, adaptive, lo, hi)
+                    break
+                c = n_nodes
+                n_nodes += 1
+                children[node, best_a] = c
+                children[c, :] = -1
+                visits[c] = 0.0
+                wsum[c, :] = 0.0
+                expanded[c] = 0
+            afterstate(kernels, p, s, best_a, s, rew)
+            if has_chance and s[TERMINAL] == 0:
+                chance(kernels, p, s, rng)
+            for r in range(n_players):
+                step_rew[depth, r] = rew[r]
+            depth += 1
+            path[depth] = c
+            node = c
+        for i in range(n_players):
+            ret[i] = est[i]
+        for d in range(depth, 0, -1):
+            nd = path[d]
+            visits[nd] += 1.0
+            for i in range(n_players):
+                ret[i] += step_rew[d - 1, i]
+                wsum[nd, i] += ret[i]
+        visits[0] += 1.0
+        if adaptive:
+            for i in range(n_players):
+                if ret[i] < lo[0]:
+                    lo[0] = ret[i]
+                if ret[i] > hi[0]:
+                    hi[0] = ret[i]
+    return n_nodes
+
+
+class PUCT:
+    """PUCT search with a trained agent's values and priors (GBG's MCTS wrapper); see the module docstring.
+
+    Args:
+        agent: a trained n-tuple TD agent (:class:`~farl_agents.learners.agent.NTupleAgent`) of the game.
+        iterations: expansions per move (1..:data:`~.mcts.MAX_ITERATIONS`).
+        c_puct: the exploration constant on the [-1, 1] value scale (GBG: 1).
+        temperature: of the priors' softmax (GBG: 1); lower trusts the agent's ranking more.
+        name: display name, default ``"<agent>+mcts<iterations>"``.
+    """
+
+    score_kind = "share of the search's visits"
+    """What :meth:`move_scores` gives (``farl serve`` shows it beside the scores)."""
+
+    def __init__(self, agent, iterations: int = 100, c_puct: float = DEFAULT_C_PUCT,
+                 temperature: float = DEFAULT_TEMPERATURE, name: str | None = None):
+        if (isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer))
+                or not 1 <= iterations <= MAX_ITERATIONS):
+            raise ValueError(f"iterations must be an integer in 1..{MAX_ITERATIONS:,}, got {iterations!r}")
+        for what, x, low in (("c_puct", c_puct, 0.0), ("temperature", temperature, 1e-6)):
+            if isinstance(x, bool) or not isinstance(x, (int, float, np.floating)) or not math.isfinite(x) \
+                    or x < low:
+                raise ValueError(f"{what} must be a finite number >= {low:g}, got {x!r}")
+        self.agent = agent
+        self.iterations = int(iterations)
+        self.c_puct = float(c_puct)
+        self.temperature = float(temperature)
+        self.name = name if name is not None else f"{agent.name}+mcts{self.iterations}"
+        self.last_nodes = 0
+        self._key = None
+
+    def __repr__(self) -> str:
+        return (f"PUCT(agent={self.agent.name!r}, iterations={self.iterations}, c_puct={self.c_puct:g}, "
+                f"temperature={self.temperature:g}, name={self.name!r})")
+
+    def __getstate__(self):
+        d = dict(self.__dict__)
+        d["_key"] = None
+        for k in ("_bufs", "_kernels", "_hooks", "_leaf"):
+            d.pop(k, None)
+        return d
+
+    def reset(self) -> None:
+        """Nothing to do: every move builds a new tree."""
+
+    def node_bytes(self, game: GameSpec) -> int:
+        """Bytes of the tree on ``game``: ``iterations + 1`` rows of children (int32) and priors (float64) per
+        action, visits, expanded flags and the per-player value sums."""
+        return (self.iterations + 1) * (12 * game.n_actions + 9 + 8 * game.n_players)
+
+    def check_memory(self, game: GameSpec) -> int:
+        """:meth:`node_bytes`; ``ValueError`` with the figure when it is over the memory limit."""
+        need, limit = self.node_bytes(game), memory_limit()
+        if need > limit:
+            raise ValueError(f"{self.name} on {game.id} needs {human(need)} of search nodes ({self.iterations:,} "
+                             f"iterations x {game.n_actions} actions); the limit is {human(limit)} (set "
+                             f"{LIMIT_VARIABLE} to raise it): use fewer iterations")
+        return need
+
+    def _prepare(self, game: GameSpec) -> None:
+        key = (game.id, tuple(int(x) for x in game.p))
+        if self._key == key:
+            return
+        self.check_memory(game)
+        self._leaf = agent_leaf(self.agent, game)
+        self._hooks = hooks_of(game, False)
+        self._kernels = search_kernels(game)
+        cap, n_act, n_pl, ss = self.iterations + 1, game.n_actions, game.n_players, game.state_size
+        longest = int(game.max_plies) + 2
+        self._bufs = (np.full((cap, n_act), -1, dtype=np.int32), np.zeros(cap), np.zeros((cap, n_pl)),
+                      np.zeros((cap, n_act)), np.zeros(cap, dtype=np.uint8),
+                      np.zeros(ss, dtype=np.int32), np.zeros(n_act, dtype=np.int8), np.zeros(ss, dtype=np.int32),
+                      np.zeros(n_pl), np.zeros(n_pl), np.zeros((n_act, n_pl)), np.zeros(n_pl), np.zeros(n_pl),
+                      np.zeros(longest, dtype=np.int64), np.zeros((longest, n_pl)))
+        self._key = key
+
+    def _run(self, game: GameSpec, state: np.ndarray, rng: np.ndarray) -> None:
+        check_search_state(game, state)
+        self._prepare(game)
+        lo_r, hi_r = (float(x) for x in game.reward_range)
+        adaptive = not (-1.0 <= lo_r < hi_r <= 1.0)
+        mid, half = (0.0, 1.0) if adaptive else (0.5 * (lo_r + hi_r), 0.5 * (hi_r - lo_r))
+        lo, hi = np.array([np.inf]), np.array([-np.inf])
+        self.last_nodes = int(puct_search(self._kernels, self._hooks, self._leaf, game.p,
+                                          np.ascontiguousarray(state, dtype=np.int32), self.iterations,
+                                          self.c_puct, self.temperature, mid, half, adaptive, game.has_chance,
+                                          *self._bufs, lo, hi, rng))
+
+    def search(self, game: GameSpec, state: np.ndarray, rng: np.ndarray):
+        """Run the search; return ``(visits, mean_returns)`` per root action (0 / NaN if unvisited)."""
+        self._run(game, state, rng)
+        children, visits, wsum = self._bufs[:3]
+        ch = children[0]
+        v = np.where(ch >= 0, visits[np.maximum(ch, 0)], 0.0)
+        q = np.full((game.n_actions, game.n_players), np.nan)
+        seen = v > 0
+        q[seen] = wsum[ch[seen]] / v[seen, None]
+        return v, q
+
+    def act(self, game: GameSpec, state: np.ndarray, rng: np.ndarray) -> int:
+        self._run(game, state, rng)
+        mask = np.zeros(game.n_actions, dtype=np.int8)
+        game.legal_actions(game.p, state, mask)
+        if self.iterations == 1:  # the root's expansion only: the agent's own choice (largest prior)
+            return int(np.argmax(np.where(mask != 0, self._bufs[3][0], -np.inf)))
+        return int(_most_visited(self._bufs[0], self._bufs[1], mask, rng))
+
+    def move_scores(self, game: GameSpec, state: np.ndarray, rng: np.ndarray) -> np.ndarray:
+        """``float64[n_actions]``: each legal root action's share of the search's visits (NaN if illegal)."""
+        visits, _ = self.search(game, state, rng)
+        mask = np.zeros(game.n_actions, dtype=np.int8)
+        game.legal_actions(game.p, state, mask)
+        total = visits[mask != 0].sum()
+        return np.where(mask != 0, visits / max(total, 1.0), np.nan)
