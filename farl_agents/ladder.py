@@ -48,6 +48,7 @@ its random numbers come from the ladder's seed.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import json
@@ -270,31 +271,50 @@ def play_match(task: dict) -> dict:
     """One match in a worker (a task of :func:`farl_agents.backend.run_tasks`): the pair's players rebuilt from
     their names, ``games`` games in every seating; a failure comes back as ``status`` ``failed``."""
     t0 = time.perf_counter()
+    players = []
     try:
         game = _rebuild_game(task["game"])
-        players = [loading.load_player(task["a"], game)[0], loading.load_player(task["b"], game)[0]]
-        _, starts = resolve_starts(game, start_states(game, task["openings"]))
-        key = _pair_key(task["a"], task["b"])
-        records = []
-        for k, seating in enumerate(seatings(game.n_players)):
-            for g in range(task["games"]):
-                env_rng = seeded_rng(task["seed"], *key, k, g, _ENV_STREAM)
-                player_rng = seeded_rng(task["seed"], *key, k, g, _PLAYER_STREAM)
-                start = -1
-                if isinstance(starts, tuple):  # ("random", plies): the same opening in every seating
-                    state = random_opening(game, starts[1], seeded_rng(task["seed"], *key, g, _OPENING_STREAM))
-                elif isinstance(starts, str):  # a chance game's fresh start, the same in every seating
-                    state = game.initial_state(game.p, seeded_rng(task["seed"], *key, g, _OPENING_STREAM))
-                else:
-                    start = g % len(starts)
-                    state = starts[start]
-                rewards, plies = play_game(game, [players[x] for x in seating], state, env_rng, player_rng)
-                records.append([k, start, int(plies), [float(x) for x in rewards]])
+        players.append(loading.load_player(task["a"], game)[0])
+        players.append(loading.load_player(task["b"], game)[0])
+        records = _play_seatings(game, players, task)
     except Exception as exc:  # noqa: BLE001 - reported per match; the finished matches are kept
         return {"index": task["index"], "a": task["a"], "b": task["b"], "status": "failed",
                 "error": f"{type(exc).__name__}: {exc}"}
+    finally:
+        for player in players:
+            _close(player)
     return {"index": task["index"], "a": task["a"], "b": task["b"], "status": "done", "records": records,
             "seconds": time.perf_counter() - t0}
+
+
+def _close(player) -> None:
+    """Let a player that holds a process (an engine) end it."""
+    close = getattr(player, "close", None)
+    if callable(close):
+        with contextlib.suppress(Exception):  # a played match is kept even if its engine ends badly
+            close()
+
+
+def _play_seatings(game: GameSpec, players: list, task: dict) -> list:
+    """``[seating, start index (-1: a random opening), plies, rewards]`` of every game of a match."""
+    _, starts = resolve_starts(game, start_states(game, task["openings"]))
+    key = _pair_key(task["a"], task["b"])
+    records = []
+    for k, seating in enumerate(seatings(game.n_players)):
+        for g in range(task["games"]):
+            env_rng = seeded_rng(task["seed"], *key, k, g, _ENV_STREAM)
+            player_rng = seeded_rng(task["seed"], *key, k, g, _PLAYER_STREAM)
+            start = -1
+            if isinstance(starts, tuple):  # ("random", plies): the same opening in every seating
+                state = random_opening(game, starts[1], seeded_rng(task["seed"], *key, g, _OPENING_STREAM))
+            elif isinstance(starts, str):  # a chance game's fresh start, the same in every seating
+                state = game.initial_state(game.p, seeded_rng(task["seed"], *key, g, _OPENING_STREAM))
+            else:
+                start = g % len(starts)
+                state = starts[start]
+            rewards, plies = play_game(game, [players[x] for x in seating], state, env_rng, player_rng)
+            records.append([k, start, int(plies), [float(x) for x in rewards]])
+    return records
 
 
 def _match_summary(match: dict, n_seats: int) -> dict:
@@ -355,14 +375,21 @@ def _same_settings(found: dict, want: dict, where: Path) -> None:
                          f"or the same settings")
 
 
-def _existing_matches(out: Path, settings: dict) -> dict:
-    """The match files in ``out/matches`` by pair, each checked against ``settings``."""
+def _existing_matches(out: Path, settings: dict, n_seats: int) -> dict:
+    """The match files in ``out/matches`` by pair, each checked against ``settings`` and for its number of
+    games."""
     found = {}
+    want = settings["games"] * len(seatings(n_seats))
     for path in sorted((out / "matches").glob("*.json")):
         data = _read_json(path)
         if data.get("format") != MATCH_FORMAT:
             raise ValueError(f"{path} is not a ladder match file (format {data.get('format')!r})")
         _same_settings(data, {k: v for k, v in settings.items() if k not in ("format", "version")}, path)
+        records = data.get("records")
+        if not isinstance(records, list) or len(records) != want or not all(
+                isinstance(r, list) and len(r) == 4 and isinstance(r[3], list) and len(r[3]) == n_seats
+                for r in records):
+            raise ValueError(f"{path} does not hold the {want} games of a match: delete it to play the match again")
         found[(data["a"], data["b"])] = data
     return found
 
@@ -417,7 +444,7 @@ def ladder(game, players, games: int, out_dir, *, params: dict | None = None, op
     names, added = player_names(players)
     resolve_starts(game, start_states(game, openings))  # a bad start set fails here, not in every worker
     for name in names:  # an unknown name or a foreign agent fails here, before any game
-        loading.load_player(name, game)
+        _close(loading.load_player(name, game)[0])
     if added:
         log(f"farl ladder: added {ANCHOR} as the anchor of the scale (Elo 0)")
 
@@ -425,7 +452,7 @@ def ladder(game, players, games: int, out_dir, *, params: dict | None = None, op
     settings = _settings(game, int(games), openings, int(seed))
     if (out / SETTINGS_FILE).exists():
         _same_settings(_read_json(out / SETTINGS_FILE), settings, out / SETTINGS_FILE)
-    matches = _existing_matches(out, settings)
+    matches = _existing_matches(out, settings, game.n_players)
     atomic_write_json(out / SETTINGS_FILE, settings)
 
     pairs = [tuple(sorted(p)) for p in itertools.combinations(names, 2)]

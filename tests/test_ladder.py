@@ -226,3 +226,13 @@ def test_the_command_line(tmp_path, capsys):
         assert cli.main(full) == 2
         err = capsys.readouterr().err
         assert needle in err and len(err.strip().splitlines()) == 1 and "--debug" not in err
+
+
+def test_a_match_file_without_all_its_games_is_refused(tmp_path):
+    ladder("tictactoe", ["maxn1"], games=1, out_dir=tmp_path, **QUIET)
+    path = next((tmp_path / "matches").glob("*.json"))
+    match = json.loads(path.read_text())
+    match["records"] = match["records"][:-1]
+    path.write_text(json.dumps(match))
+    with pytest.raises(ValueError, match="does not hold the 2 games of a match: delete it"):
+        ladder("tictactoe", ["maxn1"], games=1, out_dir=tmp_path, **QUIET)
