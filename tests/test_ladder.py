@@ -236,3 +236,24 @@ def test_a_match_file_without_all_its_games_is_refused(tmp_path):
     path.write_text(json.dumps(match))
     with pytest.raises(ValueError, match="does not hold the 2 games of a match: delete it"):
         ladder("tictactoe", ["maxn1"], games=1, out_dir=tmp_path, **QUIET)
+
+
+def test_a_stopped_ladder_keeps_its_finished_matches_and_the_rerun_plays_the_rest(tmp_path, monkeypatch):
+    real, calls = ladder_module.play_match, []
+
+    def stopped_at_the_second(task):
+        calls.append(task["index"])
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(task)
+
+    monkeypatch.setattr(ladder_module, "play_match", stopped_at_the_second)
+    said = []
+    with pytest.raises(KeyboardInterrupt):
+        ladder("tictactoe", ["maxn1", "maxn2"], games=1, out_dir=tmp_path, log=said.append)
+    assert len(list((tmp_path / "matches").glob("*.json"))) == 1 and not (tmp_path / "ladder.json").exists()
+    assert "stopped with 2 match(es) left; the same command again plays them" in said[-1]
+    monkeypatch.setattr(ladder_module, "play_match", real)
+    said.clear()
+    result = ladder("tictactoe", ["maxn1", "maxn2"], games=1, out_dir=tmp_path, log=said.append)
+    assert "farl ladder: playing 2 match(es) of tictactoe_v0" in said and len(result["matches"]) == 3
