@@ -441,6 +441,8 @@ def ladder(game, players, games: int, out_dir, *, params: dict | None = None, op
         raise ValueError(f"resamples must be an integer >= 2, got {resamples!r}")
     jobs = check_jobs(jobs, "jobs")
     check_backend(backend, ray_address)
+    if not isinstance(openings, str):
+        raise ValueError(f"openings must be a start-set name such as 'table1' or 'random:4', got {openings!r}")
     names, added = player_names(players)
     resolve_starts(game, start_states(game, openings))  # a bad start set fails here, not in every worker
     for name in names:  # an unknown name or a foreign agent fails here, before any game

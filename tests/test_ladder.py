@@ -202,6 +202,8 @@ def test_three_player_nim_ladder(tmp_path):
     ({"players": []}, "at least one player besides random"),
     ({"games": 0}, "games must be an integer >= 1"),
     ({"openings": "sideways"}, "unknown start states 'sideways'"),
+    ({"openings": ("random", 2)}, "openings must be a start-set name"),
+    ({"seed": -1}, "seed must be an integer >= 0"),
     ({"game": "game2048"}, "one-player game"),
     ({"game": "chess"}, "unknown game 'chess'"),
 ])
