@@ -44,7 +44,8 @@ player but the anchor gets :data:`PRIOR_DRAWS` *virtual draw* against ``random``
 virtual draws, here only with the anchor): it keeps every rating finite and moves a rating backed by
 hundreds of games by a few Elo only. The ± is the standard error from a bootstrap over games:
 :data:`BOOTSTRAP_RESAMPLES` resamples, each drawing every match's games with replacement and fitting again;
-its random numbers come from the ladder's seed.
+its random numbers come from the ladder's seed. A player whose results are all alike (all wins, say) gets an
+error of 0, as every resample is the same: its rating is then the virtual draw's bound, not a measurement.
 """
 from __future__ import annotations
 
