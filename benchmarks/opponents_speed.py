@@ -8,6 +8,10 @@ Measures on one core, after compilation (one warm-up move per player):
 2. MCTS iterations/s on Hex 6x6 (MCTS10000, the Table 1 opponent), over the
    moves of whole games against a random player;
 3. Bench moves/s on Othello (Bench against Bench from the 244 4-ply starts);
+3b. the search wrappers around the pretrained agents (``pretrained+mcts1000`` on Hex 6x6 and Othello:
+   nodes/s, where each node is one position the agent values with all its legal afterstates, beside the
+   plain MCTS's iterations/s on the same game), over the moves of whole games against a random player
+   (``--only wrappers`` measures these alone);
 4. the Connect Four solver's ms/move over whole games against a random
    player (the worst case: random moves leave the opening book at once),
    over whole AB vs AB-DL games from the empty board, which also checks
@@ -44,6 +48,7 @@ from farl_agents.evaluate import play_game
 from farl_agents.openings import othello_4ply_starts
 from farl_agents.opponents import MCTS, BenchPlayer, MaxN, connect_four_player
 from farl_agents.opponents import connect_four as c4
+from farl_agents.opponents.puct import PUCT
 from farl_agents.players import RandomPlayer
 from farl_envs.core.rng import make_rng
 
@@ -119,6 +124,30 @@ def bench_speed(games):
         play_game(game, [bench, bench], starts[g % len(starts)], make_rng(g), make_rng(g + 1))
     return [("Bench Othello", bench.moves / bench.seconds, "moves/s",
              f"{1e6 * bench.seconds / bench.moves:.1f} us/move over {games} self-play games")]
+
+
+def wrapper_speed(games):
+    """Nodes/s of the PUCT wrapper around the pretrained Hex and Othello agents, and plain MCTS beside them."""
+    from farl_agents.opponents import make_opponent
+
+    rows = []
+    for name, plain in (("hex", 1000), ("othello", 1000)):
+        for player in (make_opponent("pretrained+mcts1000", name), MCTS(plain)):
+            game = player.agent.game if isinstance(player, PUCT) else farl_envs.game_spec(
+                name, **make_opponent("pretrained", name).game.params)
+            warm_up(game, player)
+            timed = Timed(player)
+            for g in range(games):
+                play_game(game, [timed, RandomPlayer()] if g % 2 == 0 else [RandomPlayer(), timed],
+                          game.initial_state(game.p, make_rng(g)), make_rng(g), make_rng(g + 100))
+            nodes = timed.moves * player.iterations
+            unit = "nodes/s" if isinstance(player, PUCT) else "iterations/s"
+            what = ("the agent values every legal afterstate of each node" if isinstance(player, PUCT)
+                    else "one random playout per iteration")
+            rows.append((f"{player.name} {game.id} {game.params}", nodes / timed.seconds, unit,
+                         f"{1000 * timed.seconds / timed.moves:.1f} ms/move, {timed.moves} moves in {games} games "
+                         f"vs random; {what}"))
+    return rows
 
 
 def connect_four_speed(games):
@@ -224,9 +253,11 @@ def main(argv=None):
     ap.add_argument("--c4-random-games", type=int, default=20,
                     help="games of the Thill et al. 2014 protocol timed against a uniformly random player, the "
                          "slowest case (default 20; 0: skip it)")
-    ap.add_argument("--only", choices=["all", "connect4"], default="all",
-                    help="measure every opponent (default) or the Connect Four solver only")
-    ap.add_argument("--out", default=str(ROOT / "docs" / "results" / "opponents_speed.md"))
+    ap.add_argument("--only", choices=["all", "connect4", "wrappers"], default="all",
+                    help="measure every opponent (default), the Connect Four solver only, or the search wrappers "
+                         "only")
+    ap.add_argument("--out", default=None, help="the results page (default docs/results/opponents_speed.md; with "
+                                                "--only wrappers docs/results/wrapper_speed.md)")
     args = ap.parse_args(argv)
     if args.games < 1 or args.c4_games < 2:
         raise SystemExit("--games must be >= 1 and --c4-games >= 2")
@@ -237,10 +268,13 @@ def main(argv=None):
         rows += maxn_speed("nim3p", 15, args.games)
         rows += mcts_speed(max(2, args.games // 5))
         rows += bench_speed(args.games)
-    rows += connect_four_speed(args.c4_games)
-    rows += connect_four_eval_speed(args.c4_agent, args.c4_train)
-    rows += connect_four_eval_speed(None, args.c4_weak_train)
-    if args.c4_random_games:
+    if args.only in ("all", "wrappers"):
+        rows += wrapper_speed(max(2, args.games // 5))
+    if args.only in ("all", "connect4"):
+        rows += connect_four_speed(args.c4_games)
+        rows += connect_four_eval_speed(args.c4_agent, args.c4_train)
+        rows += connect_four_eval_speed(None, args.c4_weak_train)
+    if args.only in ("all", "connect4") and args.c4_random_games:
         rows += _timed_evaluations(RandomPlayer(), "a uniformly random player", 0, args.c4_random_games)
     lines = ["| opponent | speed | unit | notes |", "|---|---:|---|---|"]
     for name, value, unit, note in rows:
@@ -251,12 +285,14 @@ def main(argv=None):
     load = os.getloadavg()[0]
     given = argv if argv is not None else sys.argv[1:]
     cmd = "python benchmarks/opponents_speed.py" + "".join(f" {a}" for a in given)
-    text = (f"# Reference opponents: speed\n\nMade by `{cmd}` on {platform.processor() or platform.machine()}, "
+    title = "Search wrappers: speed" if args.only == "wrappers" else "Reference opponents: speed"
+    text = (f"# {title}\n\nMade by `{cmd}` on {platform.processor() or platform.machine()}, "
             f"Python {platform.python_version()}, one core, after compilation; load average "
             f"{load0:.1f} at the start and {load:.1f} at the end on {os.cpu_count()} cores (the benchmark "
             f"counts 1; above the number of cores, processes shared a core and the figures are that much too "
             f"slow).\n\n{table}\n")
-    out = Path(args.out)
+    page = "wrapper_speed.md" if args.only == "wrappers" else "opponents_speed.md"
+    out = Path(args.out) if args.out else ROOT / "docs" / "results" / page
     atomic_write_text(out, text)
     print(f"\nwrote {out}")
 

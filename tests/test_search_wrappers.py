@@ -180,3 +180,13 @@ def test_farl_serve_seats_wrap_within_the_servers_caps(tmp_path):
         app.seat(f"pretrained+mcts{MAX_MCTS_ITERATIONS + 1}", TTT)
     with pytest.raises(RequestError, match="afterstate value"):
         app.seat("random+maxn2", TTT)
+
+
+def test_farl_train_curves_take_wrapped_players(tmp_path, capsys):
+    out = tmp_path / "run"
+    argv = ["train", "tictactoe", "--episodes", "100", "--eval-every", "100", "--eval-games", "2", "--out", str(out),
+            "--quiet", "--eval-vs"]
+    assert cli.main(argv + ["pretrained+mcts0"]) == 2 and "1..10,000,000" in capsys.readouterr().err
+    assert cli.main(argv + ["pretrained+mcts10"]) == 0
+    header = (out / "curve.csv").read_text().splitlines()[0]
+    assert "score_pretrained+mcts10" in header

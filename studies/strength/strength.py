@@ -1,0 +1,211 @@
+"""How strong the shipped agents play with a search around them at test time: ``docs/results/strength.md``.
+
+Each row is one ``farl eval`` of a player (the pretrained agent, bare or wrapped: ``pretrained+mcts1000``,
+``pretrained+paranoid2``, ``pretrained+expectimax2`` ...) against one opponent (farl's reference players,
+the shipped agent itself, or an engine over GTP), from a stated start set, in every seat. The command of
+every row is printed beside its figure on the page; this script only runs them and collects the results::
+
+    python -m studies.strength.strength                      # every row whose engine is installed
+    python -m studies.strength.strength --rows hex othello   # the rows of some games (or row ids)
+    python -m studies.strength.strength --table-only --out docs/results
+
+Resumable: a row whose ``ROW.json`` exists under ``--runs-dir`` (default ``runs/strength``) is skipped; each
+finished row is written atomically as it ends. Rows that need an engine (GRhino, MoHex, Edax) that is not
+installed are listed on the page as not run, with the reason. The page is ``OUT/strength.md`` (default
+``runs/strength``; the shipped page: ``--out docs/results``).
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from farl_agents import cli
+from farl_agents.atomic import atomic_write_text
+from studies.formatting import MISSING, pct
+
+RUNS = Path("runs/strength")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One evaluation: ``player`` against ``vs`` on ``game`` (``params`` as ``k=v``), ``games`` per seat."""
+
+    id: str
+    game: str
+    player: str
+    vs: str | None  # None: a one-player game (2048)
+    starts: str = "initial"
+    games: int | None = None
+    params: tuple = ()
+    engine: str | None = None  # the engine the row needs ("grhino", "mohex", "edax"), None for none
+    note: str = ""
+
+    def argv(self, jobs: int = 1) -> list[str]:
+        out = ["eval", self.player, "--game", self.game] + (["--vs", self.vs] if self.vs else [])
+        out += ["--start-states", self.starts, "--seed", "0"]
+        for p in self.params:
+            out += ["--param", p]
+        if self.games is not None:
+            out += ["--games", str(self.games)]
+        return out + (["--jobs", str(jobs)] if jobs > 1 else [])
+
+    def command(self) -> str:
+        return "farl " + " ".join(self.argv())
+
+
+def _ladder(game, players, vs, starts, games, prefix, params=(), engine=None, note=""):
+    return [Row(f"{prefix}-{p.replace('pretrained', 'agent').replace('+', '-')}-vs-{vs}", game, p, vs, starts, games,
+                params, engine, note) for p in players]
+
+
+HEX_PLAYERS = ("pretrained", "pretrained+mcts100", "pretrained+mcts1000", "pretrained+paranoid2")
+C4_PLAYERS = ("pretrained", "pretrained+mcts100", "pretrained+mcts1000")
+OTHELLO_PLAYERS = ("pretrained", "pretrained+mcts100", "pretrained+mcts400")
+
+ROWS: list[Row] = [
+    # Hex 6x6: Table 1's opponent, 50 games per seat from the empty board (Table 1's protocol)
+    *_ladder("hex", HEX_PLAYERS, "mcts10000", "initial", 50, "hex"),
+    # Othello: the wrapped agent against itself bare, and against Bench, from the paper's 244 four-ply openings
+    Row("othello-agent-mcts400-vs-pretrained", "othello", "pretrained+mcts400", "pretrained", "othello-4ply"),
+    Row("othello-agent-mcts100-vs-pretrained", "othello", "pretrained+mcts100", "pretrained", "othello-4ply"),
+    *_ladder("othello", OTHELLO_PLAYERS, "bench", "othello-4ply", None, "othello"),
+    # Othello against GRhino's five levels (GTP engine, Debian package grhino), 20 games per seat from the
+    # first 20 of the 244 openings
+    *[r for level in range(1, 6) for r in _ladder("othello", ("pretrained", "pretrained+mcts400"), f"grhino{level}",
+                                                  "othello-4ply", 20, "othello", engine="grhino")],
+    # Connect Four against the perfect player that delays losses, from every 1-ply opening, in both seats
+    *_ladder("connect_four", C4_PLAYERS, "ab-dl", "all-1ply", None, "c4"),
+    *_ladder("connect_four", C4_PLAYERS, "mcts1000", "all-1ply", 7, "c4"),
+    # 2048: expectimax around the agent (depth 1 is the bare agent: its values are read before the tile)
+    Row("2048-agent", "game2048", "pretrained", None, "initial", 100),
+    Row("2048-agent-expectimax2", "game2048", "pretrained+expectimax2", None, "initial", 30),
+    # N-player games: the wrappers against the MCTS opponents of their Table 1 rows
+    *_ladder("nim3p", ("pretrained", "pretrained+maxn3", "pretrained+mcts1000"), "mcts5000", "all-1ply", None,
+             "nim3p"),
+    *_ladder("sim", ("pretrained", "pretrained+paranoid2", "pretrained+mcts300"), "mcts500", "all-1ply", None,
+             "sim3p", params=("players=3",)),
+    *_ladder("yavalath", ("pretrained", "pretrained+paranoid2", "pretrained+mcts300"), "mcts300", "initial", 10,
+             "yavalath3p", params=("players=3",)),
+    *_ladder("einstein_wurfelt_nicht", ("pretrained", "pretrained+expectimax2", "pretrained+mcts300"), "mcts300",
+             "initial", 20, "ewn3p", params=("players=3",)),
+    # the paper-beyond games whose agents were weak against MCTS100 (issue 40)
+    *_ladder("amazons", ("pretrained", "pretrained+mcts200"), "mcts100", "initial", 20, "amazons"),
+    *_ladder("surakarta", ("pretrained", "pretrained+mcts200"), "mcts100", "initial", 20, "surakarta"),
+    *_ladder("clobber", ("pretrained", "pretrained+mcts200"), "mcts100", "initial", 20, "clobber"),
+]
+
+
+def engine_missing(engine: str | None) -> str | None:
+    """Why the row's engine cannot run here, or None."""
+    if engine is None:
+        return None
+    from farl_agents.opponents import make_opponent
+
+    name = {"grhino": "grhino1", "mohex": "mohex", "edax": "edax1"}[engine]
+    game = {"grhino": "othello", "mohex": "hex", "edax": "othello"}[engine]
+    try:
+        player = make_opponent(name, game)
+        close = getattr(player, "close", None)  # an engine player owns a process
+        if callable(close):
+            close()
+    except (RuntimeError, ValueError) as exc:
+        return str(exc).splitlines()[0]
+    return None
+
+
+def run_row(row: Row, runs: Path = RUNS, jobs: int = 1) -> dict:
+    """Evaluate one row (cached in ``runs/ROW.json``)."""
+    done = runs / f"{row.id}.json"
+    if done.exists():
+        return json.loads(done.read_text())
+    out = io.StringIO()
+    start = time.perf_counter()
+    with contextlib.redirect_stdout(out):
+        code = cli.main(row.argv(jobs) + ["--json"])
+    if code != 0:
+        raise RuntimeError(f"row {row.id} stopped with exit code {code}: {row.command()}")
+    result = json.loads(out.getvalue())
+    result["strength_row"] = {"id": row.id, "command": row.command(), "wall_seconds": time.perf_counter() - start}
+    runs.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(done, json.dumps(result, indent=1) + "\n")
+    return result
+
+
+def cell(result: dict | None) -> str:
+    """The row's figure: win rate ± s.e. (two players), mean score ± s.e. (N players, 2048)."""
+    if result is None:
+        return MISSING
+    m = result["matchups"][0]
+    if result.get("metric") == "win_rate":
+        return f"{pct(m['win_rate'], 1, m['win_rate_se'])} ({m['n_games']} games)"
+    return f"{m['mean_score']:.3g} ± {m['score_se']:.2g} ({m['n_games']} games)"
+
+
+def select(keys: list[str] | None) -> list[Row]:
+    if not keys:
+        return list(ROWS)
+    rows = [r for r in ROWS if r.id in keys or r.id.split("-")[0] in keys or r.game in keys]
+    unknown = [k for k in keys if not any(k in (r.id, r.id.split("-")[0], r.game) for r in ROWS)]
+    if unknown:
+        raise SystemExit(f"unknown rows {unknown}; rows: {', '.join(r.id for r in ROWS)}")
+    return rows
+
+
+def write_page(runs: Path, out: Path) -> Path:
+    lines = ["# Strength at test time: search wrappers around the shipped agents, and real engines", "",
+             "Each figure is one `farl eval` (the command is beside it): the evaluated player in every seat "
+             "against the opponent, from the stated start positions, evaluation seed 0. Two-player games: win "
+             "rate (draw = half) ± s.e.; N-player games and 2048: mean score ± s.e. `pretrained+mcts<N>` is the "
+             "PUCT wrapper (GBG's MCTS wrapper, Scheiermann & Konen 2022: the agent's values at the leaves, "
+             "priors from their softmax, c_puct 1, N iterations per move), `+paranoid<D>` / `+maxn<D>` / "
+             "`+expectimax<D>` a depth-D search with the agent's values at its leaves "
+             "(`farl_agents/opponents/wrappers.py`).", "",
+             "Made by `python -m studies.strength.strength --out docs/results` (resumable; rows of one game: "
+             "`--rows hex`).", ""]
+    game = None
+    for row in ROWS:
+        if row.game != game:
+            game = row.game
+            lines += ["", f"## {game}", "", "| player | opponent | starts | result | command |",
+                      "|---|---|---|---|---|"]
+        path = runs / f"{row.id}.json"
+        result = json.loads(path.read_text()) if path.exists() else None
+        why = "" if result is not None else (engine_missing(row.engine) or "not run yet")
+        shown = cell(result) if result is not None else f"{MISSING} ({why})"
+        lines.append(f"| {row.player} | {row.vs or '(alone)'} | {row.starts} | {shown} | `{row.command()}` |")
+    out.mkdir(parents=True, exist_ok=True)
+    page = out / "strength.md"
+    atomic_write_text(page, "\n".join(lines) + "\n")
+    return page
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", nargs="+", help="row ids, games or id prefixes (default all)")
+    ap.add_argument("--runs-dir", type=Path, default=RUNS)
+    ap.add_argument("--out", type=Path, default=RUNS, help="where strength.md goes (default runs/strength)")
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--table-only", action="store_true", help="write the page from the rows on disk")
+    args = ap.parse_args(argv)
+    if not args.table_only:
+        for row in select(args.rows):
+            why = engine_missing(row.engine)
+            if why:
+                print(f"skip {row.id}: {why}", file=sys.stderr)
+                continue
+            t = time.perf_counter()
+            result = run_row(row, args.runs_dir, args.jobs)
+            print(f"{row.id}: {cell(result)} [{time.perf_counter() - t:.0f} s]", flush=True)
+            write_page(args.runs_dir, args.out)
+    print(write_page(args.runs_dir, args.out))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
