@@ -190,3 +190,10 @@ def test_farl_train_curves_take_wrapped_players(tmp_path, capsys):
     assert cli.main(argv + ["pretrained+mcts10"]) == 0
     header = (out / "curve.csv").read_text().splitlines()[0]
     assert "score_pretrained+mcts10" in header
+
+
+def test_a_wrapped_pretrained_agent_brings_its_game_parameters(capsys):
+    # the shipped EinStein agent plays 3 players on 6x6, not the game's defaults: as for plain `pretrained`
+    assert cli.main(["eval", "pretrained+maxn1", "--game", "einstein_wurfelt_nicht", "--vs", "random",
+                     "--games", "1"]) == 0
+    assert "pretrained+maxn1" in capsys.readouterr().out

@@ -37,8 +37,15 @@ def main_player(text: str, game_arg: str | None, param_args) -> tuple:
     only confirm them); an opponent name needs ``game_arg`` (the game's
     default parameters, changed by ``--param``).
     """
+    from farl_agents.opponents.wrappers import split_wrapped, wrap  # here: `farl --help` need not import searches
+
     params = params_of(param_args)
-    if not is_path(text) and is_pretrained(text):  # the shipped agent brings its game's parameters
+    try:
+        wrapped = None if is_path(text) else split_wrapped(text)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    if not is_path(text) and (is_pretrained(text) or (wrapped is not None and is_pretrained(wrapped.inner))):
+        # the shipped agent (also inside a search: pretrained+mcts100) brings its game's parameters
         if not game_arg:
             raise CliError("'pretrained' names the agent shipped for a game: say which game")
         player, spec = pretrained_player(game_arg)
@@ -46,6 +53,11 @@ def main_player(text: str, game_arg: str | None, param_args) -> tuple:
             want = game_with_params(spec.name, {**spec.params, **params}).params
             if want != spec.params:
                 raise CliError(f"the pretrained {spec.name} agent plays {spec.params}, not {want}; drop --param")
+        if wrapped is not None:
+            try:
+                player = wrap(player, wrapped, spec, display=text.strip())
+            except ValueError as exc:
+                raise CliError(str(exc)) from None
         return player, spec
     if is_path(text):
         player, spec = load_player(text, None)

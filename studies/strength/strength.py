@@ -45,6 +45,7 @@ class Row:
     params: tuple = ()
     engine: str | None = None  # the engine the row needs ("grhino", "mohex", "edax"), None for none
     note: str = ""
+    seats: str | None = None  # the evaluated player's seats (farl eval --seats), default all
 
     def argv(self, jobs: int = 1) -> list[str]:
         out = ["eval", self.player, "--game", self.game] + (["--vs", self.vs] if self.vs else [])
@@ -53,6 +54,8 @@ class Row:
             out += ["--param", p]
         if self.games is not None:
             out += ["--games", str(self.games)]
+        if self.seats is not None:
+            out += ["--seats", self.seats]
         return out + (["--jobs", str(jobs)] if jobs > 1 else [])
 
     def command(self) -> str:
@@ -82,6 +85,12 @@ ROWS: list[Row] = [
     # Connect Four against the perfect player that delays losses, from every 1-ply opening, in both seats
     *_ladder("connect_four", C4_PLAYERS, "ab-dl", "all-1ply", None, "c4"),
     *_ladder("connect_four", C4_PLAYERS, "mcts1000", "all-1ply", 7, "c4"),
+    # GBG's published wrapper result (agents/ConnectFour/csv/mCompete50-MWrap-vs-ABDL.csv): its Connect Four
+    # TD agent wrapped with 0..1000 PUCT iterations against AB-DL, 50 games per run, 4 runs; the agent must move
+    # first (its 0.92 win rate bare is impossible against perfect play as the second player)
+    *[Row(f"gbg-c4-{p.replace('pretrained', 'agent').replace('+', '-')}-first-vs-ab-dl", "connect_four", p, "ab-dl",
+          "initial", 50, seats="0") for p in ("pretrained", "pretrained+mcts100", "pretrained+mcts300",
+                                              "pretrained+mcts1000")],
     # 2048: expectimax around the agent (depth 1 is the bare agent: its values are read before the tile)
     Row("2048-agent", "game2048", "pretrained", None, "initial", 100),
     Row("2048-agent-expectimax2", "game2048", "pretrained+expectimax2", None, "initial", 30),
@@ -99,6 +108,19 @@ ROWS: list[Row] = [
     *_ladder("surakarta", ("pretrained", "pretrained+mcts200"), "mcts100", "initial", 20, "surakarta"),
     *_ladder("clobber", ("pretrained", "pretrained+mcts200"), "mcts100", "initial", 20, "clobber"),
 ]
+
+
+GBG_TITLE = "connect_four: GBG's MCTS-wrapper result, reproduced"
+GBG_C4 = {"pretrained": 0.92, "pretrained+mcts100": 0.97, "pretrained+mcts300": 0.9975, "pretrained+mcts1000": 0.995}
+"""GBG's win rates against AB-DL (``agents/ConnectFour/csv/mCompete50-MWrap-vs-ABDL.csv``, EPS = 1e-8 rows: the
+mean of its 4 runs of 50 games; iterations 0, 100, 300, 1000; c_puct 1)."""
+GBG_NOTE = ["GBG (the FARL authors' framework) publishes its Connect Four TD agent wrapped with PUCT against "
+            "AB-DL, 50 games per run, 4 runs, c_puct 1, its recommended EPS = 1e-8 setting "
+            "(`agents/ConnectFour/csv/mCompete50-MWrap-vs-ABDL.csv` in WolfgangKonen/GBG). The mean win rates: "
+            + ", ".join(f"{k.replace('pretrained', 'agent')} {100 * v:.1f} %" for k, v in GBG_C4.items())
+            + ". The csv does not name the seat; the agent must move first (0.92 bare would be impossible "
+            "against perfect play moving second), so farl's rows put it in seat 0. farl's agent is its own "
+            "pretrained Connect Four agent, not GBG's.", ""]
 
 
 def engine_missing(engine: str | None) -> str | None:
@@ -168,12 +190,13 @@ def write_page(runs: Path, out: Path) -> Path:
              "(`farl_agents/opponents/wrappers.py`).", "",
              "Made by `python -m studies.strength.strength --out docs/results` (resumable; rows of one game: "
              "`--rows hex`).", ""]
-    game = None
+    game, heading = None, ""
     for row in ROWS:
-        if row.game != game:
-            game = row.game
-            lines += ["", f"## {game}", "", "| player | opponent | starts | result | command |",
-                      "|---|---|---|---|---|"]
+        if row.game != game or row.id.startswith("gbg-") != heading.startswith("gbg"):
+            game, heading = row.game, ("gbg" if row.id.startswith("gbg-") else row.game)
+            title = GBG_TITLE if heading == "gbg" else game
+            lines += ["", f"## {title}", ""] + (GBG_NOTE if heading == "gbg" else []) + [
+                "| player | opponent | starts | result | command |", "|---|---|---|---|---|"]
         path = runs / f"{row.id}.json"
         result = json.loads(path.read_text()) if path.exists() else None
         why = "" if result is not None else (engine_missing(row.engine) or "not run yet")
