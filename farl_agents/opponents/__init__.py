@@ -13,6 +13,12 @@ name (``make_opponent``)  player                                        games
 ``bench`` / ``heur``    :class:`BenchPlayer`                            Othello
 ``bench-gbg``           :class:`BenchPlayer` as GBG plays it (``gbg``)  Othello
 ``edax`` / ``edax1``    :class:`EdaxPlayer` (depth 1 unless given)      Othello (binary needed)
+``grhino`` /            :class:`GRhinoPlayer`: the GRhino engine over   Othello (``gtp-rhino``
+``grhino1`` .. ``5``    GTP at a level 1..5 (3, GRhino's default,       needed: apt package
+                        unless given; :mod:`.grhino`)                   ``grhino``)
+``mohex`` /             :class:`MoHexPlayer`: MoHex 2.0 over GTP with   Hex 2x2..13x13, no
+``mohex1000``           that many simulations per move (10,000 unless   swap (binary needed:
+                        given; :mod:`.mohex`)                           ``FARL_MOHEX``)
 ``bouton``              :class:`BoutonPlayer`                           two-player Nim
 ``ab`` / ``ab-dl``      :class:`PerfectConnectFour` (perfect; AB-DL     Connect Four 6x7
                         delays losses), from
@@ -24,7 +30,8 @@ name (``make_opponent``)  player                                        games
 Names are parsed strictly (:func:`parse_opponent`): case and surrounding
 blanks are ignored, nothing else. A number follows its name directly, as
 decimal digits within a range (:data:`NUMBER_RANGES`: Max-N depth 1..100,
-MCTS iterations 1..10,000,000, Edax depth 0..60), so ``"maxn-1"``,
+MCTS iterations 1..10,000,000, Edax depth 0..60, GRhino level 1..5, MoHex
+simulations 1..10,000,000), so ``"maxn-1"``,
 ``"mcts_5"`` or ``"mcts0"`` are errors, not depth 1 or 5 iterations. An MCTS
 opponent's node arrays are also checked against the memory limit of
 :mod:`farl_agents.ntuple.budget` for the game before they are allocated.
@@ -38,28 +45,35 @@ import re
 from typing import NamedTuple
 
 import farl_envs
+from farl_agents.opponents import grhino, mohex
 from farl_agents.opponents.bench import BenchPlayer
 from farl_agents.opponents.connect_four.harness import PerfectConnectFour
 from farl_agents.opponents.edax import EdaxPlayer
+from farl_agents.opponents.grhino import GRhinoPlayer
 from farl_agents.opponents.maxn import MaxN
 from farl_agents.opponents.mcts import MAX_ITERATIONS, MCTS
+from farl_agents.opponents.mohex import MoHexPlayer
 from farl_agents.opponents.nim import BoutonPlayer, nim3p_player
 from farl_agents.opponents.paranoid import Paranoid
 from farl_agents.opponents.wrappers import split_wrapped, wrap
 from farl_agents.players import RandomPlayer
 from farl_envs.core.spec import GameSpec
 
-__all__ = ["MaxN", "MCTS", "BenchPlayer", "EdaxPlayer", "BoutonPlayer", "RandomPlayer", "PerfectConnectFour",
+__all__ = ["MaxN", "MCTS", "BenchPlayer", "EdaxPlayer", "GRhinoPlayer", "MoHexPlayer", "BoutonPlayer", "RandomPlayer",
+           "PerfectConnectFour",
            "nim3p_player", "make_opponent", "connect_four_player", "parse_opponent", "OpponentName",
            "OPPONENT_NAMES", "NUMBER_RANGES"]
 
 OPPONENT_NAMES = ("random", "maxn<depth>", "paranoid<depth>", "mcts<iterations>", "bench", "bench-gbg", "heur",
-                  "edax<depth>", "bouton", "ab", "ab-dl", "pretrained")
+                  "edax<depth>", "grhino<level>", "mohex<simulations>", "bouton", "ab", "ab-dl", "pretrained")
 
-NUMBER_RANGES = {"maxn": (1, 100), "paranoid": (1, 100), "mcts": (1, MAX_ITERATIONS), "edax": (0, 60)}
-"""Inclusive range of the number in ``maxn<depth>``, ``mcts<iterations>``, ``edax<depth>`` (Edax's own levels
-stop at 60; deeper Max-N searches never finish on the games it can play; MCTS: :data:`~.mcts.MAX_ITERATIONS`)."""
-_DEFAULTS = {"maxn": 15, "paranoid": 6, "mcts": 1000, "edax": 1}
+NUMBER_RANGES = {"maxn": (1, 100), "paranoid": (1, 100), "mcts": (1, MAX_ITERATIONS), "edax": (0, 60),
+                 "grhino": grhino.LEVELS, "mohex": mohex.GAMES_RANGE}
+"""Inclusive range of the number in ``maxn<depth>``, ``mcts<iterations>``, ``edax<depth>``, ``grhino<level>``,
+``mohex<simulations>`` (Edax's own levels stop at 60; deeper Max-N searches never finish on the games it can
+play; MCTS: :data:`~.mcts.MAX_ITERATIONS`; GRhino has levels 1..5; MoHex: :data:`.mohex.GAMES_RANGE`)."""
+_DEFAULTS = {"maxn": 15, "paranoid": 6, "mcts": 1000, "edax": 1, "grhino": grhino.DEFAULT_LEVEL,
+             "mohex": mohex.DEFAULT_GAMES}
 _PLAIN = ("random", "bench", "heur", "bench-gbg", "bouton", "ab", "ab-dl", "pretrained")
 
 
@@ -71,7 +85,8 @@ class OpponentName(NamedTuple):
 
     @property
     def value(self) -> int | None:
-        """The number, or the kind's default (Max-N depth 15, MCTS 1000 iterations, Edax depth 1)."""
+        """The number, or the kind's default (Max-N depth 15, MCTS 1000 iterations, Edax depth 1, GRhino level 3,
+        MoHex 10,000 simulations)."""
         return self.number if self.number is not None else _DEFAULTS.get(self.kind)
 
 
@@ -79,7 +94,8 @@ def _forms() -> str:
     lo_hi = {k: f"{lo}..{hi}" for k, (lo, hi) in NUMBER_RANGES.items()}
     return (f"{', '.join(_PLAIN)}, maxn<depth> (depth {lo_hi['maxn']}), paranoid<depth> (depth "
             f"{lo_hi['paranoid']}), mcts<iterations> (iterations "
-            f"{lo_hi['mcts']}), edax<depth> (depth {lo_hi['edax']}); the number follows the name directly "
+            f"{lo_hi['mcts']}), edax<depth> (depth {lo_hi['edax']}), grhino<level> (level {lo_hi['grhino']}), "
+            f"mohex<simulations> (simulations {lo_hi['mohex']}); the number follows the name directly "
             f"(maxn10, mcts5000)")
 
 
@@ -87,7 +103,7 @@ def parse_opponent(spec, caps: dict | None = None) -> OpponentName:
     """Parse an opponent name strictly; ``ValueError`` naming the allowed forms and ranges otherwise.
 
     Accepted: the names of the module table, case-insensitive, with blanks
-    around them; ``maxn``/``mcts``/``edax`` optionally followed directly by a
+    around them; ``maxn``/``paranoid``/``mcts``/``edax``/``grhino``/``mohex`` optionally followed directly by a
     decimal number in :data:`NUMBER_RANGES`. Nothing is deleted or guessed:
     ``"maxn-1"``, ``"mcts 5"``, ``"MCTS_10000"`` and ``"mcts0"`` are refused.
     ``caps`` lowers the upper ends for a caller (``{"mcts": 200000}``: a web
@@ -98,14 +114,14 @@ def parse_opponent(spec, caps: dict | None = None) -> OpponentName:
     key = spec.strip().lower()
     if key in _PLAIN:
         return OpponentName(key, None)
-    m = re.fullmatch(r"(maxn|paranoid|mcts|edax)([0-9]*)", key)
+    m = re.fullmatch(r"(maxn|paranoid|mcts|edax|grhino|mohex)([0-9]*)", key)
     if m is None:
         raise ValueError(f"unknown opponent {spec!r}; known: {_forms()}")
     kind, digits = m.group(1), m.group(2) or str(_DEFAULTS[m.group(1)])
     lo, hi = NUMBER_RANGES[kind]
     hi = min(hi, (caps or {}).get(kind, hi))
     if len(digits) > len(str(hi)) or not lo <= int(digits) <= hi:
-        what = "iterations" if kind == "mcts" else "depth"
+        what = {"mcts": "iterations", "grhino": "level", "mohex": "simulations"}.get(kind, "depth")
         raise ValueError(f"opponent {spec!r}: {kind}<{what}> takes {what} {lo}..{hi}, got {digits}")
     return OpponentName(kind, int(digits) if m.group(2) else None)
 
@@ -138,7 +154,8 @@ def make_opponent(spec: str, game):
     Raises ``ValueError`` for names :func:`parse_opponent` refuses, for an MCTS
     whose node arrays would exceed the memory limit on ``game``, and for opponents that cannot
     play ``game`` (``pretrained``: a game without a shipped agent, or with other parameters than the
-    agent's); ``EdaxPlayer`` raises ``RuntimeError`` when Edax is missing.
+    agent's; ``grhino``/``mohex``: a game or board size the engine does not play); ``EdaxPlayer``,
+    ``GRhinoPlayer`` and ``MoHexPlayer`` raise ``RuntimeError`` when their engine is missing.
     """
     wrapped = split_wrapped(spec)
     if wrapped is not None:
@@ -163,6 +180,13 @@ def make_opponent(spec: str, game):
     if kind == "edax":
         _require(g, ("othello",), spec)
         return EdaxPlayer(name.value)
+    if kind == "grhino":
+        _require(g, ("othello",), spec)
+        return GRhinoPlayer(name.value)
+    if kind == "mohex":
+        _require(g, ("hex",), spec)
+        mohex.check_size(g, spec)
+        return MoHexPlayer(name.value)
     if kind == "bouton":
         _require(g, ("nim",), spec)
         return BoutonPlayer()
