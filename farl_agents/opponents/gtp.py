@@ -397,6 +397,12 @@ class GTPPlayer:
         """Stop the engine process (it starts again at the next move)."""
         self.client.close()
 
+    def follow(self, game: GameSpec, state: np.ndarray) -> None:
+        """Bring the engine to ``state`` without asking it for a move (e.g. a finished game's last move, before
+        asking the engine's ``final_score``)."""
+        self.check_game(game)
+        self._sync(game, np.asarray(state, dtype=np.int32))
+
     def act(self, game: GameSpec, state: np.ndarray, rng: np.ndarray) -> int:
         self.check_game(game)
         if state.shape != (game.state_size,):
