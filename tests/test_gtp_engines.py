@@ -366,3 +366,43 @@ def test_mohex_plays_from_random_openings():
     m = r.matchups[0]
     assert m.n_games == 4 and m.wins >= 3
     player.close()
+
+
+# ------------------------------------------------------------------------------------------- Edax's process
+FAKE_EDAX = r'''
+import os, sys
+flag = os.environ.get("FAKE_FLAG", "")
+for line in sys.stdin:
+    if line.startswith("go"):
+        if flag and not os.path.exists(flag):
+            open(flag, "w").close()
+            os._exit(5)
+        print("Edax plays D3", flush=True)
+    elif line.startswith("quit"):
+        break
+'''
+
+
+def test_edax_runs_on_the_shared_process_layer(tmp_path, monkeypatch):
+    """A fake Edax (its own text protocol: setboard, go -> 'Edax plays D3'), crashing at its first move:
+    the adapter starts it once more for the same move, then quits it and removes its working folder."""
+    from farl_agents.opponents.edax import EdaxPlayer
+
+    path = tmp_path / "edax"
+    path.write_text(f"#!{sys.executable}\n" + FAKE_EDAX)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    weights = tmp_path / "eval.dat"
+    weights.write_bytes(b"x")
+    monkeypatch.setenv("FAKE_FLAG", str(tmp_path / "crashed"))
+    edax = EdaxPlayer(1, binary=str(path), eval_file=str(weights))
+    g = farl_envs.game_spec("othello")
+    assert edax.act(g, g.initial_state(g.p, make_rng(0)), make_rng(1)) == 19
+    assert edax._proc is not None and (tmp_path / "crashed").exists()
+    folder = edax._dir.name
+    copy = pickle.loads(pickle.dumps(edax))
+    assert copy._proc is None
+    edax.close()
+    assert edax._proc is None and not os.path.exists(folder)
+    monkeypatch.setenv("FAKE_FLAG", "")
+    assert copy.act(g, g.initial_state(g.p, make_rng(0)), make_rng(1)) == 19
+    copy.close()

@@ -16,6 +16,13 @@ so GBG plays without a book, and so does this adapter (``-book-usage off``,
 with a private book file in a temporary working directory, so parallel
 players never write next to the binary).
 
+The child process runs on :class:`~farl_agents.opponents.gtp.EngineProcess`, the process layer of farl's
+GTP engines (no shell, every read with a timeout, the engine's last stderr lines in errors, pickled
+without the process). Edax also speaks GTP (its text interface switches to GTP at ``protocol_version``,
+``src/edax.c``), but its GTP has no command that sets a position, while its own ``setboard`` sets any
+position at once, so this adapter keeps no move history and replays nothing; a crashed Edax is started
+once more for the same move.
+
 Edax is not a Python package. Without the binary or its evaluation weights,
 :class:`EdaxPlayer` raises a ``RuntimeError`` that says how to install them
 (:data:`INSTALL_HINT`; docs/reproducing.md, "Othello against Edax").
@@ -23,15 +30,13 @@ Edax is not a Python package. Without the binary or its evaluation weights,
 from __future__ import annotations
 
 import os
-import queue
 import re
-import shutil
-import subprocess
+import sys
 import tempfile
-import threading
 
 import numpy as np
 
+from farl_agents.opponents.gtp import EngineProcess, find_binary
 from farl_envs.core.spec import HEADER, TERMINAL, TO_MOVE, GameSpec
 
 INSTALL_HINT = (
@@ -47,13 +52,9 @@ PASS = 64
 
 
 def find_edax(binary: str | None = None) -> str | None:
-    """Path of the Edax binary: ``binary``, ``$FARL_EDAX`` or ``edax`` on PATH; None if absent."""
-    for cand in (binary, os.environ.get("FARL_EDAX"), "edax"):
-        if cand:
-            path = shutil.which(cand) or (cand if os.path.isfile(cand) and os.access(cand, os.X_OK) else None)
-            if path:
-                return path
-    return None
+    """Path of the Edax binary: ``binary``, else ``$FARL_EDAX``, else ``edax`` on PATH; None if absent (an
+    explicit path that names nothing is None too: :func:`~farl_agents.opponents.gtp.find_binary`)."""
+    return find_binary(("edax",), binary, "FARL_EDAX", extra_dirs=())
 
 
 def find_eval_file(binary: str, eval_file: str | None = None) -> str | None:
@@ -109,17 +110,22 @@ class EdaxPlayer:
         self.eval_file = weights
         self.timeout = float(timeout)
         self.name = name if name is not None else f"Edax-d{self.depth}"
-        self._proc = None
+        self._engine: EngineProcess | None = None
+        self._dir = None
 
     def __repr__(self) -> str:
         return f"EdaxPlayer(depth={self.depth}, binary={self.binary!r})"
 
     def __getstate__(self):
         d = dict(self.__dict__)
-        d["_proc"] = None
-        d.pop("_lines", None)
-        d.pop("_dir", None)
+        d["_engine"] = None  # a process never pickles: the worker starts its own at its first move
+        d["_dir"] = None
         return d
+
+    @property
+    def _proc(self):
+        """The running Edax child process, or None."""
+        return self._engine.proc if self._engine is not None else None
 
     def _start(self) -> None:
         self._dir = tempfile.TemporaryDirectory(prefix="farl-edax-")
@@ -127,23 +133,9 @@ class EdaxPlayer:
         # -level at start too: without a book Edax makes one at its start level (default 21, slow)
         command = [self.binary, "-eval-file", self.eval_file, "-book-usage", "off",
                    "-book-file", os.path.join(self._dir.name, "data", "book.dat"), "-level", str(self.depth)]
-        self._proc = subprocess.Popen(command, cwd=self._dir.name, stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                      text=True, bufsize=1)
-        self._lines = queue.Queue()
-        threading.Thread(target=self._pump, args=(self._proc.stdout, self._lines), daemon=True).start()
-        self._send("mode 3")
-        self._send(f"level {self.depth}")
-
-    @staticmethod
-    def _pump(stream, lines) -> None:
-        for line in stream:
-            lines.put(line)
-        lines.put(None)
-
-    def _send(self, command: str) -> None:
-        self._proc.stdin.write(command + "\n")
-        self._proc.stdin.flush()
+        self._engine = EngineProcess(command, cwd=self._dir.name)
+        self._engine.send("mode 3")
+        self._engine.send(f"level {self.depth}")
 
     def act(self, game: GameSpec, state: np.ndarray, rng: np.ndarray) -> int:
         if game.name != "othello":
@@ -154,20 +146,31 @@ class EdaxPlayer:
         game.legal_actions(game.p, state, mask)
         if mask[PASS]:
             return PASS
-        if self._proc is None or self._proc.poll() is not None:
-            self._start()
-        self._send("setboard " + edax_board_string(state))
-        self._send("go")
-        while True:
+        # Edax holds no game between moves (each move sets its board), so a crash costs one restart, no replay
+        for attempt in (0, 1):
             try:
-                line = self._lines.get(timeout=self.timeout)
-            except queue.Empty:
+                if self._engine is None or not self._engine.alive():
+                    if self._engine is not None:
+                        raise EOFError(f"{self.binary} exited")
+                    self._start()
+                return self._ask(state, mask)
+            except TimeoutError:
                 self.close()
-                raise RuntimeError(f"Edax gave no move within {self.timeout} s") from None
-            if line is None:
+                raise RuntimeError(f"Edax ({self.binary}) gave no move within {self.timeout:g} s") from None
+            except EOFError:
+                tail = self._engine.stderr_text() if self._engine is not None else ""
                 self.close()
-                raise RuntimeError("Edax exited unexpectedly (is data/eval.dat in its working directory?)")
-            m = _PLAYS.search(line)
+                if attempt:
+                    raise RuntimeError(f"Edax ({self.binary}) exited unexpectedly twice in a row (is data/eval.dat "
+                                       f"in its working directory?){tail}") from None
+        raise AssertionError("unreachable")
+
+    def _ask(self, state: np.ndarray, mask: np.ndarray) -> int:
+        """Send the position and ``go``; the move of the reply line ``Edax plays <move>``."""
+        self._engine.send("setboard " + edax_board_string(state))
+        self._engine.send("go")
+        while True:
+            m = _PLAYS.search(self._engine.read_line(self.timeout))
             if m:
                 a = edax_move_to_action(m.group(1))
                 if not mask[a]:
@@ -175,21 +178,20 @@ class EdaxPlayer:
                 return a
 
     def close(self) -> None:
-        """Stop the Edax process (started again on the next move)."""
-        if self._proc is not None:
-            try:
-                self._send("quit")
-            except OSError:
-                pass
-            try:
-                self._proc.wait(timeout=2)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-            self._proc = None
+        """Stop the Edax process (``quit``, killed after 2 s; started again on the next move)."""
+        if self._engine is not None:
+            engine, self._engine = self._engine, None
+            engine.close("quit", timeout=2.0)
+        if self._dir is not None:
             self._dir.cleanup()
+            self._dir = None
 
     def __del__(self):
         try:
-            self.close()
-        except Exception:
+            if sys.is_finalizing():
+                if self._engine is not None:
+                    self._engine.proc.kill()
+            else:
+                self.close()
+        except Exception:  # nothing left to report to
             pass
