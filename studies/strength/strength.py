@@ -10,9 +10,10 @@ every row is printed beside its figure on the page; this script only runs them a
     python -m studies.strength.strength --table-only --out docs/results
 
 Resumable: a row whose ``ROW.json`` exists under ``--runs-dir`` (default ``runs/strength``) is skipped; each
-finished row is written atomically as it ends. Rows that need an engine (GRhino, MoHex, Edax) that is not
-installed are listed on the page as not run, with the reason. The page is ``OUT/strength.md`` (default
-``runs/strength``; the shipped page: ``--out docs/results``).
+finished row is written atomically as it ends. The Hex 7x7/9x9/11x11 agents (``TRAININGS``) are trained in
+``runs/strength/hex<N>`` by ``farl train`` first (resumable too); their rows name that folder. Rows that need
+an engine (GRhino, MoHex, Edax) that is not installed are listed on the page as not run, with the reason. The
+page is ``OUT/strength.md`` (default ``runs/strength``; the shipped page: ``--out docs/results``).
 """
 from __future__ import annotations
 
@@ -31,6 +32,15 @@ from studies.formatting import MISSING, pct
 
 RUNS = Path("runs/strength")
 
+TRAININGS = {
+    # Hex beyond 6x6 has no shipped agent: TD-FARL with the paper's Hex settings and more, longer tuples
+    # per board (GBG's random-walk rule), for MoHex 2.0 and MCTS to play against
+    f"hex{n}": ["train", "hex", "--preset", "paper", "--param", f"size={n}", "--ntuple-count", str(count),
+                "--ntuple-length", "6", "--episodes", str(episodes), "--seed", "0"]
+    for n, count, episodes in ((7, 40, 1_000_000), (9, 60, 2_000_000), (11, 80, 3_000_000))
+}
+"""Agents the rows need that are not shipped, trained here by ``farl train`` into ``RUNS_DIR/<key>`` (resumable)."""
+
 
 @dataclass(frozen=True)
 class Row:
@@ -46,6 +56,7 @@ class Row:
     engine: str | None = None  # the engine the row needs ("grhino", "mohex", "edax"), None for none
     note: str = ""
     seats: str | None = None  # the evaluated player's seats (farl eval --seats), default all
+    trained: str | None = None  # a key of TRAININGS whose run folder the player names
 
     def argv(self, jobs: int = 1) -> list[str]:
         out = ["eval", self.player, "--game", self.game] + (["--vs", self.vs] if self.vs else [])
@@ -62,6 +73,19 @@ class Row:
         return "farl " + " ".join(self.argv())
 
 
+def _hex_sizes():
+    rows = []
+    for n in (7, 9, 11):
+        run = f"{RUNS}/hex{n}"
+        for player in (run, f"{run}+mcts1000"):
+            short = player.replace(run, "agent").replace("+", "-")
+            for vs in ("mcts10000", "mohex"):
+                rows.append(Row(f"hex{n}-{short}-vs-{vs}", "hex", player, vs, "initial", 10 if vs == "mohex" else 20,
+                                params=(f"size={n}",), engine="mohex" if vs == "mohex" else None,
+                                trained=f"hex{n}"))
+    return rows
+
+
 def _ladder(game, players, vs, starts, games, prefix, params=(), engine=None, note=""):
     return [Row(f"{prefix}-{p.replace('pretrained', 'agent').replace('+', '-')}-vs-{vs}", game, p, vs, starts, games,
                 params, engine, note) for p in players]
@@ -74,9 +98,16 @@ OTHELLO_PLAYERS = ("pretrained", "pretrained+mcts100", "pretrained+mcts400")
 ROWS: list[Row] = [
     # Hex 6x6: Table 1's opponent, 50 games per seat from the empty board (Table 1's protocol)
     *_ladder("hex", HEX_PLAYERS, "mcts10000", "initial", 50, "hex"),
+    # Hex 7x7, 9x9, 11x11: TD-FARL agents trained here (TRAININGS), bare and wrapped, against MCTS10000 and
+    # MoHex 2.0 (10,000 simulations per move; where a user built it)
+    *_hex_sizes(),
     # Othello: the wrapped agent against itself bare, and against Bench, from the paper's 244 four-ply openings
     Row("othello-agent-mcts400-vs-pretrained", "othello", "pretrained+mcts400", "pretrained", "othello-4ply"),
     Row("othello-agent-mcts100-vs-pretrained", "othello", "pretrained+mcts100", "pretrained", "othello-4ply"),
+    Row("othello-agent-mcts200-vs-pretrained", "othello", "pretrained+mcts200", "pretrained", "othello-4ply"),
+    Row("othello-agent-mcts1000-vs-pretrained", "othello", "pretrained+mcts1000", "pretrained", "othello-4ply"),
+    Row("othello-agent-mcts400-vs-agent-mcts100", "othello", "pretrained+mcts400", "pretrained+mcts100",
+        "othello-4ply"),
     *_ladder("othello", OTHELLO_PLAYERS, "bench", "othello-4ply", None, "othello"),
     # Othello against GRhino's five levels (GTP engine, Debian package grhino), 20 games per seat from the
     # first 20 of the 244 openings
@@ -141,11 +172,26 @@ def engine_missing(engine: str | None) -> str | None:
     return None
 
 
+def train(key: str, runs: Path = RUNS) -> Path:
+    """Train the agent ``TRAININGS[key]`` in ``runs/key``, or resume it (a finished run resumes as a no-op)."""
+    folder = runs / key
+    if (folder / "run.json").exists():
+        argv = ["train", "--resume", str(folder)]
+    else:
+        argv = TRAININGS[key] + ["--out", str(folder)]
+    code = cli.main(argv + ["--quiet"])
+    if code != 0:
+        raise RuntimeError(f"training {key} stopped with exit code {code}; run again to resume")
+    return folder
+
+
 def run_row(row: Row, runs: Path = RUNS, jobs: int = 1) -> dict:
     """Evaluate one row (cached in ``runs/ROW.json``)."""
     done = runs / f"{row.id}.json"
     if done.exists():
         return json.loads(done.read_text())
+    if row.trained:
+        train(row.trained, runs)
     out = io.StringIO()
     start = time.perf_counter()
     with contextlib.redirect_stdout(out):
