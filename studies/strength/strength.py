@@ -154,6 +154,61 @@ GBG_NOTE = ["GBG (the FARL authors' framework) publishes its Connect Four TD age
             "pretrained Connect Four agent, not GBG's.", ""]
 
 
+@dataclass(frozen=True)
+class Ladder:
+    """One ``farl ladder`` of a game: the shipped agent bare and wrapped beside reference opponents and engines."""
+
+    game: str
+    players: tuple
+    games: int
+    openings: str
+    params: tuple = ()
+
+    def argv(self, runs: Path = RUNS, jobs: int = 1) -> list[str]:
+        out = ["ladder", self.game, "--players", ",".join(self.players), "--games", str(self.games),
+               "--openings", self.openings, "--out", str(runs / f"ladder-{self.game}"), "--seed", "0"]
+        for p in self.params:
+            out += ["--param", p]
+        return out + (["--jobs", str(jobs)] if jobs > 1 else [])
+
+    def command(self) -> str:
+        return "farl " + " ".join(self.argv())
+
+
+LADDERS = [
+    Ladder("connect_four", ("pretrained", "pretrained+mcts100", "pretrained+mcts1000", "mcts1000", "mcts10000",
+                            "ab-dl"), 7, "all-1ply"),
+    Ladder("othello", ("pretrained", "pretrained+mcts100", "pretrained+mcts400", "bench", "mcts1000", "grhino1",
+                       "grhino3", "grhino5"), 6, "othello-4ply"),
+    Ladder("hex", ("pretrained", "pretrained+mcts100", "pretrained+mcts1000", "mcts1000", "mcts10000"), 10,
+           "initial", ("size=6",)),
+    Ladder("nim3p", ("pretrained", "pretrained+maxn3", "maxn15", "mcts1000"), 3, "all-1ply"),
+]
+"""The ladders on the page: every player of a game on one Elo scale (``random`` = 0, added by farl ladder)."""
+
+
+def run_ladder(ladder: Ladder, runs: Path = RUNS, jobs: int = 1) -> dict:
+    """Play (or resume) one ladder; returns its ``ladder.json``."""
+    code = cli.main(ladder.argv(runs, jobs) + ["--quiet"])
+    if code != 0:
+        raise RuntimeError(f"ladder {ladder.game} stopped with exit code {code}: {ladder.command()}")
+    return json.loads((runs / f"ladder-{ladder.game}" / "ladder.json").read_text())
+
+
+def ladder_lines(ladder: Ladder, runs: Path) -> list[str]:
+    path = runs / f"ladder-{ladder.game}" / "ladder.json"
+    lines = ["", f"### {ladder.game} ladder", "", f"`{ladder.command()}`", ""]
+    if not path.exists():
+        missing = [e for e in ("grhino", "mohex", "edax") if any(p.startswith(e) for p in ladder.players)]
+        why = "; ".join(filter(None, (engine_missing(e) for e in missing))) or "not run yet"
+        return lines + [f"{MISSING} ({why})"]
+    data = json.loads(path.read_text())
+    lines += ["| player | Elo | ± s.e. | games |", "|---|---:|---:|---:|"]
+    for p in data["players"]:
+        lines.append(f"| {p['name']} | {p['elo']:+.0f} | {p['elo_se']:.0f} | {p['games']} |")
+    return lines
+
+
 def engine_missing(engine: str | None) -> str | None:
     """Why the row's engine cannot run here, or None."""
     if engine is None:
@@ -248,6 +303,11 @@ def write_page(runs: Path, out: Path) -> Path:
         why = "" if result is not None else (engine_missing(row.engine) or "not run yet")
         shown = cell(result) if result is not None else f"{MISSING} ({why})"
         lines.append(f"| {row.player} | {row.vs or '(alone)'} | {row.starts} | {shown} | `{row.command()}` |")
+    lines += ["", "## One Elo scale per game", "",
+              "Every player of the game against every other in every seat, Bradley–Terry ratings with draws as "
+              "half a win, `random` = 0, ± bootstrap s.e. (docs/ladder.md)."]
+    for ladder in LADDERS:
+        lines += ladder_lines(ladder, runs)
     out.mkdir(parents=True, exist_ok=True)
     page = out / "strength.md"
     atomic_write_text(page, "\n".join(lines) + "\n")
@@ -261,8 +321,21 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=RUNS, help="where strength.md goes (default runs/strength)")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--table-only", action="store_true", help="write the page from the rows on disk")
+    ap.add_argument("--ladders", nargs="*", default=None, metavar="GAME",
+                    help="play the ladders of these games (no names: all) instead of the rows")
     args = ap.parse_args(argv)
-    if not args.table_only:
+    if args.ladders is not None and not args.table_only:
+        for ladder in [x for x in LADDERS if not args.ladders or x.game in args.ladders]:
+            missing = [e for e in ("grhino", "mohex", "edax") if any(p.startswith(e) for p in ladder.players)
+                       and engine_missing(e)]
+            if missing:
+                print(f"skip the {ladder.game} ladder: {', '.join(missing)} not installed", file=sys.stderr)
+                continue
+            t = time.perf_counter()
+            run_ladder(ladder, args.runs_dir, args.jobs)
+            print(f"ladder {ladder.game} [{time.perf_counter() - t:.0f} s]", flush=True)
+            write_page(args.runs_dir, args.out)
+    elif not args.table_only:
         for row in select(args.rows):
             why = engine_missing(row.engine)
             if why:
