@@ -72,7 +72,7 @@ class GRhinoPlayer(GTPPlayer):
         level: GRhino's AI level (``--level``).
         binary: path or name of ``gtp-rhino`` (else ``$FARL_GRHINO``, PATH, /usr/games).
         randomness: GRhino's ``--rand`` 0..10 (default 0, deterministic).
-        move_timeout: seconds for one move (level 5 takes well under a second per move on a PC).
+        move_timeout: seconds for one move (level 5 searches its end games perfectly: seconds per move).
         name: the name in results (default ``grhino<level>``).
 
     Raises ``RuntimeError`` naming the install command when the binary is missing.
@@ -85,7 +85,7 @@ class GRhinoPlayer(GTPPlayer):
     engine = "GRhino"
 
     def __init__(self, level: int = DEFAULT_LEVEL, binary: str | None = None, randomness: int = 0,
-                 move_timeout: float = 60.0, name: str | None = None):
+                 move_timeout: float = 300.0, name: str | None = None):
         for what, value, (lo, hi) in (("level", level, LEVELS), ("randomness", randomness, (0, 10))):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not lo <= value <= hi:
                 raise ValueError(f"GRhino {what} must be an integer {lo}..{hi}, got {value!r}")
