@@ -172,8 +172,10 @@ def test_an_engine_that_dies_twice_is_a_clear_error(fake_engine):
     set_mode("crash_always", at=1)
     player = MoHexPlayer(100)
     g = hex_game(5)
-    with pytest.raises(RuntimeError, match=re.escape(path) + r" died twice in a row .*exited \(code 4\).*genmove b"):
+    with pytest.raises(RuntimeError, match=re.escape(path) + r" died twice in a row .*exited \(code 4\).*genmove b"
+                       ) as e:
         play_out(g, (player, RandomPlayer()), g.initial_state(g.p, make_rng(0)))
+    assert "f888938" in str(e.value)  # MoHex's known crash and the commit that has none
 
 
 def test_a_hanging_engine_times_out_and_is_stopped(fake_engine):

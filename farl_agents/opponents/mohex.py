@@ -1,9 +1,11 @@
 """MoHex 2.0 (Benzene project, Huang et al. 2013; LGPL-3), a Hex engine, over GTP: opponents ``mohex<games>``.
 
-MoHex is not packaged: build it from https://github.com/cgao3/benzene-vanilla-cmake (docs/engines.md gives
-the commands) and point ``FARL_MOHEX`` at ``build/src/mohex/mohex``, or put it on PATH as ``mohex``. The
-binary reads its pattern files from the source tree's ``share/`` (a path compiled in), so leave the tree
-where it was built.
+MoHex is not packaged: build it from https://github.com/cgao3/benzene-vanilla-cmake at commit
+:data:`KNOWN_GOOD_COMMIT` (the current master segfaults on positions whose outcome is already decided,
+which games against weak players reach all the time: the repository's issues #10 and #14; docs/engines.md
+gives the commands) and point ``FARL_MOHEX`` at ``build/src/mohex/mohex``, or put it on PATH as ``mohex``.
+The binary reads its pattern files from the source tree's ``share/`` (a path compiled in), so leave the
+tree where it was built.
 
 Facts from its source (``src/hex/HexColor.hpp``, ``ConstBoard.hpp``, ``HexHtpEngine.cpp``,
 ``MoHexEngine.cpp``, ``util/BenzeneProgram.cpp``), checked on finished games (tests/test_gtp_engines.py):
@@ -43,12 +45,14 @@ DEFAULT_MAX_TIME = 60.0
 MAX_MEMORY = 250_000_000
 #: board sizes of MoHex's default build (``MAX_WIDTH`` 13) that farl's Hex has (2..13)
 SIZES = (2, 13)
+#: the commit of cgao3/benzene-vanilla-cmake that plays decided positions (its master crashes there)
+KNOWN_GOOD_COMMIT = "f888938bc7ab051a04034a9e19a31399a31d2429"
 BINARY_NAMES = ("mohex",)
 ENV_VAR = "FARL_MOHEX"
 INSTALL_HINT = ("MoHex was not found (looked at $FARL_MOHEX and PATH). Build MoHex 2.0 from "
-                "https://github.com/cgao3/benzene-vanilla-cmake (apt-get install cmake libboost-all-dev "
-                "libdb-dev; mkdir build && cd build && cmake .. && make mohex) and set FARL_MOHEX to "
-                "build/src/mohex/mohex (docs/engines.md).")
+                "https://github.com/cgao3/benzene-vanilla-cmake at commit f888938 (apt-get install cmake "
+                "libboost-all-dev libdb-dev; git checkout f888938; mkdir build && cd build && cmake .. && make "
+                "mohex) and set FARL_MOHEX to build/src/mohex/mohex (docs/engines.md).")
 _LETTERS = "abcdefghijklm"
 
 
@@ -124,6 +128,16 @@ class MoHexPlayer(GTPPlayer):
     def check_game(self, game: GameSpec) -> None:
         super().check_game(game)
         check_size(game, self.name)
+
+    def act(self, game: GameSpec, state: np.ndarray, rng: np.ndarray) -> int:
+        try:
+            return super().act(game, state, rng)
+        except RuntimeError as e:
+            if "died twice" not in str(e):
+                raise
+            raise RuntimeError(f"{e}. The current master of benzene-vanilla-cmake crashes on positions whose "
+                               f"outcome is decided (its issues #10, #14); {KNOWN_GOOD_COMMIT} plays them "
+                               "(docs/engines.md)") from None
 
     def new_game_commands(self, game: GameSpec) -> list[str]:
         size = int(game.params["size"])
