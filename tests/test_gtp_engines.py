@@ -408,3 +408,11 @@ def test_edax_runs_on_the_shared_process_layer(tmp_path, monkeypatch):
     monkeypatch.setenv("FAKE_FLAG", "")
     assert copy.act(g, g.initial_state(g.p, make_rng(0)), make_rng(1)) == 19
     copy.close()
+
+
+def test_a_refused_setting_stops_the_engine(fake_engine):
+    path, _ = fake_engine
+    client = GTPClient([path], timeout=10, setup=["frobnicate 1"])
+    with pytest.raises(GTPError, match="refused 'frobnicate 1'"):
+        client.command("name")
+    assert not client.running

@@ -221,8 +221,12 @@ class GTPClient:
         if not (os.path.isfile(self.binary) and os.access(self.binary, os.X_OK)):
             raise RuntimeError(f"the engine binary {self.binary} is missing or not executable")
         self._engine = EngineProcess(self.argv, cwd=self.cwd)
-        for command in self.setup + self.log:
-            self._exchange(command, self.timeout)
+        try:
+            for command in self.setup + self.log:
+                self._exchange(command, self.timeout)
+        except GTPError:
+            self._kill()  # never keep an engine that missed a setting or part of the game
+            raise
 
     def _kill(self) -> None:
         if self._engine is not None:
