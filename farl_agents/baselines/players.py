@@ -22,13 +22,14 @@ import numpy as np
 import torch as th
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.policies import BasePolicy
+from stable_baselines3.common.policies import ActorCriticPolicy, BasePolicy
 from stable_baselines3.dqn.policies import DQNPolicy
 
 import farl_envs
-from farl_agents.baselines.envs import obs_dim, observe_planes, observe_state
+from farl_agents.baselines.envs import REWARD_SCALE, obs_dim, observe_planes, observe_state
 from farl_agents.baselines.files import load_baseline
-from farl_envs.core.spec import TERMINAL, GameSpec
+from farl_agents.opponents.value_protocol import legal_afterstates
+from farl_envs.core.spec import TERMINAL, TO_MOVE, GameSpec
 
 
 class FrozenPolicy:
@@ -198,6 +199,69 @@ class SB3Player:
         if self.planes:
             obs = observe_planes(game, state)
         return greedy_action(self.frozen, obs, mask)
+
+    def afterstate_values(self, game: GameSpec, state: np.ndarray) -> np.ndarray:
+        """The search wrappers' value protocol (:mod:`farl_agents.opponents.value_protocol`), so
+        ``agent:ppo.zip+mcts200`` works: ``float64[n_actions, n_players]``, NaN rows for illegal actions.
+
+        For each legal action ``a`` of ``state`` the row is ``r(state, a)`` plus, unless the move ends the game,
+        the network's value of the afterstate ``s_a`` for each player, read from the observation of ``s_a``
+        from the view of the player to move next, ``n`` (what the network saw in training, where it always
+        moved):
+
+        * MaskablePPO: the value head, ``V(obs_n(s_a))``;
+        * DQN: ``max`` of the Q-values of ``obs_n(s_a)`` over the legal actions of ``s_a``.
+
+        That is ``n``'s value. In a two-player game (all zero-sum in farl) the other player gets its negative
+        (``-V`` for the mover when the turn passes, which is the usual case). With one player (2048) it is the
+        player's own value; with three or more each player ``i`` gets the value of ``obs_i(s_a)``, its own
+        view of a position where it is not to move, which the network never saw (a rough estimate, like an
+        n-tuple agent's ``V_i``). Values are divided by the training's reward scale
+        (:data:`~farl_agents.baselines.envs.REWARD_SCALE`) back into the game's reward units.
+
+        What the number approximates: the *discounted* (the model's gamma) return the network learned against
+        its training opponents (random, a snapshot of itself, ...), not against best play; in games with
+        chance the afterstate is observed before its chance event (the tile, the die), which training never
+        showed. All observations of one call go through one batched forward of the network.
+        """
+        if game is not self.game and (game.id != self.game.id or game.params != self.game.params):
+            raise ValueError(f"{self.name} plays {self.game.id} {self.game.params}, not {game.id} {game.params}")
+        if state[TERMINAL]:
+            raise ValueError(f"{game.id}: no move in a terminal position")
+        from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+        policy = _policy_of(self.model)
+        if not isinstance(policy, (MaskableActorCriticPolicy, ActorCriticPolicy, DQNPolicy)):
+            raise ValueError(f"{self.name}: a {type(policy).__name__} has neither a value head nor Q-values that "
+                             f"the search wrappers can read (MaskablePPO / PPO or DQN)")
+        actions, afters, rewards, terminal = legal_afterstates(game, state)
+        n_pl = game.n_players
+        obs, rows, seats, masks = [], [], [], []
+        for k in np.flatnonzero(~terminal):
+            nxt = int(afters[k, TO_MOVE])
+            for seat in ([nxt] if n_pl == 2 else range(n_pl)):
+                o, mask = observe_state(game, afters[k], seat)
+                obs.append(observe_planes(game, afters[k], seat) if self.planes else o)
+                rows.append(k)
+                seats.append(seat)
+                masks.append(mask)
+        future = np.zeros((len(actions), n_pl))
+        if obs:
+            with th.no_grad():
+                t = policy.obs_to_tensor(np.stack(obs))[0]
+                if isinstance(policy, DQNPolicy):
+                    q = policy.q_net(t).cpu().numpy().astype(np.float64)
+                    v = np.where(np.stack(masks) != 0, q, -np.inf).max(axis=1)
+                else:
+                    v = policy.predict_values(t).cpu().numpy().astype(np.float64).reshape(-1)
+            v = v / REWARD_SCALE.get(game.name, 1.0)
+            for k, seat, value in zip(rows, seats, v):
+                future[k, seat] = value
+                if n_pl == 2:
+                    future[k, 1 - seat] = -value
+        out = np.full((game.n_actions, n_pl), np.nan)
+        out[actions] = rewards + future
+        return out
 
     def __repr__(self) -> str:
         return f"SB3Player({self.name!r}, {self.game.id})"

@@ -40,8 +40,10 @@ import numpy as np
 from farl_agents.atomic import atomic_file
 from farl_agents.descent.alphabeta import AlphaBeta
 from farl_agents.descent.evaluation import evaluation_from_file
+from farl_agents.descent.expand import TURN_DECISIONS, Expander
 from farl_agents.descent.heuristics import make_heuristic
 from farl_agents.descent.search import TreeSearch
+from farl_agents.opponents.value_protocol import legal_afterstates
 from farl_agents.safe_files import AgentFileError, Member, NpzFile
 
 FORMAT = "farl-descent-agent"
@@ -70,6 +72,7 @@ class DescentAgent:
         budget = f"d{depth}" if search == "ab" else (f"{iterations}it" if iterations else f"{seconds}s")
         self.name = name or f"descent-agent[{search} {budget}]"
         self._engine = None
+        self._expander = None  # completes half-made turns for afterstate_values (Amazons)
         self._plan = {}  # expected state bytes -> the next action of the turn being played
 
     def _make_engine(self):
@@ -87,6 +90,7 @@ class DescentAgent:
     def __getstate__(self):
         d = dict(self.__dict__)
         d["_engine"] = None
+        d["_expander"] = None
         d["_plan"] = {}
         return d
 
@@ -119,6 +123,69 @@ class DescentAgent:
                 g.afterstate(g.p, s.copy(), a, s, rewards)
                 self._plan[s.tobytes()] = nxt
         return actions[0]
+
+    def afterstate_values(self, game, state) -> np.ndarray:
+        """The search wrappers' value protocol (:mod:`farl_agents.opponents.value_protocol`), so
+        ``agent:descent.npz+mcts200`` works: ``float64[n_actions, 2]``, NaN rows for illegal actions.
+
+        For each legal action ``a`` of ``state`` the row is ``r(state, a)`` plus, unless the move ends the game,
+        ``(R v, -R v)`` with ``v = f_θ(afterstate) / scale``: f_θ is the first player's value of the position
+        (all searches of this family read it so), in units of the training heuristic bounded by its ``scale``,
+        so ``v`` lies in [-1, 1]; ``R`` is the largest reward the game gives (1 in every two-player game of
+        farl), and the second player's value is the negative (descent plays two-player zero-sum games only).
+        With the ``classic`` heuristic f_θ estimates the result w itself, so the row is the expected return;
+        the other heuristics rank positions by the result and more (``depth-add``: quicker wins, ``score``: the
+        final disc difference), so their ``v`` is a proxy of the return on the same scale, not the return.
+
+        In a game whose turn is several decisions (Amazons) an afterstate in the middle of the mover's turn is
+        a position f_θ never learnt; it is valued by the mover's best completion of the turn instead (the
+        completed turns valued by f_θ, or by their result when they end the game). All the positions of one
+        call are valued by one batched f_θ call.
+        """
+        if game.name != self.game.name or dict(game.params) != dict(self.game.params):
+            raise ValueError(f"{self.name} plays {self.game.name} {self.game.params}, not {game.name} {game.params}")
+        if state[1]:
+            raise ValueError("no legal move: the game is over")
+        mover = int(state[0])
+        actions, afters, rewards, terminal = legal_afterstates(game, state)
+        reach = max(abs(float(x)) for x in game.reward_range)
+        turns = TURN_DECISIONS.get(game.name, 1) > 1
+        rows, owner, known = [], [], []  # the positions to value, the action each belongs to, results known
+        for k in np.flatnonzero(~terminal):
+            if turns and int(afters[k, 0]) == mover:  # a half-made turn: its completions
+                if self._expander is None:
+                    self._expander = Expander(self.game)
+                _, _, turn_boards, turn_end, result, _ = self._expander(afters[k])
+                rows.extend(turn_boards)
+                owner.extend([k] * len(turn_end))
+                known.extend(np.where(turn_end != 0, result, np.nan))
+            else:
+                rows.append(self.game_board(afters[k]))
+                owner.append(k)
+                known.append(np.nan)
+        v0 = np.zeros(len(actions))  # v of each action's afterstate, first player's view, in [-1, 1]
+        if rows:
+            known = np.array(known, dtype=np.float64)
+            need = np.flatnonzero(np.isnan(known))
+            if len(need):
+                known[need] = self.evaluation.values(np.stack(rows)[need]) / self.evaluation.scale
+            sign = 1.0 if mover == 0 else -1.0
+            best = {}
+            for j, k in enumerate(owner):  # the mover's best completion; one entry for an ordinary afterstate
+                if k not in best or sign * known[j] > sign * best[k]:
+                    best[k] = known[j]
+            for k, v in best.items():
+                v0[k] = v
+        out = np.full((game.n_actions, 2), np.nan)
+        out[actions, 0] = rewards[:, 0] + reach * v0
+        out[actions, 1] = rewards[:, 1] - reach * v0
+        return out
+
+    def game_board(self, state) -> np.ndarray:
+        """The n-tuple board of kernel ``state`` (what f_θ reads)."""
+        out = np.zeros(self.game.n_cells, dtype=np.int32)
+        self.game.board(self.game.p, state, out)
+        return out
 
     def __repr__(self) -> str:
         return f"DescentAgent({self.name!r})"

@@ -32,7 +32,7 @@ import numpy as np
 import farl_envs
 from farl_agents.atomic import atomic_file
 from farl_agents.config_flags import check_field_types
-from farl_agents.nemesh.features import N_FEATURES
+from farl_agents.nemesh.features import N_FEATURES, features
 from farl_agents.nemesh.learner import ALPHA0, GAMMA, initial_weights
 from farl_agents.nemesh.search import SearchScratch, choose_move
 from farl_agents.safe_files import AgentFileError, NpzFile
@@ -143,6 +143,36 @@ class NemeshAgent:
         seat = int(state[TO_MOVE])
         a, _ = choose_move(self.game.p, state, self.weights[seat], self.depth, 0.0, *self.scratch().arrays(), rng)
         return int(a)
+
+    def afterstate_values(self, game: GameSpec, state: np.ndarray) -> np.ndarray:
+        """The search wrappers' value protocol (:mod:`farl_agents.opponents.value_protocol`), so
+        ``agent:nemesh.npz+mcts200`` works: ``float64[n_actions, 2]``, NaN rows for illegal actions.
+
+        For each legal column ``a`` of ``state`` (mover ``m``) the row is ``r(state, a)`` plus, unless the move
+        ends the game, ``Q_m = w_m . phi(afterstate)`` for ``m`` and ``-Q_m`` for the opponent. ``Q_m`` is the
+        value SARSA fitted to the mover's afterstates (the linear evaluation the alpha-beta search reads at
+        its leaves, with the mover's seat weights): the *discounted* (gamma, 0.8 by default) return of ``m``
+        in the game's reward units (+1 win, -1 loss), a linear estimate that is neither bounded to [-1, 1] nor
+        the undiscounted return the search adds up; the opponent's entry is its negative because Connect Four
+        is zero-sum. Features of all the afterstates are computed first, then one product with ``w_m``.
+        """
+        from farl_agents.opponents.value_protocol import legal_afterstates  # here: importing nemesh stays light
+
+        if game.name != "connect_four" or game.params != self.game.params:
+            raise ValueError(f"{self.name} plays connect_four {self.game.params}, not {game.name} {game.params}")
+        if state[TERMINAL]:
+            raise ValueError("no legal move: the game is over")
+        mover = int(state[TO_MOVE])
+        actions, afters, rewards, terminal = legal_afterstates(game, state)
+        phi = np.zeros((len(actions), N_FEATURES))
+        win = np.zeros((2, game.n_cells), dtype=np.int8)
+        for k in np.flatnonzero(~terminal):
+            features(game.p, afters[k], phi[k], win)
+        q = np.where(terminal, 0.0, phi @ self.weights[mover])
+        out = np.full((game.n_actions, 2), np.nan)
+        out[actions, mover] = rewards[:, mover] + q
+        out[actions, 1 - mover] = rewards[:, 1 - mover] - q
+        return out
 
     # ------------------------------------------------------------ files
     def meta(self) -> dict:

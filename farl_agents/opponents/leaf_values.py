@@ -22,6 +22,10 @@ position a player-centred TD agent learned to value. ``leaf`` is
 
 The choice is made while numba compiles (the leaf's type), so the loops stay one compiled function per
 game and evaluator, and the n-tuple evaluation runs inside them, with no Python per node.
+
+Agents whose values are not numba code (Nemesh, descent's f_θ, the SB3 baselines) implement the Python value
+protocol of :mod:`~.value_protocol` instead; :func:`search_leaf` routes them to the PUCT wrapper's Python
+driver, and :func:`agent_leaf`, the compiled searches' gate, refuses them naming ``+mcts<N>``.
 """
 from __future__ import annotations
 
@@ -34,8 +38,10 @@ from numba.extending import overload
 from farl_agents.learners.agent import NTupleAgent
 from farl_agents.ntuple.network import Net, board_indices, value
 from farl_agents.opponents.search_hooks import heuristic
+from farl_agents.opponents.value_protocol import AfterstateValues, checked_values
 from farl_envs.core.kernels import board
-from farl_envs.core.spec import GameSpec
+from farl_envs.core.rng import make_rng
+from farl_envs.core.spec import TERMINAL, GameSpec
 
 
 class NTupleLeaf(NamedTuple):
@@ -50,25 +56,54 @@ class NTupleLeaf(NamedTuple):
 
 
 def agent_leaf(agent, game: GameSpec) -> NTupleLeaf:
-    """The leaf evaluation of ``agent`` on ``game``; ``ValueError`` when the agent cannot give one.
+    """The compiled leaf evaluation of ``agent`` on ``game``; ``ValueError`` when the agent cannot give one.
 
     The agent must be an :class:`NTupleAgent` trained with TD (an afterstate value; SARSA and Q agents learn
-    action values instead) for ``game`` with the same parameters.
+    action values instead) for ``game`` with the same parameters. A player of the Python value protocol
+    (:class:`~farl_agents.opponents.value_protocol.AfterstateValues`: Nemesh, descent, the SB3 baselines) is
+    refused with the advice to use ``+mcts<N>``, whose search calls it from Python (:func:`search_leaf`).
     """
+    if isinstance(agent, AfterstateValues) and not isinstance(agent, NTupleAgent):
+        raise ValueError(f"{agent.name}: its values come from a Python/torch network that the compiled "
+                         f"+maxn/+paranoid/+expectimax searches cannot call; wrap it with +mcts<N> (PUCT calls "
+                         f"the network once per expanded position)")
     if not isinstance(agent, NTupleAgent):
-        raise ValueError(f"{getattr(agent, 'name', agent)!r} has no afterstate value function a compiled search "
-                         f"can read: the search wrappers take an n-tuple agent trained with TD (td-farl)")
+        raise ValueError(f"{getattr(agent, 'name', agent)!r} has no afterstate value function a search can "
+                         f"read: the search wrappers take an n-tuple agent trained with TD (td-farl), and +mcts<N> "
+                         f"also a Nemesh, descent or SB3 baseline agent")
     if agent.config.algo != "td":
         raise ValueError(f"{agent.name} learned action values ({agent.config.algo}), not afterstate values: "
                          f"the search wrappers take an n-tuple agent trained with TD (td-farl)")
-    if agent.game.id != game.id or list(agent.game.p) != list(game.p):
-        raise ValueError(f"{agent.name} plays {agent.game.id} {agent.game.params}, not {game.id} {game.params}")
+    _check_game(agent, game)
     scale = float(agent.config.reward_scale)
     if not np.isfinite(scale) or scale <= 0:
         raise ValueError(f"{agent.name}: reward_scale must be > 0, got {scale}")
     return NTupleLeaf(agent.net, np.zeros(game.n_cells, dtype=np.int32),
                       np.zeros(agent.net.sym_cells.shape[:2], dtype=np.int64), bool(agent.config.tanh_output),
                       1.0 / scale, game.n_players == 2)
+
+
+def search_leaf(agent, game: GameSpec):
+    """What the PUCT wrapper values positions with: an :class:`NTupleLeaf` (compiled into the search loop) for
+    a TD n-tuple agent, else the agent itself when it implements the Python value protocol
+    (:class:`~farl_agents.opponents.value_protocol.AfterstateValues`; the search then calls it once per
+    expanded position), else ``ValueError`` with the reason (:func:`agent_leaf`'s).
+
+    A protocol player is asked once here, on ``game``'s start position, so a player that cannot answer
+    (another game, a network without a value head) is refused before any search runs.
+    """
+    if isinstance(agent, NTupleAgent) or not isinstance(agent, AfterstateValues):
+        return agent_leaf(agent, game)
+    _check_game(agent, game)
+    start = game.initial_state(game.p, make_rng(0))
+    if not start[TERMINAL]:
+        checked_values(agent, game, start)
+    return agent
+
+
+def _check_game(agent, game: GameSpec) -> None:
+    if agent.game.id != game.id or list(agent.game.p) != list(game.p):
+        raise ValueError(f"{agent.name} plays {agent.game.id} {agent.game.params}, not {game.id} {game.params}")
 
 
 def leaf_value(leaf, kernels, hooks, p, s, mover, out):

@@ -35,8 +35,18 @@ sequence of actions, the position is rebuilt on every descent with fresh chance 
 legal in the sampled position but not when the node was expanded gets the uniform prior.
 
 The tree lives in preallocated arrays (``iterations + 1`` nodes: an iteration adds at most one), checked
-against farl's memory limit, and the whole search is one ``@njit(cache=True)`` function over the game's
-kernels and the agent's network: no Python per node.
+against farl's memory limit. The three steps are compiled functions over the game's kernels
+(:func:`descend`: selection, chance and the new node; :func:`set_priors`: the expansion formula given the
+agent's ``q``; :func:`backup`), and two loops drive them:
+
+* a TD n-tuple agent: :func:`puct_search`, one ``@njit(cache=True)`` loop with the agent's network inside
+  (:mod:`~.leaf_values`), no Python per node;
+* an agent whose values live in Python or torch (Nemesh, descent's f_θ, the SB3 baselines: the protocol of
+  :mod:`~.value_protocol`): :meth:`PUCT._python_search`, the same loop in Python that asks the agent for the
+  ``q`` of a new position's moves, one call per expanded position (batched over the moves by the agent).
+
+Both loops run the same compiled steps, so for the same values they build the same tree
+(``tests/test_search_wrappers_families.py`` checks identical visit counts).
 """
 from __future__ import annotations
 
@@ -46,9 +56,10 @@ import numpy as np
 from numba import njit
 
 from farl_agents.ntuple.budget import LIMIT_VARIABLE, human, memory_limit
-from farl_agents.opponents.leaf_values import agent_leaf, leaf_value
+from farl_agents.opponents.leaf_values import NTupleLeaf, leaf_value, search_leaf
 from farl_agents.opponents.mcts import MAX_ITERATIONS, _most_visited
 from farl_agents.opponents.search_hooks import hooks_of, search_kernels
+from farl_agents.opponents.value_protocol import checked_values
 from farl_agents.players import check_search_state
 from farl_envs.core.kernels import afterstate, chance, legal_actions
 from farl_envs.core.spec import TERMINAL, TO_MOVE, GameSpec
@@ -60,16 +71,101 @@ DEFAULT_TEMPERATURE = 1.0
 _EPS = 1e-8
 
 
+_AT_END, _NEW, _FULL = 0, 1, 2
+"""How a descent (:func:`descend`) stopped: at the end of the game, at a position not yet expanded, or at a
+position whose new child found the tree full (cannot happen with ``cap >= iterations + 1``; valued as a leaf)."""
+
+
 @njit(cache=True)
-def _expand(kernels, hooks, leaf, p, s, node, prior, mask, after, rew, vec, qv, est, mid, half, temperature,
-            adaptive, lo, hi):
-    """Value the legal actions of ``s`` with the agent, set ``prior[node]``, write ``s``'s value into ``est``."""
-    n_actions = mask.shape[0]
+def new_tree(children, visits, wsum, expanded):
+    """Reset the tree to its root (row 0, not expanded); return the number of nodes, 1."""
+    children[0, :] = -1
+    visits[0] = 0.0
+    wsum[0, :] = 0.0
+    expanded[0] = 0
+    return 1
+
+
+@njit(cache=True)
+def descend(kernels, p, root, c_puct, mid, half, adaptive, has_chance, children, visits, wsum, prior, expanded,
+            n_nodes, s, mask, rew, path, step_rew, lo, hi, rng):
+    """Step 1, *selection*: descend from ``root`` by the PUCT rule to the first position not yet expanded.
+
+    Adds the new child it steps into to the tree (``n_nodes`` of them so far); writes the position reached into
+    ``s``, the nodes passed into ``path[0..depth]`` and the moves' reward vectors into ``step_rew[0..depth-1]``;
+    samples chance events on the way (open loop). Returns ``(node, depth, n_nodes, status)``: ``status`` is
+    ``_AT_END`` (``s`` is terminal), ``_NEW`` (``node`` is to be expanded at ``s``) or ``_FULL``.
+    """
+    n_actions = children.shape[1]
+    n_players = wsum.shape[1]
+    cap = children.shape[0]
+    for i in range(root.shape[0]):
+        s[i] = root[i]
+    node = 0
+    depth = 0
+    path[0] = 0
+    while True:
+        if s[TERMINAL] != 0:
+            return node, depth, n_nodes, _AT_END
+        if expanded[node] == 0:
+            return node, depth, n_nodes, _NEW
+        if adaptive:
+            mid = 0.5 * (lo[0] + hi[0])
+            half = 0.5 * (hi[0] - lo[0])
+            if half <= 0.0:
+                half = 1.0
+        mover = s[TO_MOVE]
+        legal_actions(kernels, p, s, mask)
+        n_legal = 0
+        for a in range(n_actions):
+            if mask[a] != 0:
+                n_legal += 1
+        root_n = math.sqrt(max(visits[node] - 1.0, 0.0) + _EPS)
+        best_a = -1
+        best_u = -np.inf
+        for a in range(n_actions):
+            if mask[a] == 0:
+                continue
+            c = children[node, a]
+            pr = prior[node, a]
+            if pr < 0.0:  # legal here but not in the position the node was expanded in (chance)
+                pr = 1.0 / n_legal
+            if c >= 0 and visits[c] > 0.0:
+                q = (wsum[c, mover] / visits[c] - mid) / half
+                u = q + c_puct * pr * root_n / (1.0 + visits[c])
+            else:
+                u = c_puct * pr * root_n
+            if u > best_u:
+                best_u = u
+                best_a = a
+        c = children[node, best_a]
+        if c < 0:
+            if n_nodes >= cap:
+                return node, depth, n_nodes, _FULL
+            c = n_nodes
+            n_nodes += 1
+            children[node, best_a] = c
+            children[c, :] = -1
+            visits[c] = 0.0
+            wsum[c, :] = 0.0
+            expanded[c] = 0
+        afterstate(kernels, p, s, best_a, s, rew)
+        if has_chance and s[TERMINAL] == 0:
+            chance(kernels, p, s, rng)
+        for r in range(n_players):
+            step_rew[depth, r] = rew[r]
+        depth += 1
+        path[depth] = c
+        node = c
+
+
+@njit(cache=True)
+def _agent_q(kernels, hooks, leaf, p, s, mask, after, rew, vec, qv):
+    """``qv[a] = r(s, a) + V(s_a)`` for the legal actions of ``s`` (their flags into ``mask``), with the
+    compiled leaf evaluation :func:`~.leaf_values.leaf_value` (0 after the game's end)."""
     mover = s[TO_MOVE]
     legal_actions(kernels, p, s, mask)
-    best_a = -1
-    for a in range(n_actions):
-        prior[node, a] = -1.0
+    for a in range(mask.shape[0]):
         if mask[a] == 0:
             continue
         afterstate(kernels, p, s, a, after, rew)
@@ -80,8 +176,23 @@ def _expand(kernels, hooks, leaf, p, s, node, prior, mask, after, rew, vec, qv, 
             leaf_value(leaf, kernels, hooks, p, after, mover, vec)
         for i in range(vec.shape[0]):
             qv[a, i] = rew[i] + vec[i]
+
+
+@njit(cache=True)
+def set_priors(s, node, prior, mask, qv, est, mid, half, temperature, adaptive, lo, hi):
+    """Step 2, *expansion*, given the agent's ``qv[a]`` of the legal actions (``mask``) of ``s``: the priors
+    ``prior[node] = softmax(q_m / temperature)`` on the [-1, 1] scale (-1 for illegal actions) and the
+    position's value vector ``est = qv[argmax_a q_m(a)]``, ``m`` the mover (first best on ties); with
+    ``adaptive`` the values widen the observed range ``lo[0]``/``hi[0]`` first."""
+    n_actions = mask.shape[0]
+    mover = s[TO_MOVE]
+    best_a = -1
+    for a in range(n_actions):
+        prior[node, a] = -1.0
+        if mask[a] == 0:
+            continue
         if adaptive:
-            for i in range(vec.shape[0]):
+            for i in range(qv.shape[1]):
                 if qv[a, i] < lo[0]:
                     lo[0] = qv[a, i]
                 if qv[a, i] > hi[0]:
@@ -108,10 +219,43 @@ def _expand(kernels, hooks, leaf, p, s, node, prior, mask, after, rew, vec, qv, 
 
 
 @njit(cache=True)
+def set_priors_from_values(s, node, prior, mask, qv, est, mid, half, temperature, adaptive, lo, hi):
+    """:func:`set_priors` with ``qv`` from the Python value protocol: the legal actions are its rows that are
+    not NaN (:func:`~.value_protocol.checked_values` has checked them against the game)."""
+    for a in range(mask.shape[0]):
+        mask[a] = 0 if math.isnan(qv[a, 0]) else 1
+    set_priors(s, node, prior, mask, qv, est, mid, half, temperature, adaptive, lo, hi)
+
+
+@njit(cache=True)
+def backup(path, depth, step_rew, est, ret, visits, wsum, adaptive, lo, hi):
+    """Step 3, *backup*: every node on ``path[1..depth]`` adds the return vector from its move on (the rewards
+    after it plus the leaf's ``est``) to its statistics, the root counts the visit; with ``adaptive`` the
+    return widens the observed range."""
+    n_players = wsum.shape[1]
+    for i in range(n_players):
+        ret[i] = est[i]
+    for d in range(depth, 0, -1):
+        nd = path[d]
+        visits[nd] += 1.0
+        for i in range(n_players):
+            ret[i] += step_rew[d - 1, i]
+            wsum[nd, i] += ret[i]
+    visits[0] += 1.0
+    if adaptive:
+        for i in range(n_players):
+            if ret[i] < lo[0]:
+                lo[0] = ret[i]
+            if ret[i] > hi[0]:
+                hi[0] = ret[i]
+
+
+@njit(cache=True)
 def puct_search(kernels, hooks, leaf, p, root, iterations, c_puct, temperature, mid, half, adaptive,
                 has_chance, children, visits, wsum, prior, expanded, s, mask, after, rew, vec, qv, est, ret,
                 path, step_rew, lo, hi, rng):
-    """Run ``iterations`` PUCT iterations from ``root``; return the number of tree nodes.
+    """Run ``iterations`` PUCT iterations from ``root`` with the compiled leaf evaluation ``leaf``; return the
+    number of tree nodes. (:meth:`PUCT._python_search` is the same loop with the Python value protocol.)
 
     ``children`` (int32[cap, n_actions]), ``visits`` (float64[cap]), ``wsum`` (float64[cap, n_players]),
     ``prior`` (float64[cap, n_actions]) and ``expanded`` (uint8[cap]) are the tree, row 0 the root, ``cap >=
@@ -119,95 +263,19 @@ def puct_search(kernels, hooks, leaf, p, root, iterations, c_puct, temperature, 
     follow the observed range kept in ``lo[0]``/``hi[0]``. The other arrays are scratch: ``path`` (int64)
     and ``step_rew`` (float64[., n_players]) need the longest game + 1 rows.
     """
-    n_actions = children.shape[1]
-    n_players = wsum.shape[1]
-    cap = children.shape[0]
-    children[0, :] = -1
-    visits[0] = 0.0
-    wsum[0, :] = 0.0
-    expanded[0] = 0
-    n_nodes = 1
+    n_nodes = new_tree(children, visits, wsum, expanded)
     for _ in range(iterations):
-        for i in range(root.shape[0]):
-            s[i] = root[i]
-        node = 0
-        depth = 0
-        path[0] = 0
-        while True:
-            if s[TERMINAL] != 0:
-                for i in range(n_players):
-                    est[i] = 0.0
-                break
-            if expanded[node] == 0:
-                _expand(kernels, hooks, leaf, p, s, node, prior, mask, after, rew, vec, qv, est, mid, half,
-                        temperature, adaptive, lo, hi)
+        node, depth, n_nodes, status = descend(kernels, p, root, c_puct, mid, half, adaptive, has_chance, children,
+                                               visits, wsum, prior, expanded, n_nodes, s, mask, rew, path,
+                                               step_rew, lo, hi, rng)
+        if status == _AT_END:
+            est[:] = 0.0
+        else:
+            _agent_q(kernels, hooks, leaf, p, s, mask, after, rew, vec, qv)
+            set_priors(s, node, prior, mask, qv, est, mid, half, temperature, adaptive, lo, hi)
+            if status == _NEW:
                 expanded[node] = 1
-                break
-            if adaptive:
-                mid = 0.5 * (lo[0] + hi[0])
-                half = 0.5 * (hi[0] - lo[0])
-                if half <= 0.0:
-                    half = 1.0
-            mover = s[TO_MOVE]
-            legal_actions(kernels, p, s, mask)
-            n_legal = 0
-            for a in range(n_actions):
-                if mask[a] != 0:
-                    n_legal += 1
-            root_n = math.sqrt(max(visits[node] - 1.0, 0.0) + _EPS)
-            best_a = -1
-            best_u = -np.inf
-            for a in range(n_actions):
-                if mask[a] == 0:
-                    continue
-                c = children[node, a]
-                pr = prior[node, a]
-                if pr < 0.0:  # legal here but not in the position the node was expanded in (chance)
-                    pr = 1.0 / n_legal
-                if c >= 0 and visits[c] > 0.0:
-                    q = (wsum[c, mover] / visits[c] - mid) / half
-                    u = q + c_puct * pr * root_n / (1.0 + visits[c])
-                else:
-                    u = c_puct * pr * root_n
-                if u > best_u:
-                    best_u = u
-                    best_a = a
-            c = children[node, best_a]
-            if c < 0:
-                if n_nodes >= cap:  # cannot happen with cap >= iterations + 1: value this position as a leaf
-                    _expand(kernels, hooks, leaf, p, s, node, prior, mask, after, rew, vec, qv, est, mid, half,
-                            temperature, adaptive, lo, hi)
-                    break
-                c = n_nodes
-                n_nodes += 1
-                children[node, best_a] = c
-                children[c, :] = -1
-                visits[c] = 0.0
-                wsum[c, :] = 0.0
-                expanded[c] = 0
-            afterstate(kernels, p, s, best_a, s, rew)
-            if has_chance and s[TERMINAL] == 0:
-                chance(kernels, p, s, rng)
-            for r in range(n_players):
-                step_rew[depth, r] = rew[r]
-            depth += 1
-            path[depth] = c
-            node = c
-        for i in range(n_players):
-            ret[i] = est[i]
-        for d in range(depth, 0, -1):
-            nd = path[d]
-            visits[nd] += 1.0
-            for i in range(n_players):
-                ret[i] += step_rew[d - 1, i]
-                wsum[nd, i] += ret[i]
-        visits[0] += 1.0
-        if adaptive:
-            for i in range(n_players):
-                if ret[i] < lo[0]:
-                    lo[0] = ret[i]
-                if ret[i] > hi[0]:
-                    hi[0] = ret[i]
+        backup(path, depth, step_rew, est, ret, visits, wsum, adaptive, lo, hi)
     return n_nodes
 
 
@@ -215,7 +283,10 @@ class PUCT:
     """PUCT search with a trained agent's values and priors (GBG's MCTS wrapper); see the module docstring.
 
     Args:
-        agent: a trained n-tuple TD agent (:class:`~farl_agents.learners.agent.NTupleAgent`) of the game.
+        agent: a trained n-tuple TD agent (:class:`~farl_agents.learners.agent.NTupleAgent`) of the game
+            (compiled search), or a player of the value protocol
+            (:class:`~farl_agents.opponents.value_protocol.AfterstateValues`: Nemesh, descent, SB3; the search
+            calls it once per expanded position).
         iterations: expansions per move (1..:data:`~.mcts.MAX_ITERATIONS`).
         c_puct: the exploration constant on the [-1, 1] value scale (GBG: 1).
         temperature: of the priors' softmax (GBG: 1); lower trusts the agent's ranking more.
@@ -275,7 +346,8 @@ class PUCT:
         if self._key == key:
             return
         self.check_memory(game)
-        self._leaf = agent_leaf(self.agent, game)
+        source = search_leaf(self.agent, game)
+        self._leaf = source if isinstance(source, NTupleLeaf) else None  # None: the Python value protocol
         self._hooks = hooks_of(game, False)
         self._kernels = search_kernels(game)
         cap, n_act, n_pl, ss = self.iterations + 1, game.n_actions, game.n_players, game.state_size
@@ -294,10 +366,35 @@ class PUCT:
         adaptive = not (-1.0 <= lo_r < hi_r <= 1.0)
         mid, half = (0.0, 1.0) if adaptive else (0.5 * (lo_r + hi_r), 0.5 * (hi_r - lo_r))
         lo, hi = np.array([np.inf]), np.array([-np.inf])
-        self.last_nodes = int(puct_search(self._kernels, self._hooks, self._leaf, game.p,
-                                          np.ascontiguousarray(state, dtype=np.int32), self.iterations,
+        root = np.ascontiguousarray(state, dtype=np.int32)
+        if self._leaf is None:
+            self.last_nodes = self._python_search(game, root, mid, half, adaptive, lo, hi, rng)
+            return
+        self.last_nodes = int(puct_search(self._kernels, self._hooks, self._leaf, game.p, root, self.iterations,
                                           self.c_puct, self.temperature, mid, half, adaptive, game.has_chance,
                                           *self._bufs, lo, hi, rng))
+
+    def _python_search(self, game: GameSpec, root, mid, half, adaptive, lo, hi, rng) -> int:
+        """:func:`puct_search`'s loop with the agent's Python value protocol
+        (:class:`~.value_protocol.AfterstateValues`) at the new positions: the same compiled selection,
+        expansion formula and backup, one Python call of the agent per expanded position."""
+        children, visits, wsum, prior, expanded, s, mask, _after, rew, _vec, qv, est, ret, path, step_rew \
+            = self._bufs
+        n_nodes = new_tree(children, visits, wsum, expanded)
+        for _ in range(self.iterations):
+            node, depth, n_nodes, status = descend(self._kernels, game.p, root, self.c_puct, mid, half, adaptive,
+                                                   game.has_chance, children, visits, wsum, prior, expanded,
+                                                   n_nodes, s, mask, rew, path, step_rew, lo, hi, rng)
+            if status == _AT_END:
+                est[:] = 0.0
+            else:
+                qv[:] = checked_values(self.agent, game, s.copy())  # a copy: the agent may keep what it is given
+                set_priors_from_values(s, node, prior, mask, qv, est, mid, half, self.temperature, adaptive, lo,
+                                       hi)
+                if status == _NEW:
+                    expanded[node] = 1
+            backup(path, depth, step_rew, est, ret, visits, wsum, adaptive, lo, hi)
+        return int(n_nodes)
 
     def search(self, game: GameSpec, state: np.ndarray, rng: np.ndarray):
         """Run the search; return ``(visits, mean_returns)`` per root action (0 / NaN if unvisited)."""

@@ -18,8 +18,11 @@ suffix              search (the inner agent's values at its leaves)        numbe
 
 The inner player is ``pretrained`` (the shipped agent), ``agent:PATH`` or a path to an agent file or run
 folder (those two are resolved by :func:`farl_agents.loading.load_player`, the layer that reads files).
-It must have an afterstate value function a compiled search can read: an n-tuple agent trained with TD
-(:func:`~farl_agents.opponents.leaf_values.agent_leaf` refuses the others with the reason).
+It must have an afterstate value function the search can read: an n-tuple agent trained with TD (every
+search, compiled with the agent's network inside), or, for ``+mcts<N>`` only, a player of the Python value
+protocol (:class:`~farl_agents.opponents.value_protocol.AfterstateValues`: Nemesh, descent's f_θ, the SB3
+baselines; the PUCT loop calls it once per expanded position). :func:`wrap` refuses the others with the
+reason (:func:`~farl_agents.opponents.leaf_values.search_leaf`, :func:`~farl_agents.opponents.leaf_values.agent_leaf`).
 
 Parsing is strict like :func:`~farl_agents.opponents.parse_opponent`: the suffix is case-insensitive, the
 number is required and follows the search's name directly, within its range (``"pretrained+mcts"``,
@@ -31,7 +34,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from farl_agents.opponents.leaf_values import agent_leaf
+from farl_agents.opponents.leaf_values import agent_leaf, search_leaf
 from farl_agents.opponents.maxn import MaxN
 from farl_agents.opponents.mcts import MAX_ITERATIONS
 from farl_agents.opponents.paranoid import MAX_DEPTH, Paranoid
@@ -92,8 +95,19 @@ def split_wrapped(text, caps: dict | None = None) -> WrappedName | None:
 
 def wrap(inner, name: WrappedName, game: GameSpec, display: str | None = None):
     """The search ``name.search`` around the player ``inner`` on ``game``; ``ValueError`` with the reason when
-    ``inner`` has no afterstate values for ``game``, or the search does not fit the game."""
-    agent_leaf(inner, game)  # refuses players without a value function before anything is built
+    ``inner`` has no afterstate values for ``game`` a search of that kind can read, or the search does not fit
+    the game.
+
+    A TD n-tuple agent gets the compiled searches (its network inside the numba loop); a player of the Python
+    value protocol (:class:`~farl_agents.opponents.value_protocol.AfterstateValues`: Nemesh, descent, the SB3
+    baselines) gets ``+mcts<N>`` only, the PUCT loop calling it once per expanded position (Max-N, Paranoid
+    and expectimax-N are compiled depth-first searches that cannot call Python; they refuse it and name
+    ``+mcts<N>``); every other player is refused with the reason.
+    """
+    if name.search == "mcts":
+        search_leaf(inner, game)  # refuses players without a value function before anything is built
+    else:
+        agent_leaf(inner, game)
     label = display if display is not None else f"{inner.name}+{name.search}{name.number}"
     if name.search == "mcts":
         player = PUCT(inner, name.number, name=label)
