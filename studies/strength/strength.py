@@ -79,9 +79,9 @@ def _hex_sizes():
         run = f"{RUNS}/hex{n}"
         for player in (run, f"{run}+mcts1000"):
             short = player.replace(run, "agent").replace("+", "-")
-            for vs in ("mcts10000", "mohex"):
-                rows.append(Row(f"hex{n}-{short}-vs-{vs}", "hex", player, vs, "initial", 10 if vs == "mohex" else 20,
-                                params=(f"size={n}",), engine="mohex" if vs == "mohex" else None,
+            for vs in ("mcts10000", "mohex1000"):
+                rows.append(Row(f"hex{n}-{short}-vs-{vs}", "hex", player, vs, "initial", 5 if vs == "mohex1000" else 20,
+                                params=(f"size={n}",), engine="mohex" if vs.startswith("mohex") else None,
                                 trained=f"hex{n}"))
     return rows
 
@@ -99,7 +99,7 @@ ROWS: list[Row] = [
     # Hex 6x6: Table 1's opponent, 50 games per seat from the empty board (Table 1's protocol)
     *_ladder("hex", HEX_PLAYERS, "mcts10000", "initial", 50, "hex"),
     # Hex 7x7, 9x9, 11x11: TD-FARL agents trained here (TRAININGS), bare and wrapped, against MCTS10000 and
-    # MoHex 2.0 (10,000 simulations per move; where a user built it)
+    # MoHex 2.0 (1,000 simulations per move; where a user built it: docs/engines.md)
     *_hex_sizes(),
     # Othello: the wrapped agent against itself bare, and against Bench, from the paper's 244 four-ply openings
     Row("othello-agent-mcts400-vs-pretrained", "othello", "pretrained+mcts400", "pretrained", "othello-4ply"),
@@ -109,10 +109,12 @@ ROWS: list[Row] = [
     Row("othello-agent-mcts400-vs-agent-mcts100", "othello", "pretrained+mcts400", "pretrained+mcts100",
         "othello-4ply"),
     *_ladder("othello", OTHELLO_PLAYERS, "bench", "othello-4ply", None, "othello"),
-    # Othello against GRhino's five levels (GTP engine, Debian package grhino), 20 games per seat from the
-    # first 20 of the 244 openings
-    *[r for level in range(1, 6) for r in _ladder("othello", ("pretrained", "pretrained+mcts400"), f"grhino{level}",
-                                                  "othello-4ply", 20, "othello", engine="grhino")],
+    # Othello against GRhino's five levels (GTP engine, Debian package grhino; deterministic, so the openings
+    # vary the games): 10 games per seat from the first 10 of the 244 openings at levels 1-3; level 4 takes
+    # about 13 s and level 5 about 2 minutes of GRhino's time per game here, so 4 and 2 games per seat
+    *[r for level, n in ((1, 10), (2, 10), (3, 10), (4, 4), (5, 2))
+      for r in _ladder("othello", ("pretrained", "pretrained+mcts400"), f"grhino{level}", "othello-4ply", n,
+                       "othello", engine="grhino")],
     # Connect Four against the perfect player that delays losses, from every 1-ply opening, in both seats
     *_ladder("connect_four", C4_PLAYERS, "ab-dl", "all-1ply", None, "c4"),
     *_ladder("connect_four", C4_PLAYERS, "mcts1000", "all-1ply", 7, "c4"),
@@ -179,7 +181,7 @@ LADDERS = [
     Ladder("connect_four", ("pretrained", "pretrained+mcts100", "pretrained+mcts1000", "mcts1000", "mcts10000",
                             "ab-dl"), 7, "all-1ply"),
     Ladder("othello", ("pretrained", "pretrained+mcts100", "pretrained+mcts400", "bench", "mcts1000", "grhino1",
-                       "grhino3", "grhino5"), 6, "othello-4ply"),
+                       "grhino3"), 6, "othello-4ply"),
     Ladder("hex", ("pretrained", "pretrained+mcts100", "pretrained+mcts1000", "mcts1000", "mcts10000"), 10,
            "initial", ("size=6",)),
     Ladder("nim3p", ("pretrained", "pretrained+maxn3", "maxn15", "mcts1000"), 3, "all-1ply"),
