@@ -8,6 +8,7 @@ Endpoints (every answer is JSON; a refused request gets a 4xx status and
                                       and the game parameters each was trained with)
     GET  /api/runs                    run folders (with a curve.csv) under the served folder
     GET  /api/run?path=REL            one run's curve rows and evaluation results
+    POST /api/spec                    {game, params} -> that game at those parameters (players, opponents ...)
     POST /api/new                     {game, params, seats: [choice per seat], seed} -> the game's view
     GET  /api/game/ID                 the view: board, legal moves, move list, result
     POST /api/game/ID/move            {action}: the person to move plays it
@@ -65,7 +66,7 @@ from starlette.staticfiles import StaticFiles
 import farl_envs
 from farl_agents import pretrained
 from farl_agents.loading import game_with_params
-from farl_agents.serve import files
+from farl_agents.serve import files, views
 from farl_agents.serve.session import HUMAN, AgentWorker, RequestError, Seat, Sessions
 
 STATIC = Path(__file__).parent / "static"
@@ -207,7 +208,34 @@ def _opponents(g) -> list[dict]:
         out += [{"name": "bench", "label": "Bench (heuristic)"}, {"name": "bench-gbg", "label": "Bench as GBG"}]
     if g.name == "nim":
         out.append({"name": "bouton", "label": "Bouton (perfect)"})
-    return out
+    return out + [e for e in ENGINES.get(g.name, ()) if _engine_available(e["name"], g)]
+
+
+ENGINES = {
+    "othello": ({"name": "edax", "label": "Edax engine (depth)", "budget": 1},
+                {"name": "grhino", "label": "GRhino engine (level 1-5)", "budget": 3}),
+    "hex": ({"name": "mohex", "label": "MoHex engine (simulations)", "budget": 1000},),
+}
+"""External engines a seat may hold, offered only where :func:`make_opponent` builds them (installed)."""
+_ENGINE_CACHE: dict = {}
+
+
+def _engine_available(name: str, g) -> bool:
+    """Whether :func:`make_opponent` accepts engine ``name`` for ``g`` here (asked once per game and parameters;
+    an engine that is not installed raises ValueError or RuntimeError). A built player is closed at once."""
+    from farl_agents.opponents import make_opponent
+
+    key = (name, g.id, tuple(sorted(g.params.items())))
+    if key not in _ENGINE_CACHE:
+        try:
+            player = make_opponent(name, g)
+        except (ValueError, RuntimeError, OSError):
+            _ENGINE_CACHE[key] = False
+        else:
+            _ENGINE_CACHE[key] = True
+            with contextlib.suppress(Exception):
+                getattr(player, "close", lambda: None)()
+    return _ENGINE_CACHE[key]
 
 
 def game_info(name: str, g=None) -> dict:
@@ -219,7 +247,8 @@ def game_info(name: str, g=None) -> dict:
         "cell_colors": [list(c) for c in g.cell_colors], "has_paint": g.paint is not None,
         # placement games: action a puts a piece on board cell a (the last action may be a pass)
         "cell_actions": bool(n_grid == g.n_cells and g.n_actions in (g.n_cells, g.n_cells + 1)),
-        "view": g.view,  # the game's own SVG drawing on the page, or "generic" (grid or move buttons)
+        "view": g.view,  # the game's own SVG drawing on the page, or "generic" (the cell board of views.py)
+        "seat_colours": views.seat_colours(g),
         "opponents": _opponents(g),
     }
 
@@ -274,7 +303,8 @@ class App:
         except (ValueError, RuntimeError) as exc:
             raise RequestError(str(exc)) from None
 
-    def new_game(self, body: dict) -> dict:
+    def game_of(self, body: dict):
+        """The game (spec) that ``body``'s ``game`` and ``params`` name; RequestError for bad ones."""
         name = body.get("game")
         if not isinstance(name, str):
             raise RequestError(f"game must be one of {', '.join(g[:-3] for g in farl_envs.list_games())}")
@@ -282,9 +312,12 @@ class App:
         if not isinstance(params, dict) or not all(isinstance(v, (int, str, bool)) for v in params.values()):
             raise RequestError("params must be an object of integers, booleans or strings")
         try:
-            game = game_with_params(name, params)
+            return game_with_params(name, params)
         except ValueError as exc:
             raise RequestError(str(exc)) from None
+
+    def new_game(self, body: dict) -> dict:
+        game = self.game_of(body)
         seats = body.get("seats")
         if not isinstance(seats, list) or len(seats) != game.n_players:
             raise RequestError(f"seats must be a list of {game.n_players} choices for {game.id} "
@@ -352,6 +385,13 @@ def create_app(root, time_limit: float = 30.0, allowed_hosts=()) -> Starlette:
 
     async def games(request):
         return JSON([game_info(g[:-3]) for g in farl_envs.list_games()])
+
+    async def spec(request):  # the game at the parameters the page's form holds: its seats follow it
+        body = await _body(request)
+        return JSON(await run_in_threadpool(lambda: game_info(None, state.game_of(body))))
+
+    async def favicon(request):
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
 
     async def agents(request):
         found = await run_in_threadpool(files.list_agents, state.root)
@@ -446,7 +486,9 @@ def create_app(root, time_limit: float = 30.0, allowed_hosts=()) -> Starlette:
 
     routes = [
         Route("/", index),
+        Route("/favicon.ico", favicon),
         Route("/api/games", games),
+        Route("/api/spec", spec, methods=["POST"]),
         Route("/api/agents", agents),
         Route("/api/runs", runs),
         Route("/api/run", run),

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from farl_agents.serve import views
 from farl_envs.core.rng import make_rng
 from farl_envs.core.spec import TERMINAL, TO_MOVE, GameSpec
 
@@ -114,6 +115,7 @@ class Session:
     def _apply(self, a: int) -> None:
         g = self.game
         seat = self.mover
+        cells = views.move_cells(g, self.state, int(a))  # before the move: the cells it goes from and to
         g.afterstate(g.p, self.state, int(a), self.state, self._rewards)
         self.totals += self._rewards
         chance = None
@@ -121,7 +123,8 @@ class Session:
             code = int(g.chance(g.p, self.state, self.rng))
             chance = g.chance_info(code) if g.chance_info is not None else code
         self.moves.append({"seat": seat, "action": int(a), "name": self.action_name(a),
-                           "by": self.seats[seat].name, "chance": _plain(chance)})
+                           "by": self.seats[seat].name, "chance": _plain(chance),
+                           "cells": cells})
 
     def human_move(self, a) -> None:
         """Play action ``a`` for the person to move; RequestError if it is not theirs or not legal."""
@@ -181,16 +184,19 @@ class Session:
         board = np.zeros(g.n_cells, dtype=np.int32)
         g.board(g.p, self.state, board)
         paint = g.paint(g.p, self.state).tolist() if g.paint is not None else None
+        legal = self.legal()
         return {
             "id": self.id, "game": g.name, "params": g.params, "n_players": g.n_players,
             "seats": [{"seat": i, "human": s.human, "name": s.name, "choice": s.choice}
                       for i, s in enumerate(self.seats)],
             "to_move": self.mover, "terminal": self.over, "ply": int(self.state[2]),
             "board": board.tolist(), "paint": paint, "text": g.render_text(g.p, self.state),
-            "legal": [{"action": a, "name": self.action_name(a)} for a in self.legal()],
+            "legal": [{"action": a, "name": self.action_name(a)} for a in legal],
             "totals": [float(x) for x in self.totals], "moves": list(self.moves),
             "result": self.result_text(), "human_to_move": (not self.over) and self.seats[self.mover].human,
             "thinking": self.pending is not None, "can_undo": bool(self.history),
+            "roll": views.roll(g, self.state),
+            **views.describe(g, self.state, legal),  # layout, pieces, each legal action's clicks, seat colours
         }
 
     # --------------------------------------------------------- agent thoughts

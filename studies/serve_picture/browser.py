@@ -153,6 +153,50 @@ def play_by_clicking(driver, pick) -> str:
     raise AssertionError("the game did not end")
 
 
+MOVE_CLICKS = 10
+"""Most clicks one move may take (three in every game) plus retries of cells drawn again before the click."""
+
+
+def click_a_move(driver, rng) -> None:
+    """A scripted person's move, by clicks only: a random highlighted cell (a piece, then one of its targets,
+    then ... as the board offers them; graph vertices rather than crossing edges) until the move is sent,
+    a button for a move without a cell (a pass); returns when the page has the move."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(driver, WAIT).until(ready)
+    before = n_moves(driver)
+    for _ in range(MOVE_CLICKS):
+        cells = (driver.find_elements(By.CSS_SELECTOR, "#board .legal.node")
+                 or driver.find_elements(By.CSS_SELECTOR, "#board .legal[data-cell], #board [data-action]")
+                 or driver.find_elements(By.CSS_SELECTOR, "#moves button"))
+        if not cells:
+            raise AssertionError(f"nothing to click: {driver.find_element(By.ID, 'status').text}")
+        try:
+            cells[int(rng.integers(len(cells)))].click()
+        except StaleElementReferenceException:
+            continue
+        if driver.execute_script("return busy || VIEW.moves.length > arguments[0]", before):  # the move is sent
+            WebDriverWait(driver, WAIT).until(lambda d: n_moves(d) > before)
+            return
+    raise AssertionError(f"{MOVE_CLICKS} clicks made no move")
+
+
+def play_whole_game(driver, rng, max_moves: int = 2000) -> str:
+    """Play the person's seats of the game on the page by :func:`click_a_move` until it ends; the result."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    wait = WebDriverWait(driver, WAIT)
+    for _ in range(max_moves):
+        wait.until(ready)
+        if driver.find_element(By.ID, "status").text == "game over":
+            return driver.find_element(By.ID, "result").text
+        click_a_move(driver, rng)
+    raise AssertionError("the game did not end")
+
+
 def centre_with_values(driver, url: str, seat: str = "pretrained") -> None:
     """TicTacToe, you (X) against ``seat`` with the value overlay on: take the centre and wait until the
     agent has replied and its values of your seven moves are on the board."""

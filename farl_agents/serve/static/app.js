@@ -11,6 +11,8 @@ let AGENTS = {agents: [], pretrained: []};
 let VIEW = null;         // the current game's view from the server
 let THOUGHTS = null;     // {values: {action: value}, best, agent, kind}
 let busy = false;
+let SPEC = null;         // the chosen game at the form's parameters (from /api/spec): its seats
+let PICK = [];           // the cells clicked so far towards a move of several clicks (from, to, build ...)
 
 async function api(method, url, body) {
   // every POST is JSON (the server refuses any other kind: that is what keeps other sites' forms out)
@@ -68,7 +70,10 @@ async function init() {
 }
 
 function fillForm() {
+  // a new choice of game: the board of the previous one goes (no stale board under the new game's form)
   const g = GAMES[$("game").value];
+  VIEW = null; THOUGHTS = null; PICK = [];
+  clearTable();
   const params = $("params");
   params.replaceChildren(el("legend", {}, "Parameters"));
   const keys = Object.keys(g.params);
@@ -78,10 +83,47 @@ function fillForm() {
     const kind = typeof v === "boolean" ? "checkbox" : (typeof v === "number" ? "number" : "text");
     const input = el("input", {type: kind, "data-param": k});
     if (kind === "checkbox") input.checked = v; else input.value = v;
+    input.addEventListener("change", () => refreshSeats());
     params.append(el("label", {}, k + " ", input));
   }
+  SPEC = g;
+  renderSeats(g, []);
+}
+
+function clearTable() {
+  const svg = $("board");
+  svg.innerHTML = ""; svg.setAttribute("width", 10); svg.setAttribute("height", 10); svg.setAttribute("viewBox", "0 0 10 10");
+  $("moves").replaceChildren(); $("text-board").textContent = ""; $("result").textContent = "";
+  $("thoughts").textContent = ""; $("movelist").value = ""; $("totals").textContent = ""; $("players").replaceChildren();
+  $("undo").disabled = true;
+  setStatus("Choose a game and press “New game”.");
+}
+
+function formParams() {
+  const params = {};
+  for (const e of $("params").querySelectorAll("[data-param]"))
+    params[e.dataset.param] = e.type === "checkbox" ? e.checked : (e.type === "number" ? Number(e.value) : e.value);
+  return params;
+}
+
+// the game at the form's parameters (its player count, opponents) from the server; the seats follow it
+async function refreshSeats() {
+  const name = $("game").value;
+  try {
+    const g = await api("POST", "/api/spec", {game: name, params: formParams()});
+    if ($("game").value !== name) return;  // the game changed meanwhile
+    const keep = [...$("seats").querySelectorAll("select")].map((s, i) => seatChoice(i));
+    SPEC = g;
+    renderSeats(g, keep);
+    $("new-game").disabled = false;
+    if (!VIEW) setStatus("Choose a game and press “New game”.");
+  } catch (e) { setStatus("parameters: " + e.message); $("new-game").disabled = true; }
+}
+
+// one seat selector per player of game g; `keep`: earlier choices (name + budget) kept where still offered
+function renderSeats(g, keep) {
   const seats = $("seats");
-  seats.replaceChildren(el("legend", {}, "Seats"));
+  seats.replaceChildren(el("legend", {}, `Seats (${g.n_players} players)`));
   for (let i = 0; i < g.n_players; i++) {
     const sel = el("select", {id: `seat-${i}`, "data-seat": i}, el("option", {value: "human"}, "you"));
     for (const o of g.opponents) sel.append(el("option", {value: o.name, "data-budget": o.budget ?? ""}, o.label));
@@ -92,10 +134,24 @@ function fillForm() {
       sel.append(el("option", {value: "pretrained+mcts", "data-budget": 400}, "pretrained agent + search (iterations)"));
     }
     const budget = el("input", {type: "number", id: `budget-${i}`, min: "1", title: "depth / iterations", class: "hidden"});
-    seats.append(el("label", {}, `seat ${i} `, sel, budget));
+    const swatch = el("span", {class: "swatch"});
+    swatch.style.background = (g.seat_colours || [])[i] || "#999";  // CSSOM: no style attribute (the CSP)
+    seats.append(el("label", {}, swatch, `seat ${i} `, sel, budget));
     sel.value = (i === 0) ? "human" : g.opponents[Math.min(1, g.opponents.length - 1)].name;
-    sel.addEventListener("change", () => { showBudget(i); if (sel.value.startsWith("pretrained")) usePretrainedParams(g); });
+    const earlier = keep[i];
+    let kept = null;
+    if (earlier) {
+      const m = /^(.*?)(\d+)$/.exec(earlier);
+      for (const [value, num] of [[earlier, null], ...(m ? [[m[1], m[2]]] : [])]) {
+        if ([...sel.options].some((o) => o.value === value)) { sel.value = value; kept = num; break; }
+      }
+    }
+    sel.addEventListener("change", () => {
+      showBudget(i);
+      if (sel.value.startsWith("pretrained")) usePretrainedParams(g);
+    });
     showBudget(i);
+    if (kept != null) budget.value = kept;
   }
 }
 
@@ -116,14 +172,18 @@ function showUnreadable(entries, id) {
     `${entries.length} file${entries.length > 1 ? "s" : ""} in the served folder could not be read`), list));
 }
 
-// a pretrained agent plays the game parameters it was trained with (Nim's max_take=5 of the paper, ...)
+// a pretrained agent plays the game parameters it was trained with (Nim's max_take=5 of the paper, Sim's
+// players=3 ...); the seats then follow those parameters
 function usePretrainedParams(g) {
   const params = (AGENTS.pretrained_params || {})[g.name] || {};
-  for (const el of $("params").querySelectorAll("[data-param]")) {
-    const v = params[el.dataset.param];
+  let changed = false;
+  for (const e of $("params").querySelectorAll("[data-param]")) {
+    const v = params[e.dataset.param];
     if (v === undefined) continue;
-    if (el.type === "checkbox") el.checked = Boolean(v); else el.value = v;
+    if (e.type === "checkbox") { changed ||= e.checked !== Boolean(v); e.checked = Boolean(v); }
+    else { changed ||= String(e.value) !== String(v); e.value = v; }
   }
+  if (changed) refreshSeats();
 }
 
 function showBudget(i) {
@@ -140,17 +200,15 @@ function seatChoice(i) {
 }
 
 async function newGame() {
-  const g = GAMES[$("game").value];
-  const params = {};
-  for (const el of $("params").querySelectorAll("[data-param]"))
-    params[el.dataset.param] = el.type === "checkbox" ? el.checked : (el.type === "number" ? Number(el.value) : el.value);
+  const name = $("game").value;
+  const params = formParams();
   const seats = [];
-  for (let i = 0; i < g.n_players; i++) seats.push(seatChoice(i));
+  for (let i = 0; i < $("seats").querySelectorAll("select").length; i++) seats.push(seatChoice(i));
   try {
+    VIEW = null; THOUGHTS = null; PICK = [];
+    clearTable();
     setStatus("starting (the first game of a kind compiles its rules) ...");
-    $("result").textContent = "";
-    VIEW = await api("POST", "/api/new", {game: g.name, params, seats, seed: Number($("seed").value) || 0});
-    THOUGHTS = null;
+    VIEW = await api("POST", "/api/new", {game: name, params, seats, seed: Number($("seed").value) || 0});
     render();
     await advance();
   } catch (e) { setStatus("error: " + e.message); }
@@ -166,7 +224,7 @@ async function advance() {
       setStatus(`${seat.name} (seat ${seat.seat}) is thinking ...`);
       const v = await api("POST", `/api/game/${VIEW.id}/agent`);
       if (v._status === 202) { await new Promise((r) => setTimeout(r, 300)); continue; }
-      VIEW = v; THOUGHTS = null; render();
+      VIEW = v; THOUGHTS = null; PICK = []; render();
     }
   } catch (e) { setStatus("error: " + e.message); busy = false; return; }
   busy = false;
@@ -184,7 +242,7 @@ async function afterUpdate() {
 async function play(action) {
   if (busy || !VIEW || !VIEW.human_to_move) return;
   busy = true;
-  try { VIEW = await api("POST", `/api/game/${VIEW.id}/move`, {action}); THOUGHTS = null; render(); }
+  try { VIEW = await api("POST", `/api/game/${VIEW.id}/move`, {action}); THOUGHTS = null; PICK = []; render(); }
   catch (e) { setStatus("error: " + e.message); busy = false; return; }
   busy = false;
   await advance();
@@ -192,12 +250,17 @@ async function play(action) {
 
 async function undo() {
   if (busy || !VIEW) return;
-  try { VIEW = await api("POST", `/api/game/${VIEW.id}/undo`); THOUGHTS = null; render(); await advance(); }
+  try { VIEW = await api("POST", `/api/game/${VIEW.id}/undo`); THOUGHTS = null; PICK = []; render(); await advance(); }
   catch (e) { setStatus("error: " + e.message); }
 }
 
 function onKey(ev) {
-  if (!VIEW || VIEW.game !== "game2048") return;
+  if (!VIEW || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  const tag = (ev.target && ev.target.tagName) || "";
+  if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;  // typing in the form
+  if (ev.key === "u") { ev.preventDefault(); undo(); return; }
+  if (ev.key === "Escape" && PICK.length) { PICK = []; render(); return; }
+  if (VIEW.game !== "game2048") return;
   const name = {ArrowUp: "up", ArrowRight: "right", ArrowDown: "down", ArrowLeft: "left"}[ev.key];
   if (!name) return;
   ev.preventDefault();
@@ -218,23 +281,30 @@ function render() {
   if (!v) return;
   const info = GAMES[v.game];
   const mover = v.seats[v.to_move];
+  const colours = v.seat_colours || [];
+  const status = $("status");
   if (v.terminal) setStatus("game over");
-  else if (v.human_to_move) setStatus(`your move (seat ${v.to_move})`);
-  else setStatus(`${mover.name} (seat ${v.to_move}) to move`);
+  else if (v.human_to_move) setStatus(`your move (seat ${v.to_move})` + (v.roll != null ? `: the die shows ${v.roll}` : ""));
+  else setStatus(`${mover.name} (seat ${v.to_move}) to move` + (v.roll != null ? ` (die: ${v.roll})` : ""));
+  status.style.color = v.terminal ? "" : (colours[v.to_move] || "");
+  status.classList.toggle("light", !v.terminal && isLight(colours[v.to_move]));
+  showPlayers(v);
   $("result").textContent = v.result || "";
   $("undo").disabled = !v.can_undo;
   const values = (THOUGHTS && THOUGHTS.values) || {};
   const best = THOUGHTS ? THOUGHTS.best : null;
   const legalSet = new Set(v.human_to_move ? v.legal.map((l) => l.action) : []);
-  const drawer = DRAW[info.view] || drawGeneric;
+  const drawer = v.layout ? drawCells : (DRAW[info.view] || drawGeneric);
   const svg = $("board");
   const {w, h, body, onBoard} = drawer(v, info, legalSet, values, best);
-  svg.setAttribute("width", w); svg.setAttribute("height", h);
-  svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+  svg.setAttribute("width", Math.round(w)); svg.setAttribute("height", Math.round(h));
+  svg.setAttribute("viewBox", `0 0 ${w.toFixed(1)} ${h.toFixed(1)}`);
   svg.innerHTML = body;
-  for (const el of svg.querySelectorAll("[data-action]"))
-    el.addEventListener("click", () => play(Number(el.dataset.action)));
-  // moves that are not on the board: buttons (with the agent's value when shown)
+  for (const e of svg.querySelectorAll("[data-action]"))
+    e.addEventListener("click", () => play(Number(e.dataset.action)));
+  for (const e of svg.querySelectorAll("[data-cell]"))
+    e.addEventListener("click", () => pickCell(Number(e.dataset.cell)));
+  // moves that are not on the board (a pass, or games without a board): buttons, with the agent's value
   const buttons = v.legal.filter((l) => !onBoard.has(l.action));
   $("moves").innerHTML = v.human_to_move ? buttons.map((l) => {
     const val = values[l.action];
@@ -242,8 +312,8 @@ function render() {
     return `<button type="button" class="${cls}" data-move="${l.action}">${esc(l.name)}${val != null ? " (" + fmt(val) + ")" : ""}</button>`;
   }).join("") : "";
   for (const b of $("moves").querySelectorAll("button")) b.addEventListener("click", () => play(Number(b.dataset.move)));
-  $("text-board").textContent = info.view === "generic" ? v.text : "";
-  $("movelist").value = v.moves.map((m, i) => `${i + 1}. ${m.name}` + (m.chance != null ? ` [${m.chance}]` : "") +
+  $("text-board").textContent = (!v.layout && info.view === "generic") ? v.text : "";
+  $("movelist").value = v.moves.map((m, i) => `${i + 1}. ${m.name}` + (m.chance != null ? ` [${chanceText(m.chance)}]` : "") +
     `  (seat ${m.seat}, ${m.by})`).join("\n");
   $("totals").textContent = "rewards: " + v.totals.map((t, i) => `seat ${i}: ${fmt(t)}`).join(", ");
   const th = $("thoughts");
@@ -251,6 +321,213 @@ function render() {
   else if (THOUGHTS.agent) th.textContent = `${THOUGHTS.agent}: ${THOUGHTS.kind} of each legal move for seat ` +
       `${THOUGHTS.seat}; best: ${best != null ? v.legal.find((l) => l.action === best)?.name : "-"}`;
   else th.textContent = THOUGHTS.note || "";
+}
+
+function chanceText(c) {
+  if (c && typeof c === "object" && !Array.isArray(c)) return Object.entries(c).map(([k, x]) => `${k} ${x}`).join(", ");
+  return String(c);
+}
+
+function isLight(c) {
+  const m = /rgb\((\d+),(\d+),(\d+)\)/.exec(c || "");
+  return Boolean(m) && (Number(m[1]) + Number(m[2]) + Number(m[3])) > 600;
+}
+
+// who sits where: each seat in its colour, the one to move marked, players who are out struck through
+function showPlayers(v) {
+  const out = new Set(v.out || []);
+  const list = $("players");
+  list.replaceChildren();
+  v.seats.forEach((s, i) => {
+    const cls = ["player"];
+    if (i === v.to_move && !v.terminal) cls.push("to-move");
+    if (out.has(i)) cls.push("out");
+    const swatch = el("span", {class: "swatch"});
+    swatch.style.background = (v.seat_colours || [])[i] || "#999";
+    list.append(el("span", {class: cls.join(" "), "data-seat": i}, swatch,
+      `seat ${i}: ${s.name}` + (out.has(i) ? " (out)" : "") + (i === v.to_move && !v.terminal ? " ◀" : "")));
+  });
+}
+
+// ------------------------------------------------------------------ moves of several clicks
+// The server gives, per legal action, the orders in which its cells are clicked (v.paths: from, to, build ...).
+// PICK holds the cells clicked so far; the actions whose order starts with PICK are still possible.
+function candidates(v) {
+  const out = [];
+  if (!v.human_to_move) return out;
+  for (const l of v.legal) for (const p of (v.paths[l.action] || []))
+    if (p.length >= PICK.length && PICK.every((c, i) => p[i] === c)) out.push({action: l.action, path: p});
+  return out;
+}
+
+function pickCell(k) {
+  const v = VIEW;
+  if (busy || !v || !v.human_to_move) return;
+  if (PICK.length && PICK[PICK.length - 1] === k) { PICK.pop(); render(); return; }  // a second click undoes it
+  const next = candidates(v).filter((c) => c.path.length > PICK.length && c.path[PICK.length] === k);
+  if (!next.length) {  // not a continuation: start again from this cell if a move starts there
+    PICK = [];
+    if (candidates(v).some((c) => c.path[0] === k)) return pickCell(k);
+    render(); return;
+  }
+  PICK.push(k);
+  const now = candidates(v);
+  const done = now.filter((c) => c.path.length === PICK.length);
+  const actions = new Set(now.map((c) => c.action));
+  if (done.length && done.length === now.length) return play(done[0].action);
+  if (actions.size === 1 && PICK.length >= 2) return play(now[0].action);  // e.g. Santorini's winning move
+  render();
+}
+
+const LIGHT = "#f0d9b5", DARK = "#b58863";
+
+function drawCells(v, info, legal, values, best) {
+  const L = v.layout, pieces = v.pieces || [], colours = v.seat_colours || [];
+  const xs = L.kind === "graph" ? L.nodes.map((n) => n[0]) : L.cells.map((c) => c[0]);
+  const ys = L.kind === "graph" ? L.nodes.map((n) => n[1]) : L.cells.map((c) => c[1]);
+  const minX = Math.min(...xs), minY = Math.min(...ys), spanX = Math.max(...xs) - minX, spanY = Math.max(...ys) - minY;
+  const graph = L.kind === "graph";
+  const cs = graph ? 200 : Math.max(18, Math.min(64, Math.floor(560 / (Math.max(spanX, spanY) + 1))));
+  const pad = graph ? 40 : (L.circuits ? cs * 2.2 : cs * 0.5 + 14);
+  const X = (x) => pad + (x - minX) * cs + (graph ? 0 : cs / 2) - (graph ? 0 : cs / 2);
+  const Y = (y) => pad + (y - minY) * cs;
+  const W = 2 * pad + spanX * cs + (graph ? 0 : cs), H = 2 * pad + spanY * cs + (graph ? 0 : cs);
+  const cx = (k) => X(L.cells[k][0]) + (graph ? 0 : cs / 2), cy = (k) => Y(L.cells[k][1]) + (graph ? 0 : cs / 2);
+  const out = [], onBoard = new Set();
+  // what a click can do now: the next cell of every still possible action, with the best value through it
+  const cand = candidates(v);
+  for (const l of v.legal) if ((v.paths[l.action] || []).length) onBoard.add(l.action);  // the rest: buttons
+  const next = new Map();  // cell -> {actions, value, best}
+  for (const c of cand) if (c.path.length > PICK.length) {
+    const k = c.path[PICK.length];
+    const e = next.get(k) || {actions: new Set(), value: null, best: false};
+    e.actions.add(c.action);
+    const val = values[c.action];
+    if (val != null && (e.value == null || val > e.value)) e.value = val;
+    if (best === c.action) e.best = true;
+    next.set(k, e);
+  }
+  const picked = new Set(PICK);
+  const lastMove = v.moves.length ? (v.moves[v.moves.length - 1].cells || []) : [];
+  const last = new Set(lastMove);
+  out.push(`<rect width="${W}" height="${H}" fill="${graph ? "#fbfaf6" : (L.stones ? "#dcb35c" : "#f4efe4")}"/>`);
+  if (L.stones) out.push(goGrid(L, cs, X, Y));
+  if (graph) {
+    L.edges.forEach(([i, j], k) => {
+      const p = pieces[k] || {}, own = p.owner != null;
+      const x1 = X(L.nodes[i][0]), y1 = Y(L.nodes[i][1]), x2 = X(L.nodes[j][0]), y2 = Y(L.nodes[j][1]);
+      const stroke = own ? colours[p.owner] : (next.has(k) ? "#9c9" : "#ddd");
+      const wide = own ? 5 : 2, mark = last.has(k) ? ` stroke-dasharray="10 4"` : "";
+      out.push(`<line x1="${x1}" y1="${y1}" x2="${x2}" y2="${y2}" stroke="${stroke}" stroke-width="${wide}"${mark}/>`);
+      if (next.has(k)) out.push(`<line class="legal edge" data-cell="${k}" x1="${x1}" y1="${y1}" x2="${x2}" y2="${y2}" stroke="#fff" stroke-opacity="0.01" stroke-width="14"/>`);
+    });
+    L.nodes.forEach((n, i) => {  // a vertex is cell node_base + i: click two vertices to colour their edge
+      const k = L.node_base + i, on = next.has(k), sel = picked.has(k);
+      out.push(`<circle cx="${X(n[0])}" cy="${Y(n[1])}" r="${on || sel ? 15 : 11}" fill="${sel ? "#c9a400" : "#333"}"` +
+        (on ? ` class="legal node" data-cell="${k}" stroke="#2a9a40" stroke-width="4"` : (sel ? ` data-cell="${k}"` : "")) + "/>");
+      out.push(`<text x="${X(n[0])}" y="${Y(n[1])}" fill="#fff" font-size="11" text-anchor="middle" dominant-baseline="central" pointer-events="none">${i}</text>`);
+    });
+  } else {
+    L.cells.forEach((c, k) => {  // the cells first, the circuits (Surakarta) over them, then the pieces
+      const x = X(c[0]), y = Y(c[1]);
+      if (L.kind === "square" && !L.stones) {
+        const fill = L.checker ? ((Math.round(c[0]) + Math.round(c[1])) % 2 ? DARK : LIGHT) : "#e9e4d4";
+        out.push(`<rect x="${x}" y="${y}" width="${cs}" height="${cs}" fill="${fill}" stroke="#9a8c70" stroke-width="0.5"/>`);
+      } else if (L.kind === "hex") {
+        out.push(`<polygon points="${hexPoints(x + cs / 2, y + cs / 2, cs * 0.577)}" fill="#ece6d6" stroke="#9a8c70"/>`);
+      } else if (L.kind === "hole") {
+        out.push(`<circle cx="${x + cs / 2}" cy="${y + cs / 2}" r="${cs * 0.28}" fill="#d8d2c2" stroke="#9a8c70"/>`);
+      }
+    });
+    if (L.circuits) out.push(circuits(L, cs, X, Y));
+    L.cells.forEach((c, k) => {
+      const x = X(c[0]), y = Y(c[1]), p = pieces[k] || {};
+      if (p.height != null) out.push(tower(x, y, cs, p.height));
+      if (p.kind) out.push(piece(x + cs / 2, y + cs / 2, cs, p, colours));
+      if (last.has(k)) out.push(`<rect x="${x + 2}" y="${y + 2}" width="${cs - 4}" height="${cs - 4}" fill="none" stroke="#e08a00" stroke-width="3" stroke-dasharray="5 3" pointer-events="none"/>`);
+      if (picked.has(k)) out.push(`<rect x="${x + 1}" y="${y + 1}" width="${cs - 2}" height="${cs - 2}" fill="#ffeb3b" fill-opacity="0.35" stroke="#c9a400" stroke-width="3" pointer-events="none"/>`);
+    });
+    if (PICK.length) {  // a click on a picked cell takes it back
+      for (const k of PICK) out.push(`<rect class="picked" data-cell="${k}" x="${X(L.cells[k][0])}" y="${Y(L.cells[k][1])}" width="${cs}" height="${cs}" fill="#fff" fill-opacity="0.01"/>`);
+    }
+  }
+  for (const [k, e] of next) {
+    if (graph && k >= L.node_base) continue;  // a vertex: drawn above
+    if (!graph) {  // a legal target: a green dot; square boards also frame the square
+      out.push(`<circle cx="${cx(k)}" cy="${cy(k)}" r="${cs * 0.14}" fill="#2a9a40" fill-opacity="0.7" pointer-events="none"/>`);
+      const frame = L.kind === "square" && !L.stones ? ` fill-opacity="0.12" stroke="#2a9a40" stroke-width="2"` : ` fill-opacity="0.01"`;
+      out.push(`<rect class="legal cell" data-cell="${k}" x="${cx(k) - cs / 2}" y="${cy(k) - cs / 2}" width="${cs}" height="${cs}" fill="#2a9a40"${frame}/>`);
+    }
+    if (e.value != null) {
+      const a = e.actions.size === 1 ? [...e.actions][0] : null;
+      out.push(`<text class="value${e.best ? " best" : ""}" data-value-action="${a ?? ""}" data-value-cell="${k}" x="${cx(k)}" y="${cy(k) + (graph ? -8 : 0)}" text-anchor="middle" dominant-baseline="middle">${fmt(e.value)}</text>`);
+    }
+  }
+  return {w: W, h: H, body: out.join(""), onBoard};
+}
+
+// a piece: a disc in its colour, an Amazons queen (crown) or arrow, a Santorini worker, an EWN cube with its number
+function piece(x, y, cs, p, colours) {
+  const fill = p.fill || (p.owner != null ? colours[p.owner] : "#555");
+  const edge = isLight(fill) ? "#555" : "#000";
+  if (p.kind === "arrow") return `<path d="M${x - cs * 0.3} ${y - cs * 0.3} L${x + cs * 0.3} ${y + cs * 0.3} M${x + cs * 0.3} ${y - cs * 0.3} L${x - cs * 0.3} ${y + cs * 0.3}" stroke="#333" stroke-width="${cs * 0.12}" stroke-linecap="round"/>`;
+  if (p.kind === "left") return `<circle cx="${x}" cy="${y}" r="${cs * 0.3}" fill="none" stroke="#888" stroke-dasharray="3 3"/>`;
+  if (p.kind === "cube") {
+    const r = cs * 0.36;
+    return `<rect x="${x - r}" y="${y - r}" width="${2 * r}" height="${2 * r}" rx="${r * 0.25}" fill="${fill}" stroke="${edge}"/>` +
+      `<text x="${x}" y="${y}" text-anchor="middle" dominant-baseline="central" font-size="${cs * 0.42}" font-weight="700" fill="${isLight(fill) ? "#111" : "#fff"}">${esc(p.label || "")}</text>`;
+  }
+  if (p.kind === "worker") return `<circle cx="${x}" cy="${y}" r="${cs * 0.2}" fill="${fill}" stroke="${edge}" stroke-width="2"/>`;
+  let s = `<circle cx="${x}" cy="${y}" r="${cs * 0.38}" fill="${fill}" stroke="${edge}"/>`;
+  if (p.kind === "queen") s += `<path d="M${x - cs * 0.2} ${y + cs * 0.12} L${x - cs * 0.22} ${y - cs * 0.14} L${x - cs * 0.1} ${y - cs * 0.02} L${x} ${y - cs * 0.18} L${x + cs * 0.1} ${y - cs * 0.02} L${x + cs * 0.22} ${y - cs * 0.14} L${x + cs * 0.2} ${y + cs * 0.12} Z" fill="#fff" fill-opacity="0.85"/>`;
+  return s;
+}
+
+// Santorini: levels 1-3 as nested squares from the ground up, a dome (height 4) as a blue cap
+function tower(x, y, cs, h) {
+  const s = [];
+  const shades = ["#cfcfcf", "#e3e3e3", "#f7f7f7"];
+  for (let l = 1; l <= Math.min(h, 3); l++) {
+    const m = cs * (0.06 + 0.1 * (l - 1));
+    s.push(`<rect x="${x + m}" y="${y + m}" width="${cs - 2 * m}" height="${cs - 2 * m}" fill="${shades[l - 1]}" stroke="#888"/>`);
+  }
+  if (h >= 4) s.push(`<circle cx="${x + cs / 2}" cy="${y + cs / 2}" r="${cs * 0.22}" fill="#2856b8" stroke="#123"/>`);
+  if (h > 0) s.push(`<text x="${x + 4}" y="${y + cs - 5}" font-size="${cs * 0.2}" fill="#444">${h >= 4 ? "dome" : "L" + h}</text>`);
+  return s.join("");
+}
+
+// Surakarta: the two circuits, the lines of the board with a loop around each corner
+function circuits(L, cs, X, Y) {
+  const n = L.rows, s = [], colour = ["#2a9a40", "#2856b8"];
+  const px = (c) => X(c) + cs / 2, py = (r) => Y(r) + cs / 2;
+  L.circuits.forEach(([a, b], i) => {
+    const st = `stroke="${colour[i]}" stroke-width="3" fill="none" opacity="0.55"`;
+    for (const k of [a, b]) {
+      s.push(`<line x1="${px(0)}" y1="${py(k)}" x2="${px(n - 1)}" y2="${py(k)}" ${st}/>`);
+      s.push(`<line x1="${px(k)}" y1="${py(0)}" x2="${px(k)}" y2="${py(n - 1)}" ${st}/>`);
+    }
+    const r = a * cs;  // a loop joins line a of the rows to line a of the columns around each corner
+    for (const [cr, cc] of [[0, 0], [0, n - 1], [n - 1, 0], [n - 1, n - 1]]) {
+      const sx = cc === 0 ? 1 : -1, sy = cr === 0 ? 1 : -1;
+      const sweep = sx * sy > 0 ? 1 : 0;
+      s.push(`<path d="M${px(cc)} ${py(cr) + sy * r} A${r} ${r} 0 1 ${sweep} ${px(cc) + sx * r} ${py(cr)}" ${st}/>`);
+    }
+  });
+  return s.join("");
+}
+
+// Outer-Open Gomoku: a go board (stones on the intersections) and the two outer lines where the first stone goes
+function goGrid(L, cs, X, Y) {
+  const n = L.rows, s = [];
+  const px = (c) => X(c) + cs / 2, py = (r) => Y(r) + cs / 2;
+  for (let i = 0; i < n; i++) {
+    s.push(`<line x1="${px(0)}" y1="${py(i)}" x2="${px(n - 1)}" y2="${py(i)}" stroke="#6b4e1e"/>`);
+    s.push(`<line x1="${px(i)}" y1="${py(0)}" x2="${px(i)}" y2="${py(n - 1)}" stroke="#6b4e1e"/>`);
+  }
+  const [lo, hi] = L.band;  // the inner square the first stone may not use
+  s.push(`<rect class="outer-band" x="${px(lo) - cs / 2}" y="${py(lo) - cs / 2}" width="${(hi - lo + 1) * cs}" height="${(hi - lo + 1) * cs}" fill="none" stroke="#a02020" stroke-width="2" stroke-dasharray="6 4"/>`);
+  s.push(`<rect x="${px(0) - cs / 2}" y="${py(0) - cs / 2}" width="${n * cs}" height="${n * cs}" fill="none" stroke="#a02020" stroke-width="2"/>`);
+  return s.join("");
 }
 
 function fmt(x) {

@@ -1,0 +1,241 @@
+"""What the page needs to draw a game and to let a person move on the board, computed from the game's own rules.
+
+The page (``static/app.js``) keeps no rules. For every game it gets from here
+
+* a **layout** (:func:`layout`): where each board cell sits (cell units, x right,
+  y down), the cell shape (``square``, ``hex``, ``hole`` or ``edge`` of a
+  graph) and decorations (Surakarta's circuits, Outer-Open Gomoku's outer band);
+* the **pieces** of a position (:func:`pieces`): per cell the owner seat, the
+  kind (``disc``, ``queen``, ``arrow``, ``worker``, ``cube``), a label (a
+  cube's number) and a height (Santorini's levels, 4 = dome);
+* the **clicks of each legal action** (:func:`action_paths`): the cells a
+  person clicks in order (from, to, build ...), as one or more orders; an
+  action without cells (a pass) becomes a button.
+
+The clicks come from the game's kernel: a placement game's action is its
+cell; a move game's action is played on a copy of the state with the game's
+``afterstate`` and read back as the square its piece left and the square it
+reached (the same diff for any new game, so it gets a clickable board
+without code here); games whose action is not a move of one piece say so
+below (Santorini's worker, move and build; Sim's edges).
+
+Why here and not on :class:`~farl_envs.core.spec.GameSpec`: a layout, piece
+kinds and click orders are a browser's business, and the spec's fields are
+what the kernels and learners read; the spec keeps its ``view`` name (the
+six games with their own drawings), and a game without an entry here gets
+the default (its grid and the afterstate diff). Adding a game's drawing
+touches this module only.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from farl_envs.core.spec import TERMINAL, GameSpec
+
+SEAT_COLOURS = ((200, 40, 40), (40, 80, 200), (230, 170, 30), (40, 160, 60), (150, 60, 190), (40, 190, 200))
+"""A seat's colour where its pieces have no colour of their own (Sim's edges, the seat list)."""
+
+DRAWN = ("tictactoe", "connect_four", "othello", "hex", "nim", "nim3p", "game2048")
+"""Games the page draws with its own code (``GameSpec.view``); the rest use the cell board below."""
+
+
+def _rgb(c) -> str:
+    return f"rgb({int(c[0])},{int(c[1])},{int(c[2])})"
+
+
+def board_cells(g: GameSpec, s: np.ndarray) -> np.ndarray:
+    """The n-tuple board of ``s`` (``int32[n_cells]``)."""
+    out = np.zeros(g.n_cells, dtype=np.int32)
+    g.board(g.p, s, out)
+    return out
+
+
+def seat_colours(g: GameSpec) -> list[str]:
+    """Each seat's colour on the page: the colour of its pieces (the game's ``cell_colors``), or of its marks."""
+    own = {"othello": ["rgb(21,21,21)", "rgb(242,242,242)"], "connect_four": ["#d22", "#f0c020"]}
+    if g.name in own:
+        return own[g.name]
+    if g.name == "santorini":
+        from farl_envs.games.santorini import WORKER_BASE
+        return [_rgb(g.cell_colors[WORKER_BASE[q]]) for q in range(2)]
+    if g.name == "einstein_wurfelt_nicht":
+        k = int(g.p[2])
+        return [_rgb(g.cell_colors[1 + q * k]) for q in range(g.n_players)]
+    if g.name == "chinese_checkers":
+        return [_rgb(g.cell_colors[3 + q]) for q in range(g.n_players)]
+    if g.name in DRAWN or g.name == "sim" or len(g.cell_colors) <= g.n_players:
+        return [_rgb(c) for c in SEAT_COLOURS[:g.n_players]]
+    return [_rgb(g.cell_colors[1 + q]) for q in range(g.n_players)]
+
+
+# ---------------------------------------------------------------------------------------------------- layout
+def layout(g: GameSpec) -> dict | None:
+    """Where the cells are drawn (see the module docstring); None for the games drawn by their own code."""
+    if g.name in DRAWN:
+        return None
+    colours = [_rgb(c) for c in g.cell_colors]
+    if g.name == "sim":
+        from farl_envs.games.sim import edge_list
+        n = int(g.params["nodes"])
+        nodes = [[round(math.sin(2 * math.pi * i / n), 4), round(-math.cos(2 * math.pi * i / n), 4)]
+                 for i in range(n)]
+        return {"kind": "graph", "nodes": nodes, "edges": [list(e) for e in edge_list(n)], "node_base": g.n_cells,
+                "cells": [[(nodes[i][0] + nodes[j][0]) / 2, (nodes[i][1] + nodes[j][1]) / 2]
+                          for i, j in edge_list(n)], "colours": colours}
+    if g.name == "yavalath":
+        from farl_envs.games._yavalath_board import cell_coords
+        cells = [[c + r / 2, r * math.sqrt(3) / 2] for r, c in cell_coords(int(g.params["size"]))]
+        return {"kind": "hex", "cells": _shift(cells), "colours": colours}
+    if g.name == "chinese_checkers":
+        from farl_envs.games._chinese_checkers_board import COL, ROW
+        cells = [[int(c) / 2, int(r) * math.sqrt(3) / 2] for r, c in zip(ROW, COL)]
+        return {"kind": "hole", "cells": _shift(cells), "colours": colours}
+    if len(g.grid_shape) != 2 or g.grid_shape[0] * g.grid_shape[1] != g.n_cells:
+        return None  # nothing to place cells with: the page shows the game's text and move buttons
+    rows, cols = g.grid_shape
+    dy = math.sqrt(3) / 2 if g.hex_grid else 1
+    flip = g.name == "lines_of_action"  # as the game draws itself (its paint): rank 8 at the top
+    out = {"kind": "hex" if g.hex_grid else "square", "rows": rows, "cols": cols, "colours": colours,
+           "cells": [[c + (r / 2 if g.hex_grid else 0), (rows - 1 - r if flip else r) * dy]
+                     for r in range(rows) for c in range(cols)],
+           "checker": g.name in ("breakthrough", "clobber", "lines_of_action", "amazons", "einstein_wurfelt_nicht"),
+           "files": "abcdefghijklmnopqrstuvwxyz"[:cols]}
+    if g.name == "outer_open_gomoku":
+        out["stones"] = True  # stones on the intersections of a go board
+        out["band"] = [2, rows - 3]  # the first stone goes outside the inner square of rows/cols 2..size-3
+    if g.name == "surakarta":
+        from farl_envs.games.surakarta import CIRCUITS, SIZE
+        out["circuits"] = [[1, SIZE - 2], [2, SIZE - 3]]  # the lines (row = column index) of each circuit
+        out["circuit_cells"] = CIRCUITS.tolist()
+    return out
+
+
+def _shift(cells: list) -> list:
+    """Cells moved so the smallest x and y are 0."""
+    x0 = min(c[0] for c in cells)
+    y0 = min(c[1] for c in cells)
+    return [[round(x - x0, 4), round(y - y0, 4)] for x, y in cells]
+
+
+# ---------------------------------------------------------------------------------------------------- pieces
+def pieces(g: GameSpec, s: np.ndarray) -> list[dict] | None:
+    """Per cell what stands on it (see the module docstring); None for the games drawn by their own code."""
+    if g.name in DRAWN or layout(g) is None:
+        return None
+    b = board_cells(g, s)
+    if g.name == "santorini":
+        from farl_envs.games.santorini import DOME, WORKER_BASE
+        out = []
+        for v in b.tolist():
+            if v <= DOME:
+                out.append({"height": v})
+            else:
+                q = 0 if v < WORKER_BASE[1] else 1
+                out.append({"height": v - WORKER_BASE[q], "owner": q, "kind": "worker"})
+        return out
+    if g.name == "einstein_wurfelt_nicht":
+        k = int(g.p[2])
+        n = int(g.params["size"])
+        codes = np.asarray(g.paint(g.p, s)).reshape(n * n)
+        return [{} if v == 0 else {"owner": (v - 1) // k, "kind": "cube", "label": str((v - 1) % k + 1),
+                                   "fill": _rgb(g.cell_colors[v])} for v in codes.tolist()]
+    if g.name == "amazons":
+        return [{} if v == 0 else ({"owner": v - 1, "kind": "queen"} if v in (1, 2)
+                                   else ({"kind": "arrow"} if v == 3 else {"kind": "left"})) for v in b.tolist()]
+    colours = g.cell_colors
+    shift = 2 if g.name == "chinese_checkers" else 0  # its colours are those of its paint: pegs from 3 on
+    return [{} if v == 0 else {"owner": v - 1, "kind": "disc",
+                               "fill": _rgb(colours[v + shift]) if v + shift < len(colours) else None}
+            for v in b.tolist()]
+
+
+# ---------------------------------------------------------------------------------------------------- clicks
+def is_placement(g: GameSpec) -> bool:
+    """Action ``a < n_cells`` puts something on board cell ``a`` (the games of one click per action)."""
+    return g.n_actions in (g.n_cells, g.n_cells + 1) and g.name not in ("nim", "nim3p", "game2048")
+
+
+def action_paths(g: GameSpec, s: np.ndarray, legal: list[int]) -> dict[int, list[list[int]]]:
+    """For each legal action of ``s``: the orders in which a person may click its cells (``[]``: a button)."""
+    if g.name in DRAWN or layout(g) is None:
+        return {a: [] for a in legal}
+    if g.name == "santorini":
+        return {a: _santorini_paths(a) for a in legal}
+    if g.name == "sim":  # an edge: click it, or its two vertices (cells n_cells + vertex) in either order
+        from farl_envs.games.sim import edge_list
+        m, ends = g.n_cells, edge_list(int(g.params["nodes"]))
+        return {a: [[a], [m + ends[a][0], m + ends[a][1]], [m + ends[a][1], m + ends[a][0]]] for a in legal}
+    if is_placement(g):
+        return {a: ([[a]] if a < g.n_cells else []) for a in legal}
+    before = _picture(g, s)
+    after = np.empty_like(s)
+    rewards = np.zeros(g.n_players)
+    out = {}
+    for a in legal:
+        g.afterstate(g.p, s, a, after, rewards)
+        out[a] = _move_of(before, _picture(g, after))
+    return out
+
+
+def _picture(g: GameSpec, s: np.ndarray) -> np.ndarray:
+    """The cells as finely as the game tells them apart: its paint when that is one value per cell (EWN's cube
+    numbers: a cube capturing one of its own side changes the cell), else the n-tuple board."""
+    if g.paint is not None and g.name == "einstein_wurfelt_nicht":
+        return np.asarray(g.paint(g.p, s)).reshape(-1)
+    return board_cells(g, s)
+
+
+def _move_of(before: np.ndarray, after: np.ndarray) -> list[list[int]]:
+    """``[[from, to]]`` of a move of one piece (the cell it left empty, the cell it filled), else ``[]``."""
+    changed = np.flatnonzero(before != after)
+    left = [int(c) for c in changed if after[c] == 0 and before[c] != 0]
+    reached = [int(c) for c in changed if after[c] != 0]
+    if len(left) == 1 and len(reached) == 1:
+        return [[left[0], reached[0]]]
+    return []
+
+
+def _santorini_paths(a: int) -> list[list[int]]:
+    """Placement: the two cells in either order; a turn: worker, where it moves, where it builds (a winning
+    move's build points back at the cell it left and builds nothing: it is the only action of its worker and
+    destination, so the page plays it after two clicks)."""
+    from farl_envs.games.santorini import NEIGHBOUR, PAIRS, PLACE
+    if a >= PLACE:
+        i, j = (int(x) for x in PAIRS[a - PLACE])
+        return [[i, j], [j, i]]
+    src, move_dir, build_dir = a // 64, (a // 8) % 8, a % 8
+    dst = int(NEIGHBOUR[src, move_dir])
+    return [[int(src), dst, int(NEIGHBOUR[dst, build_dir])]]
+
+
+def move_cells(g: GameSpec, s: np.ndarray, a: int) -> list[int]:
+    """The cells of action ``a`` in ``s`` (the first click order), for marking the last move."""
+    paths = action_paths(g, s, [a]).get(a) or [[]]
+    return paths[0]
+
+
+def eliminated(g: GameSpec, s: np.ndarray) -> list[int]:
+    """The seats that are out of the game in ``s``."""
+    if g.eliminated is None:
+        return []
+    return [int(q) for q in g.eliminated(g.p, s)]
+
+
+def roll(g: GameSpec, s: np.ndarray) -> int | None:
+    """The die the player to move has rolled (EinStein würfelt nicht!), None in games without one."""
+    if g.name != "einstein_wurfelt_nicht" or s[TERMINAL]:
+        return None
+    from farl_envs.games._einstein_wurfelt_nicht_board import ROLL
+    return int(s[ROLL])
+
+
+def describe(g: GameSpec, s: np.ndarray, legal: list[int]) -> dict:
+    """The view's board part: layout, pieces, every legal action's click orders, seats' colours and who is out."""
+    paths = action_paths(g, s, legal)
+    return {"layout": layout(g), "pieces": pieces(g, s), "seat_colours": seat_colours(g),
+            "out": eliminated(g, s), "paths": {str(a): p for a, p in paths.items()}}
+
+
+__all__ = ["action_paths", "describe", "layout", "move_cells", "pieces", "seat_colours"]
