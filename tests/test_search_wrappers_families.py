@@ -217,3 +217,65 @@ def test_descent_values_are_the_first_players_f_theta(agents):
     TTT.board(TTT.p, after, board)
     v = descent.evaluation.values(board[None])[0] / descent.evaluation.scale
     assert descent.afterstate_values(TTT, s)[8] == pytest.approx([v, -v])
+
+
+def test_descent_values_a_half_made_amazons_turn_by_its_best_completion():
+    from farl_agents.descent.evaluation import NTupleEvaluation
+    from farl_agents.descent.heuristics import make_heuristic
+
+    game = farl_envs.game_spec("amazons", board_size=6)
+    heuristic = make_heuristic("classic", game)
+    ev = NTupleEvaluation(game, heuristic.scale, True)
+    ev.set_weights(np.random.default_rng(0).normal(0.0, 0.3, ev.weights.shape).astype(np.float32))
+    agent = DescentAgent(game, ev, heuristic, name="descent-amazons")
+    s = game.initial_state(game.p, make_rng(0))
+    vals = agent.afterstate_values(game, s)
+    mask = np.zeros(game.n_actions, dtype=np.int8)
+    game.legal_actions(game.p, s, mask)
+    first = int(np.flatnonzero(mask)[0])  # the first queen the mover (player 0) can lift
+
+    def completions(state):  # the boards after every way to finish the mover's turn, walked with the kernels
+        m = np.zeros(game.n_actions, dtype=np.int8)
+        game.legal_actions(game.p, state, m)
+        for a in np.flatnonzero(m):
+            nxt, rew = np.zeros_like(state), np.zeros(2)
+            game.afterstate(game.p, state, int(a), nxt, rew)
+            if nxt[TO_MOVE] == s[TO_MOVE] and not nxt[TERMINAL]:
+                yield from completions(nxt)
+            else:
+                board = np.zeros(game.n_cells, dtype=np.int32)
+                game.board(game.p, nxt, board)
+                yield board
+
+    lifted, rew = np.zeros_like(s), np.zeros(2)
+    game.afterstate(game.p, s, first, lifted, rew)
+    best = ev.values(np.stack(list(completions(lifted)))).max() / ev.scale
+    assert vals[first] == pytest.approx([best, -best])
+
+
+def test_sb3_values_with_three_players_and_with_one():
+    pytest.importorskip("sb3_contrib")
+    import torch
+
+    from farl_agents.baselines.envs import observe_state
+    from farl_agents.baselines.players import SB3Player
+    from farl_agents.baselines.train import build_model
+
+    ewn = farl_envs.game_spec("einstein_wurfelt_nicht", players=3)
+    model, _ = build_model(ewn, "maskable-ppo", seed=0, opponent="random", n_envs=1)
+    player = SB3Player(model, ewn)
+    s = ewn.initial_state(ewn.p, make_rng(2))
+    vals = player.afterstate_values(ewn, s)
+    a = int(np.flatnonzero(~np.isnan(vals[:, 0]))[0])
+    after, rew = np.zeros_like(s), np.zeros(3)
+    ewn.afterstate(ewn.p, s, a, after, rew)
+    with torch.no_grad():  # each player read from its own view of the afterstate
+        obs = np.stack([observe_state(ewn, after, i)[0] for i in range(3)])
+        v = model.policy.predict_values(torch.as_tensor(obs)).numpy().reshape(-1)
+    np.testing.assert_allclose(vals[a], rew + v, rtol=1e-6)
+    assert evaluate(ewn, [PUCT(player, 10)], "random", n_games=1, seed=1).matchups[0].n_games == 3
+    g2048 = farl_envs.game_spec("game2048")
+    model, _ = build_model(g2048, "dqn", seed=0, opponent="random", n_envs=1)
+    player = SB3Player(model, g2048)
+    assert player.afterstate_values(g2048, g2048.initial_state(g2048.p, make_rng(0))).shape == (4, 1)
+    assert PUCT(player, 10).act(g2048, g2048.initial_state(g2048.p, make_rng(0)), make_rng(1)) in range(4)
