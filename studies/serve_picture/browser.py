@@ -9,7 +9,11 @@ a game from the page's form (:func:`start_game`), click moves on the SVG board
 ``browser`` extra.
 
 Regenerate ``docs/images/serve.png`` (TicTacToe against the pretrained agent,
-its value of each move on the board, after the person took the centre)::
+its value of each move on the board, after the person took the centre) and
+every game's view in ``docs/images/games/<game>.png`` (a few moves into a
+game against random moves or the shipped agent, whose values are on the
+board, a piece picked where a move takes several clicks), the pictures of
+the games' doc pages::
 
     python -m studies.serve_picture.browser docs/images/serve.png
 
@@ -106,17 +110,57 @@ def n_moves(driver) -> int:
     return len(text.splitlines()) if text else 0
 
 
-def start_game(driver, url: str, game: str, seats: list[str], think: bool = False) -> None:
-    """Open the page, choose ``game`` and one choice per seat, set the overlay toggle, press "New game"."""
+def set_params(driver, params: dict) -> None:
+    """Type the game parameters ``params`` into the page's form (each input's change event, as a person's)."""
+    from selenium.webdriver.common.by import By
+
+    for name, value in params.items():
+        box = driver.find_element(By.CSS_SELECTOR, f"[data-param='{name}']")
+        if box.get_attribute("type") == "checkbox":
+            if box.is_selected() != bool(value):
+                box.click()
+        else:
+            box.clear()
+            box.send_keys(str(value))
+            driver.execute_script("arguments[0].dispatchEvent(new Event('change'))", box)
+
+
+def seat_count(driver) -> int:
+    """Seat selectors on the page."""
+    from selenium.webdriver.common.by import By
+
+    return len(driver.find_elements(By.CSS_SELECTOR, "#seats select"))
+
+
+def choose_game(driver, game: str, params: dict | None = None, n_seats: int | None = None) -> None:
+    """Choose ``game`` in the form (the page already open), type ``params``, and wait until the seats follow
+    (``n_seats`` selectors, when given)."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
-    driver.get(url)
-    wait = WebDriverWait(driver, WAIT)
-    wait.until(lambda d: d.find_elements(By.ID, "seat-0"))  # the form is filled: games and agents are known
     Select(driver.find_element(By.ID, "game")).select_by_value(game)
+    set_params(driver, params or {})
+    wait = WebDriverWait(driver, WAIT)
+    if n_seats is not None:
+        wait.until(lambda d: seat_count(d) == n_seats)
+    wait.until(lambda d: d.find_element(By.ID, "new-game").is_enabled())
+
+
+def start_game(driver, url: str | None, game: str, seats: list[str], think: bool = False,
+               params: dict | None = None) -> None:
+    """Open the page (``url``; None: stay on it), choose ``game`` with ``params`` and one choice per seat, set
+    the overlay toggle, press "New game"."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    wait = WebDriverWait(driver, WAIT)
+    if url is not None:
+        driver.get(url)
+    wait.until(lambda d: d.find_elements(By.ID, "seat-0"))  # the form is filled: games and agents are known
+    choose_game(driver, game, params, len(seats))
     for i, choice in enumerate(seats):
         Select(driver.find_element(By.ID, f"seat-{i}")).select_by_value(choice)
+    wait.until(lambda d: seat_count(d) == len(seats))  # a pretrained seat may have set the parameters
     box = driver.find_element(By.ID, "think")
     if box.is_selected() != think:
         box.click()
@@ -220,6 +264,47 @@ def readme_screenshot(driver, url: str, out) -> Path:
     return out
 
 
+PICTURE_PLIES = 4
+"""The person's moves played by :func:`game_picture` before the picture (against random moves)."""
+
+
+def game_picture(driver, url: str, game: str, out, seed: int = 0) -> Path:
+    """The board of ``game`` as a person sees it: a few moves into a game against random moves (the
+    shipped agent's values on the board where one exists), a piece picked where a move takes several clicks;
+    the board element saved as ``out``."""
+    import numpy as np
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    import farl_envs
+    from farl_agents import pretrained
+
+    g = farl_envs.game_spec(game)
+    seats = ["human"] + ["random"] * (g.n_players - 1)
+    think = (g.n_players > 1 and game in pretrained.available()
+             and pretrained.card(game)["game_params"] == g.params)
+    if think:
+        seats[1] = "pretrained"
+    start_game(driver, url, game, seats, think=think)
+    rng = np.random.default_rng(seed)
+    for _ in range(PICTURE_PLIES):
+        if driver.find_element(By.ID, "status").text == "game over":
+            break
+        click_a_move(driver, rng)
+    WebDriverWait(driver, WAIT).until(ready)
+    if think:
+        WebDriverWait(driver, WAIT).until(lambda d: d.execute_script("return THOUGHTS !== null"))
+    first = driver.find_elements(By.CSS_SELECTOR, "#board .legal[data-cell]")
+    several = driver.execute_script("return VIEW.legal.some((l) => ((VIEW.paths[l.action] || [])[0] || []).length > 1)")
+    if first and several:  # show the targets of one piece
+        first[len(first) // 2].click()
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if not driver.find_element(By.ID, "table").screenshot(str(out)):
+        raise RuntimeError(f"Chromium could not write {out}")
+    return out
+
+
 def main(argv=None) -> int:
     """``python -m studies.serve_picture.browser OUT.png``: serve an empty folder and take the README's picture."""
     argv = sys.argv[1:] if argv is None else argv
@@ -230,8 +315,13 @@ def main(argv=None) -> int:
     if reason:
         print(f"farl: {reason}", file=sys.stderr)
         return 2
+    import farl_envs
+
     with tempfile.TemporaryDirectory() as root, serving(root) as url, chromium() as driver:
         print(f"wrote {readme_screenshot(driver, url, argv[0])}")
+        for game in farl_envs.list_games():  # each game's view, for its page of the docs
+            name = game[:-3]
+            print(f"wrote {game_picture(driver, url, name, Path(argv[0]).parent / 'games' / f'{name}.png')}")
     return 0
 
 
