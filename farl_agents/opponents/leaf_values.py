@@ -64,9 +64,9 @@ def agent_leaf(agent, game: GameSpec) -> NTupleLeaf:
     refused with the advice to use ``+mcts<N>``, whose search calls it from Python (:func:`search_leaf`).
     """
     if isinstance(agent, AfterstateValues) and not isinstance(agent, NTupleAgent):
-        raise ValueError(f"{agent.name}: its values come from a Python/torch network that the compiled "
-                         f"+maxn/+paranoid/+expectimax searches cannot call; wrap it with +mcts<N> (PUCT calls "
-                         f"the network once per expanded position)")
+        raise ValueError(f"{agent.name}: its values are read through a Python method (the value protocol) that "
+                         f"the compiled +maxn/+paranoid/+expectimax searches cannot call; wrap it with +mcts<N> "
+                         f"(PUCT calls it once per expanded position)")
     if not isinstance(agent, NTupleAgent):
         raise ValueError(f"{getattr(agent, 'name', agent)!r} has no afterstate value function a search can "
                          f"read: the search wrappers take an n-tuple agent trained with TD (td-farl), and +mcts<N> "
