@@ -340,3 +340,119 @@ def test_serve_command_refuses_a_missing_folder(tmp_path, capsys):
     assert main(["serve", str(tmp_path / "missing")]) == 2
     assert "not a folder" in capsys.readouterr().err
     assert main(["serve", str(tmp_path), "--port", "70000"]) == 2
+
+
+# ------------------------------------------------------------------ issue 42: every game on the board
+def test_favicon_is_a_local_svg(client):
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
+    assert icon.text.lstrip().startswith("<svg") and "href" not in icon.text  # nothing fetched from elsewhere
+    assert 'rel="icon"' in client.get("/").text
+
+
+@pytest.mark.parametrize("game, params, n", [("sim", {"players": 3}, 3), ("sim", {}, 2), ("nim3p", {}, 3),
+                                             ("chinese_checkers", {"players": 6}, 6),
+                                             ("einstein_wurfelt_nicht", {"players": 4}, 4)])
+def test_spec_gives_the_player_count_of_the_parameters(client, game, params, n):
+    info = client.post("/api/spec", json={"game": game, "params": params}).json()
+    assert info["n_players"] == n and len(info["seat_colours"]) == n
+    assert len(set(info["seat_colours"])) == n  # each seat its own colour
+    v = new(client, game, ["human"] + ["random"] * (n - 1), params=params)
+    assert len(v["seats"]) == n and len(v["seat_colours"]) == n
+    r = client.post("/api/new", json={"game": game, "params": params, "seats": ["human"] * (n + 1)})
+    assert r.status_code == 400 and f"list of {n} choices" in r.json()["error"]
+
+
+def test_spec_refuses_bad_parameters(client):
+    r = client.post("/api/spec", json={"game": "chinese_checkers", "params": {"players": 5}})
+    assert r.status_code == 400 and "players must be one of" in r.json()["error"]
+
+
+SHORT = {"amazons": {"board_size": 6}, "breakthrough": {"rows": 5, "columns": 5}, "chinese_checkers": {"max_moves": 15},
+         "lines_of_action": {"max_game_length": 60}, "outer_open_gomoku": {"size": 7},
+         "surakarta": {"no_capture_limit": 8}, "sim": {"players": 3}, "yavalath": {"players": 3},
+         "einstein_wurfelt_nicht": {"players": 3}}
+
+
+@pytest.mark.parametrize("game", [g[:-3] for g in farl_envs.list_games()])
+def test_every_legal_action_has_its_clicks(client, game):
+    """A whole game through the API, the person's seat playing random legal actions: at every position each
+    legal action's click orders are cells of the layout, no two actions share one order (a click sequence
+    names one move), at most 20 actions are left to buttons, and the move's cells are its first order. A
+    two-click move starts on a piece of the player to move and ends with that player's piece on the target."""
+    params = SHORT.get(game, {})
+    spec = farl_envs.game_spec(game, **params)
+    v = new(client, game, ["human"] + ["random"] * (spec.n_players - 1), params=params)
+    rng = np.random.default_rng(3)
+    drawn = v["layout"] is not None
+    if game not in ("tictactoe", "connect_four", "othello", "hex", "nim", "nim3p", "game2048"):
+        assert drawn, f"{game} has no board layout"
+    for _ in range(3000):
+        if v["terminal"]:
+            break
+        if not v["human_to_move"]:
+            v = client.post(f"/api/game/{v['id']}/agent", json={}).json()
+            continue
+        legal = [m["action"] for m in v["legal"]]
+        paths = {int(a): p for a, p in v["paths"].items()}
+        assert set(paths) == set(legal)
+        if drawn:
+            n_cells = len(v["layout"]["cells"]) + len(v["layout"].get("nodes", []))
+            seen = {}
+            for a, orders in paths.items():
+                for order in orders:
+                    assert order and all(0 <= c < n_cells for c in order), (a, order)
+                    assert tuple(order) not in seen, f"{game}: {order} is {seen.get(tuple(order))} and {a}"
+                    seen[tuple(order)] = a
+            assert sum(1 for a in legal if not paths[a]) <= 20
+        a = int(rng.choice(legal))
+        before = v
+        v = client.post(f"/api/game/{v['id']}/move", json={"action": a}).json()
+        assert v["moves"][-1]["cells"] == (paths[a][0] if paths[a] else [])
+        order = paths[a][0] if paths[a] else []
+        if drawn and len(order) == 2 and game != "sim" and not (game == "santorini" and a >= 1600):
+            mover = before["to_move"]
+            assert before["pieces"][order[0]].get("owner") == mover
+            assert v["pieces"][order[1]].get("owner") == mover
+    assert v["terminal"]
+
+
+def test_santorini_turn_is_worker_move_build(client):
+    """Placement is two cells in either order; a turn is the worker's cell, where it goes, where it builds:
+    after it the worker stands on the second cell and the third is one level higher."""
+    v = new(client, "santorini", ["human", "human"])
+    assert all(sorted(p) == sorted(orders[0]) for orders in v["paths"].values() for p in orders)
+    assert all(len(orders) == 2 for orders in v["paths"].values())  # {i, j} clicked as i, j or j, i
+    for a in (1600 + 0, 1600 + 299):  # a1,b1 for player_0; d5,e5 for player_1
+        v = client.post(f"/api/game/{v['id']}/move", json={"action": a}).json()
+    turn = next((int(a), p[0]) for a, p in v["paths"].items() if len(p[0]) == 3)
+    a, (src, dst, build) = turn
+    height = v["pieces"][build].get("height", 0)
+    after = client.post(f"/api/game/{v['id']}/move", json={"action": a}).json()
+    assert after["pieces"][src].get("owner") is None and after["pieces"][dst]["owner"] == 0
+    assert after["pieces"][build]["height"] == height + 1
+
+
+def test_einstein_shows_the_die(client):
+    v = new(client, "einstein_wurfelt_nicht", ["human", "human"])
+    assert 1 <= v["roll"] <= 6
+    v = client.post(f"/api/game/{v['id']}/move", json={"action": v["legal"][0]["action"]}).json()
+    if not v["terminal"]:
+        assert v["roll"] == v["moves"][-1]["chance"]["roll"]
+
+
+def test_engines_are_offered_only_where_they_build(client, monkeypatch):
+    from farl_agents import opponents
+    from farl_agents.serve import app as serve_app
+
+    def refuse(name, game, **kw):
+        raise RuntimeError(f"{name} is not installed")
+    monkeypatch.setattr(opponents, "make_opponent", refuse)
+    monkeypatch.setattr(serve_app, "_ENGINE_CACHE", {})
+    names = [o["name"] for o in serve_app.game_info("othello")["opponents"]]
+    assert "grhino" not in names and "edax" not in names and "bench" in names
+    monkeypatch.setattr(opponents, "make_opponent", lambda name, game, **kw: object())
+    monkeypatch.setattr(serve_app, "_ENGINE_CACHE", {})
+    names = [o["name"] for o in serve_app.game_info("othello")["opponents"]]
+    assert "grhino" in names and "edax" in names
+    assert "mohex" in [o["name"] for o in serve_app.game_info("hex")["opponents"]]

@@ -248,11 +248,13 @@ def _thought_result(name, kind, values, mover) -> dict:
 
 
 def _plain(x):
-    """Chance information as JSON (tuples of numpy ints -> lists of ints)."""
+    """Chance information as JSON (tuples of numpy ints -> lists of ints, dicts kept)."""
     if x is None:
         return None
     if isinstance(x, (tuple, list)):
         return [_plain(y) for y in x]
+    if isinstance(x, dict):  # EinStein's {"roll": r}
+        return {str(k): _plain(y) for k, y in x.items()}
     if isinstance(x, (np.integer, int)):
         return int(x)
     return str(x)
