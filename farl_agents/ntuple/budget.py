@@ -62,3 +62,14 @@ def check_network_memory(n_tuples: int, length: int, n_values: int, n_players: i
             f"values, {n_players} players x {n_outputs} outputs{', with TCL' if tcl else ''}); the limit is "
             f"{human(limit)} (set {LIMIT_VARIABLE} to raise it): use fewer or shorter tuples")
     return need
+
+
+def check_search_memory(name: str, game_id: str, iterations: int, n_actions: int, need: int) -> int:
+    """``need`` (the bytes of a tree search's node arrays); ``ValueError`` with the figure when it is over the
+    limit (MCTS and the PUCT wrapper preallocate one row per iteration)."""
+    limit = memory_limit()
+    if need > limit:
+        raise ValueError(f"{name} on {game_id} needs {human(need)} of search nodes ({iterations:,} iterations x "
+                         f"{n_actions} actions); the limit is {human(limit)} (set {LIMIT_VARIABLE} to raise it): "
+                         f"use fewer iterations")
+    return need

@@ -51,7 +51,7 @@ import math
 import numpy as np
 from numba import njit
 
-from farl_agents.ntuple.budget import LIMIT_VARIABLE, human, memory_limit
+from farl_agents.ntuple.budget import check_search_memory
 from farl_agents.opponents.search_hooks import search_kernels
 from farl_agents.players import check_search_state
 from farl_envs.core.kernels import afterstate, chance, legal_actions
@@ -239,12 +239,7 @@ class MCTS:
 
     def check_memory(self, game: GameSpec) -> int:
         """:meth:`node_bytes`; ``ValueError`` with the figure when it is over the memory limit."""
-        need, limit = self.node_bytes(game), memory_limit()
-        if need > limit:
-            raise ValueError(f"{self.name} on {game.id} needs {human(need)} of search nodes ({self.iterations:,} "
-                             f"iterations x {game.n_actions} actions); the limit is {human(limit)} (set "
-                             f"{LIMIT_VARIABLE} to raise it): use fewer iterations")
-        return need
+        return check_search_memory(self.name, game.id, self.iterations, game.n_actions, self.node_bytes(game))
 
     def _prepare(self, game: GameSpec) -> None:
         key = (game.id, tuple(int(x) for x in game.p))

@@ -55,7 +55,7 @@ import math
 import numpy as np
 from numba import njit
 
-from farl_agents.ntuple.budget import LIMIT_VARIABLE, human, memory_limit
+from farl_agents.ntuple.budget import check_search_memory
 from farl_agents.opponents.leaf_values import NTupleLeaf, leaf_value, search_leaf
 from farl_agents.opponents.mcts import MAX_ITERATIONS, _most_visited
 from farl_agents.opponents.search_hooks import hooks_of, search_kernels
@@ -334,12 +334,7 @@ class PUCT:
 
     def check_memory(self, game: GameSpec) -> int:
         """:meth:`node_bytes`; ``ValueError`` with the figure when it is over the memory limit."""
-        need, limit = self.node_bytes(game), memory_limit()
-        if need > limit:
-            raise ValueError(f"{self.name} on {game.id} needs {human(need)} of search nodes ({self.iterations:,} "
-                             f"iterations x {game.n_actions} actions); the limit is {human(limit)} (set "
-                             f"{LIMIT_VARIABLE} to raise it): use fewer iterations")
-        return need
+        return check_search_memory(self.name, game.id, self.iterations, game.n_actions, self.node_bytes(game))
 
     def _prepare(self, game: GameSpec) -> None:
         key = (game.id, tuple(int(x) for x in game.p))
