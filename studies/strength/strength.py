@@ -37,7 +37,7 @@ TRAININGS = {
     # per board (GBG's random-walk rule), for MoHex 2.0 and MCTS to play against
     f"hex{n}": ["train", "hex", "--preset", "paper", "--param", f"size={n}", "--ntuple-count", str(count),
                 "--ntuple-length", "6", "--episodes", str(episodes), "--seed", "0"]
-    for n, count, episodes in ((7, 40, 1_000_000), (9, 60, 2_000_000), (11, 80, 3_000_000))
+    for n, count, episodes in ((7, 40, 1_000_000), (9, 60, 1_500_000), (11, 80, 1_500_000))
 }
 """Agents the rows need that are not shipped, trained here by ``farl train`` into ``RUNS_DIR/<key>`` (resumable)."""
 
@@ -98,9 +98,6 @@ OTHELLO_PLAYERS = ("pretrained", "pretrained+mcts100", "pretrained+mcts400")
 ROWS: list[Row] = [
     # Hex 6x6: Table 1's opponent, 50 games per seat from the empty board (Table 1's protocol)
     *_ladder("hex", HEX_PLAYERS, "mcts10000", "initial", 50, "hex"),
-    # Hex 7x7, 9x9, 11x11: TD-FARL agents trained here (TRAININGS), bare and wrapped, against MCTS10000 and
-    # MoHex 2.0 (1,000 simulations per move; where a user built it: docs/engines.md)
-    *_hex_sizes(),
     # Othello: the wrapped agent against itself bare, and against Bench, from the paper's 244 four-ply openings
     Row("othello-agent-mcts400-vs-pretrained", "othello", "pretrained+mcts400", "pretrained", "othello-4ply"),
     Row("othello-agent-mcts100-vs-pretrained", "othello", "pretrained+mcts100", "pretrained", "othello-4ply"),
@@ -140,6 +137,10 @@ ROWS: list[Row] = [
     *_ladder("amazons", ("pretrained", "pretrained+mcts200"), "mcts100", "initial", 20, "amazons"),
     *_ladder("surakarta", ("pretrained", "pretrained+mcts200"), "mcts100", "initial", 20, "surakarta"),
     *_ladder("clobber", ("pretrained", "pretrained+mcts200"), "mcts100", "initial", 20, "clobber"),
+    # Hex 7x7, 9x9, 11x11: TD-FARL agents trained here (TRAININGS), bare and wrapped, against MCTS10000 and
+    # MoHex 2.0 (1,000 simulations per move; where a user built it: docs/engines.md); last, as training
+    # them takes the longest
+    *_hex_sizes(),
 ]
 
 
