@@ -387,9 +387,12 @@ def test_every_legal_action_has_its_clicks(client, game):
     drawn = v["layout"] is not None
     if game not in ("tictactoe", "connect_four", "othello", "hex", "nim", "nim3p", "game2048"):
         assert drawn, f"{game} has no board layout"
+    out_before = set()
     for _ in range(3000):
         if v["terminal"]:
             break
+        assert v["to_move"] not in v["out"] and out_before <= set(v["out"])  # out stays out, never moves
+        out_before = set(v["out"])
         if not v["human_to_move"]:
             v = client.post(f"/api/game/{v['id']}/agent", json={}).json()
             continue

@@ -24,9 +24,11 @@ from studies.serve_picture import browser as web  # noqa: E402
 if web.missing():
     pytest.skip(web.missing(), allow_module_level=True)
 
+import numpy as np  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
+import farl_envs  # noqa: E402
 from farl_agents.learners import NTupleAgent, paper_config  # noqa: E402
 from farl_agents.runs.curve import write_curve  # noqa: E402
 from studies.serve_picture.browser import WAIT, n_moves, play_by_clicking, start_game  # noqa: E402
@@ -115,21 +117,32 @@ def test_value_overlay(server, browser, tmp_path, seat):
     assert "afterstate value" in browser.find_element(By.ID, "thoughts").text
 
 
-@pytest.mark.parametrize("game, n_legal", [("hex", 36), ("othello", 4), ("sim", 0)])
+@pytest.mark.parametrize("game, n_legal", [("hex", 36), ("othello", 4)])
 def test_boards_show_the_legal_moves(server, browser, tmp_path, game, n_legal):
-    """Hex and Othello: clickable cells for the legal moves; a generic game: one button per legal move."""
+    """Hex and Othello: clickable cells for the legal moves."""
     start_game(browser, server, game, ["human", "random"])
     cells = browser.find_elements(By.CSS_SELECTOR, "#board [data-action]")
     assert len(cells) == n_legal
-    if game == "sim":  # drawn by the generic renderer, moves as buttons: the 15 edges of the complete graph K6
-        buttons = browser.find_elements(By.CSS_SELECTOR, "#moves button")
-        assert len(buttons) == 15
-        target = buttons[0]
-    else:
-        target = cells[0]
-    target.click()
+    cells[0].click()
     WebDriverWait(browser, WAIT).until(lambda d: n_moves(d) == 2 and web.ready(d))
     browser.save_screenshot(str(tmp_path / f"{game}.png"))
+
+
+def test_sim_by_two_vertices(server, browser):
+    """Sim K6: the 15 edges of the graph are on the board (no buttons); clicking two vertices colours their
+    edge in the mover's colour, and the last move is marked."""
+    start_game(browser, server, "sim", ["human", "random"])
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#board .legal.edge")) == 15
+    assert browser.find_elements(By.CSS_SELECTOR, "#moves button") == []
+    vertices = browser.find_elements(By.CSS_SELECTOR, "#board .legal.node")
+    assert len(vertices) == 6
+    vertices[0].click()
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#board .legal.node")) == 5  # the other ends
+    browser.find_element(By.CSS_SELECTOR, "#board .legal.node[data-cell='18']").click()  # vertex 3 (15 + 3)
+    WebDriverWait(browser, WAIT).until(lambda d: n_moves(d) == 2 and web.ready(d))
+    first = browser.find_element(By.ID, "movelist").get_attribute("value").splitlines()[0]
+    assert first.startswith("1. 0-3")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#board .legal.edge")) == 13
 
 
 def test_game2048_by_arrow_keys(server, browser, tmp_path):
@@ -148,6 +161,95 @@ def test_game2048_by_arrow_keys(server, browser, tmp_path):
         assert last.split()[1] == direction
     assert len(browser.find_elements(By.CSS_SELECTOR, "#board text")) >= 2  # numbered tiles
     browser.save_screenshot(str(tmp_path / "game2048.png"))
+
+
+SMALL = {"amazons": {"board_size": 6}, "breakthrough": {"rows": 5, "columns": 5}, "hex": {"size": 5},
+         "chinese_checkers": {"max_moves": 12}, "lines_of_action": {"max_game_length": 40},
+         "outer_open_gomoku": {"size": 7}, "surakarta": {"no_capture_limit": 6}}
+"""Parameters that keep a whole game by clicks short (the file runs in about three minutes)."""
+
+
+@pytest.mark.parametrize("game", [g[:-3] for g in farl_envs.list_games()])
+def test_a_whole_game_by_clicks(server, browser, tmp_path, game):
+    """A scripted person plays seat 0 to the end against random seats, by clicking highlighted cells only
+    (a piece, then its target, then ... ; a button only for a move without a cell, such as a pass); no
+    position ever offers more than 20 buttons. The board is saved as a picture."""
+    n = farl_envs.game_spec(game, **SMALL.get(game, {})).n_players
+    start_game(browser, server, game, ["human"] + ["random"] * (n - 1), params=SMALL.get(game))
+    rng = np.random.default_rng(1)
+    most = 0
+    for _ in range(3000):
+        WebDriverWait(browser, WAIT).until(web.ready)
+        most = max(most, len(browser.find_elements(By.CSS_SELECTOR, "#moves button")))
+        if browser.find_element(By.ID, "status").text == "game over":
+            break
+        web.click_a_move(browser, rng)
+    result = browser.find_element(By.ID, "result").text
+    assert result, f"{game}: no result after {n_moves(browser)} moves"
+    assert most <= 20
+    browser.find_element(By.ID, "board").screenshot(str(tmp_path / f"{game}.png"))
+
+
+@pytest.mark.parametrize("game, params, n", [
+    ("sim", {"players": 3}, 3), ("yavalath", {"players": 3}, 3), ("einstein_wurfelt_nicht", {"players": 3, "size": 6}, 3),
+    ("einstein_wurfelt_nicht", {"players": 4, "size": 6}, 4), ("chinese_checkers", {"players": 3}, 3),
+    ("chinese_checkers", {"players": 4}, 4), ("chinese_checkers", {"players": 6}, 6)])
+def test_n_player_games_start_from_the_page(server, browser, game, params, n):
+    """Typing the number of players re-renders the seats (one selector per player) and the game starts with
+    them: the seat list names every seat in its colour, the one to move marked."""
+    browser.get(server)
+    WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.ID, "seat-0"))
+    web.choose_game(browser, game, params, n)
+    for i in range(1, n):
+        Select(browser.find_element(By.ID, f"seat-{i}")).select_by_value("random")
+    browser.find_element(By.ID, "new-game").click()
+    WebDriverWait(browser, WAIT).until(web.ready)
+    assert browser.execute_script("return VIEW.seats.length") == n
+    players = browser.find_elements(By.CSS_SELECTOR, "#players .player")
+    assert len(players) == n and len(browser.find_elements(By.CSS_SELECTOR, "#players .player.to-move")) == 1
+    web.click_a_move(browser, np.random.default_rng(0))
+
+
+def test_pretrained_three_player_agent_brings_its_seats(server, browser):
+    """Sim's pretrained agent plays 3 players: choosing it sets players=3 and a third seat appears."""
+    browser.get(server)
+    WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.ID, "seat-0"))
+    web.choose_game(browser, "sim", {}, 2)
+    Select(browser.find_element(By.ID, "seat-1")).select_by_value("pretrained")
+    WebDriverWait(browser, WAIT).until(lambda d: web.seat_count(d) == 3)
+    assert Select(browser.find_element(By.ID, "seat-1")).first_selected_option.get_attribute("value") == "pretrained"
+    assert browser.find_element(By.CSS_SELECTOR, "[data-param='players']").get_attribute("value") == "3"
+
+
+def test_switching_games_leaves_no_stale_board(server, browser):
+    """Every game in turn on one page (no reload): choosing the next game empties the board and the move list,
+    and the new game's board is the only one drawn."""
+    browser.get(server)
+    WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.ID, "seat-0"))
+    for game in [g[:-3] for g in farl_envs.list_games()]:
+        n = farl_envs.game_spec(game).n_players
+        web.choose_game(browser, game, {}, n)
+        assert browser.find_elements(By.CSS_SELECTOR, "#board *") == []
+        assert browser.find_elements(By.CSS_SELECTOR, "#moves button") == []
+        assert browser.find_element(By.ID, "movelist").get_attribute("value") == ""
+        for i in range(1, n):
+            Select(browser.find_element(By.ID, f"seat-{i}")).select_by_value("random")
+        browser.find_element(By.ID, "new-game").click()
+        WebDriverWait(browser, WAIT).until(web.ready)
+        assert browser.execute_script("return VIEW.game") == game
+        assert browser.find_elements(By.CSS_SELECTOR, "#board *")
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#moves button")) <= 20
+
+
+def test_u_takes_back_a_move(server, browser):
+    from selenium.webdriver.common.keys import Keys
+
+    start_game(browser, server, "breakthrough", ["human", "random"], params={"rows": 5, "columns": 5})
+    web.click_a_move(browser, np.random.default_rng(0))
+    WebDriverWait(browser, WAIT).until(lambda d: n_moves(d) == 2 and web.ready(d))
+    browser.find_element(By.TAG_NAME, "body").send_keys("u")
+    WebDriverWait(browser, WAIT).until(lambda d: n_moves(d) == 0 and web.ready(d))
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
 
 
 def test_runs_view(server, browser, tmp_path):

@@ -4,13 +4,15 @@ Endpoints (every answer is JSON; a refused request gets a 4xx status and
 ``{"error": message}``, and the server carries on)::
 
     GET  /api/games                   every registered game: default parameters, board layout, opponents
+    GET  /favicon.ico                 the page's icon (an SVG of static/)
     GET  /api/agents                  agent files and run folders under the served folder (+ pretrained agents
                                       and the game parameters each was trained with)
     GET  /api/runs                    run folders (with a curve.csv) under the served folder
     GET  /api/run?path=REL            one run's curve rows and evaluation results
     POST /api/spec                    {game, params} -> that game at those parameters (players, opponents ...)
     POST /api/new                     {game, params, seats: [choice per seat], seed} -> the game's view
-    GET  /api/game/ID                 the view: board, legal moves, move list, result
+    GET  /api/game/ID                 the view: board, legal moves, move list, result; the board's layout,
+                                      pieces and each legal action's cells to click (farl_agents.serve.views)
     POST /api/game/ID/move            {action}: the person to move plays it
     POST /api/game/ID/agent           the agent to move plays (waits at most the time limit; 202 while thinking)
     POST /api/game/ID/undo            back to before the person's last move

@@ -87,6 +87,8 @@ function fillForm() {
     params.append(el("label", {}, k + " ", input));
   }
   SPEC = g;
+  SPEC_TICKET++;  // an answer about the previous game's parameters no longer counts
+  $("new-game").disabled = false;
   renderSeats(g, []);
 }
 
@@ -107,17 +109,22 @@ function formParams() {
 }
 
 // the game at the form's parameters (its player count, opponents) from the server; the seats follow it
+let SPEC_TICKET = 0;     // the latest /api/spec question: answers to older ones are dropped
+
 async function refreshSeats() {
-  const name = $("game").value;
+  const name = $("game").value, ticket = ++SPEC_TICKET;
   try {
     const g = await api("POST", "/api/spec", {game: name, params: formParams()});
-    if ($("game").value !== name) return;  // the game changed meanwhile
+    if (ticket !== SPEC_TICKET || $("game").value !== name) return;  // a later question (or game) counts
     const keep = [...$("seats").querySelectorAll("select")].map((s, i) => seatChoice(i));
     SPEC = g;
     renderSeats(g, keep);
     $("new-game").disabled = false;
     if (!VIEW) setStatus("Choose a game and press “New game”.");
-  } catch (e) { setStatus("parameters: " + e.message); $("new-game").disabled = true; }
+  } catch (e) {
+    if (ticket !== SPEC_TICKET) return;
+    setStatus("parameters: " + e.message); $("new-game").disabled = true;
+  }
 }
 
 // one seat selector per player of game g; `keep`: earlier choices (name + budget) kept where still offered
@@ -543,6 +550,10 @@ function valueText(x, y, a, values, best) {
 
 const PLAYER_FILL = ["#c82828", "#2850c8", "#e6b41e", "#2a9a40"];
 
+// the action of the last move (to mark it on the six games drawn by their own code), or null
+function lastAction(v) { return v.moves.length ? v.moves[v.moves.length - 1].action : null; }
+const LAST = `fill="none" stroke="#e08a00" stroke-width="3" stroke-dasharray="5 3" pointer-events="none"`;
+
 function drawGeneric(v, info, legal, values, best) {
   // a grid of coloured cells from the game's paint (or its n-tuple board); placement games are clickable
   let grid = v.paint;
@@ -577,6 +588,7 @@ function drawTicTacToe(v, info, legal, values, best) {
     out.push(`<rect x="${x + 3}" y="${y + 3}" width="${cs - 6}" height="${cs - 6}" fill="${legal.has(k) ? "#eef8ee" : "#f4f4f4"}"${cls}/>`);
     if (b === 1) out.push(`<path d="M${x + 25} ${y + 25} L${x + cs - 25} ${y + cs - 25} M${x + cs - 25} ${y + 25} L${x + 25} ${y + cs - 25}" stroke="${PLAYER_FILL[0]}" stroke-width="10" stroke-linecap="round"/>`);
     if (b === 2) out.push(`<circle cx="${x + cs / 2}" cy="${y + cs / 2}" r="${cs / 2 - 25}" fill="none" stroke="${PLAYER_FILL[1]}" stroke-width="10"/>`);
+    if (lastAction(v) === k) out.push(`<rect x="${x + 6}" y="${y + 6}" width="${cs - 12}" height="${cs - 12}" ${LAST}/>`);
     out.push(valueText(x + cs / 2, y + cs / 2, k, values, best));
   }
   return {w: 3 * cs, h: 3 * cs, body: out.join(""), onBoard};
@@ -589,6 +601,12 @@ function drawConnectFour(v, info, legal, values, best) {
     const b = v.board[r * cols + c];
     const fill = b === 1 ? "#d22" : (b === 2 ? "#f0c020" : "#f6f6f6");
     out.push(`<circle cx="${c * cs + cs / 2}" cy="${top + r * cs + cs / 2}" r="${cs / 2 - 6}" fill="${fill}"/>`);
+  }
+  const lc = lastAction(v);
+  if (lc != null && lc < cols) {
+    let r = 0;
+    while (r < rows && (v.board[r * cols + lc] !== 1 && v.board[r * cols + lc] !== 2)) r++;
+    if (r < rows) out.push(`<circle cx="${lc * cs + cs / 2}" cy="${top + r * cs + cs / 2}" r="${cs / 2 - 3}" ${LAST}/>`);
   }
   for (let c = 0; c < cols; c++) {
     if (legal.has(c)) {
@@ -620,6 +638,7 @@ function drawHex(v, info, legal, values, best) {
     if (legal.has(k)) onBoard.add(k);
     out.push(`<polygon points="${hexPoints(cx(r, c), cy(r), R - 1)}" fill="${fill}" stroke="#888"` +
       (legal.has(k) ? ` class="legal cell" data-action="${k}"` : "") + "/>");
+    if (lastAction(v) === k) out.push(`<circle cx="${cx(r, c)}" cy="${cy(r)}" r="${R / 2}" ${LAST}/>`);
     out.push(valueText(cx(r, c), cy(r), k, values, best));
   }
   return {w: 60 + n * w + (n - 1) * w / 2, h: 60 + (1.5 * (n - 1) + 2) * R, body: out.join(""), onBoard};
@@ -632,6 +651,7 @@ function drawOthello(v, info, legal, values, best) {
     const x = (k % 8) * cs, y = Math.floor(k / 8) * cs, b = v.board[k];
     out.push(`<rect x="${x}" y="${y}" width="${cs}" height="${cs}" fill="none" stroke="#0d4a22"/>`);
     if (b === 1 || b === 2) out.push(`<circle cx="${x + cs / 2}" cy="${y + cs / 2}" r="${cs / 2 - 5}" fill="${b === 1 ? "#151515" : "#f2f2f2"}"/>`);
+    if (lastAction(v) === k) out.push(`<rect x="${x + 2}" y="${y + 2}" width="${cs - 4}" height="${cs - 4}" ${LAST}/>`);
     if (legal.has(k)) {
       onBoard.add(k);
       out.push(`<rect class="legal cell" data-action="${k}" x="${x}" y="${y}" width="${cs}" height="${cs}" fill="#fff" fill-opacity="0.12"/>`);
