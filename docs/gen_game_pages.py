@@ -4,8 +4,10 @@ and the README's games table, all from farl_envs' registry.
 Each page is the game module's docstring (``farl_envs/games/<game>.py``: rules, action numbering,
 observation, rewards, n-tuple cells), converted to Markdown, under a table of the sizes of the
 default game and what it declares for the agents, and a section on what its afterstate is
-(deterministic, or before a chance event). The picture is the initial position drawn by
-``render_mode="rgb_array"``. The README's block between ``<!-- games:start -->`` and
+(deterministic, or before a chance event). The pictures: the game in ``farl serve`` (``<game>.png``,
+a screenshot drawn by ``python -m studies.serve_picture.browser docs/images/serve.png``, which this script
+does not draw) and the initial position drawn by ``render_mode="rgb_array"`` (``<game>-rgb_array.png``).
+The README's block between ``<!-- games:start -->`` and
 ``<!-- games:end -->`` is one row per game (versioned name, default parameters, players, actions,
 Gymnasium id).
 
@@ -111,6 +113,24 @@ def rules_text(module) -> str:
     return body
 
 
+VIEW_CAPTION = ("a few moves into a game against random moves (or the shipped agent, its value of each move "
+                "on the board), a piece picked where a move takes several clicks. Drawn by "
+                "`python -m studies.serve_picture.browser docs/images/serve.png`.")
+RGB_SUFFIX = "-rgb_array"
+"""The rgb_array picture is ``<game>-rgb_array.png``; ``<game>.png`` is the page's screenshot of farl serve."""
+_EMPTY_HEADER = re.compile(r"^\|(?:\s*\|)+\s*$")
+
+
+def named_headers(markdown: str) -> str:
+    """The docstrings' tables without a header (an empty first row on the page) get one: item, description."""
+    lines = markdown.splitlines()
+    for i, line in enumerate(lines[:-1]):
+        if _EMPTY_HEADER.match(line) and lines[i + 1].startswith("|---"):
+            n = line.count("|") - 1
+            lines[i] = "| " + " | ".join(["item", "description"][:n] + [""] * max(0, n - 2)) + " |"
+    return "\n".join(lines)
+
+
 def page(name: str) -> str:
     """The Markdown page of game ``name``, from its module docstring and its default spec."""
     module = rules_module(name)
@@ -134,9 +154,15 @@ def page(name: str) -> str:
         "",
         summary_line(name),
         "",
-        f"![The initial position of {env_id}](../images/games/{name}.png){{ width=\"320\" }}",
+        f"![{env_id} in farl serve](../images/games/{name}.png){{ width=\"480\" }}",
         "",
-        "| | |",
+        f"*Playing {env_id} in [`farl serve`](../serve.md): {VIEW_CAPTION}*",
+        "",
+        f"![The initial position of {env_id}](../images/games/{name}{RGB_SUFFIX}.png){{ width=\"240\" }}",
+        "",
+        "*The initial position as `render_mode=\"rgb_array\"` draws it.*",
+        "",
+        "| property | value |",
         "|---|---|",
         *[f"| {key} | {value} |" for key, value in facts],
         "",
@@ -148,7 +174,7 @@ def page(name: str) -> str:
         "",
         f"From the docstring of `{module.__name__}`.",
         "",
-        rst_to_markdown(body, heading_level=3).strip(),
+        named_headers(rst_to_markdown(body, heading_level=3).strip()),
         "",
     ]
     return "\n".join(lines)
@@ -237,14 +263,16 @@ def draw(name: str, path: Path) -> None:
 def leftovers(names: list[str]) -> list[Path]:
     """Pages and pictures of games that are no longer registered."""
     pages = [p for p in PAGES.glob("*.md") if p.stem != "index" and p.stem not in names]
-    return pages + [p for p in IMAGES.glob("*.png") if p.stem not in names]
+    return pages + [p for p in IMAGES.glob("*.png") if p.stem.removesuffix(RGB_SUFFIX) not in names]
 
 
 def stale(names: list[str]) -> list[str]:
     """Files that are missing, differ from what the generator writes (images: only missing) or left over."""
     out = [str(p.relative_to(ROOT)) for p, text in expected_files(names).items()
            if not p.exists() or p.read_text() != text]
-    out += [f"docs/images/games/{n}.png" for n in names if not (IMAGES / f"{n}.png").exists()]
+    out += [f"docs/images/games/{n}{RGB_SUFFIX}.png" for n in names if not (IMAGES / f"{n}{RGB_SUFFIX}.png").exists()]
+    out += [f"docs/images/games/{n}.png (python -m studies.serve_picture.browser docs/images/serve.png)"
+            for n in names if not (IMAGES / f"{n}.png").exists()]
     out += [str(p.relative_to(ROOT)) + " (no such game)" for p in leftovers(names)]
     return out
 
@@ -270,7 +298,7 @@ def main(argv=None) -> int:
         path.unlink()
     if not args.no_images:
         for name in names:
-            draw(name, IMAGES / f"{name}.png")
+            draw(name, IMAGES / f"{name}{RGB_SUFFIX}.png")
     print(f"wrote {len(names)} game pages" + ("" if args.no_images else " and pictures"))
     return 0
 

@@ -398,7 +398,8 @@ function drawCells(v, info, legal, values, best) {
   const pad = graph ? 40 : (L.circuits ? cs * 2.2 : cs * 0.5 + 14);
   const X = (x) => pad + (x - minX) * cs + (graph ? 0 : cs / 2) - (graph ? 0 : cs / 2);
   const Y = (y) => pad + (y - minY) * cs;
-  const W = 2 * pad + spanX * cs + (graph ? 0 : cs), H = 2 * pad + spanY * cs + (graph ? 0 : cs);
+  const boardW = 2 * pad + spanX * cs + (graph ? 0 : cs), H = 2 * pad + spanY * cs + (graph ? 0 : cs);
+  const W = boardW + (v.roll != null ? 1.6 * cs : 0);  // room for the die (EinStein würfelt nicht!)
   const cx = (k) => X(L.cells[k][0]) + (graph ? 0 : cs / 2), cy = (k) => Y(L.cells[k][1]) + (graph ? 0 : cs / 2);
   const out = [], onBoard = new Set();
   // what a click can do now: the next cell of every still possible action, with the best value through it
@@ -461,7 +462,8 @@ function drawCells(v, info, legal, values, best) {
   for (const [k, e] of next) {
     if (graph && k >= L.node_base) continue;  // a vertex: drawn above
     if (!graph) {  // a legal target: a green dot; square boards also frame the square
-      out.push(`<circle cx="${cx(k)}" cy="${cy(k)}" r="${cs * 0.14}" fill="#2a9a40" fill-opacity="0.7" pointer-events="none"/>`);
+      if (!(pieces[k] && pieces[k].label))  // not over a cube's number
+        out.push(`<circle cx="${cx(k)}" cy="${cy(k)}" r="${cs * 0.14}" fill="#2a9a40" fill-opacity="0.7" pointer-events="none"/>`);
       const frame = L.kind === "square" && !L.stones ? ` fill-opacity="0.12" stroke="#2a9a40" stroke-width="2"` : ` fill-opacity="0.01"`;
       out.push(`<rect class="legal cell" data-cell="${k}" x="${cx(k) - cs / 2}" y="${cy(k) - cs / 2}" width="${cs}" height="${cs}" fill="#2a9a40"${frame}/>`);
     }
@@ -469,6 +471,12 @@ function drawCells(v, info, legal, values, best) {
       const a = e.actions.size === 1 ? [...e.actions][0] : null;
       out.push(`<text class="value${e.best ? " best" : ""}" data-value-action="${a ?? ""}" data-value-cell="${k}" x="${cx(k)}" y="${cy(k) + (graph ? -8 : 0)}" text-anchor="middle" dominant-baseline="middle">${fmt(e.value)}</text>`);
     }
+  }
+  if (v.roll != null) {  // the die the player to move has rolled, in that player's colour
+    const x = boardW + 0.1 * cs, y = pad, s = 1.2 * cs, fill = colours[v.to_move] || "#fff";
+    out.push(`<rect class="die" x="${x}" y="${y}" width="${s}" height="${s}" rx="${s * 0.18}" fill="${fill}" stroke="#333" stroke-width="2"/>`);
+    out.push(`<text x="${x + s / 2}" y="${y + s / 2}" text-anchor="middle" dominant-baseline="central" font-size="${s * 0.55}" font-weight="700" fill="${isLight(fill) ? "#111" : "#fff"}">${esc(v.roll)}</text>`);
+    out.push(`<text x="${x + s / 2}" y="${y + s + 14}" text-anchor="middle" font-size="12" fill="#444">die</text>`);
   }
   return {w: W, h: H, body: out.join(""), onBoard};
 }
