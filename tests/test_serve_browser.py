@@ -191,8 +191,9 @@ def test_a_whole_game_by_clicks(server, browser, tmp_path, game):
 
 
 @pytest.mark.parametrize("game, params, n", [
-    ("sim", {"players": 3}, 3), ("yavalath", {"players": 3}, 3), ("einstein_wurfelt_nicht", {"players": 3, "size": 6}, 3),
-    ("einstein_wurfelt_nicht", {"players": 4, "size": 6}, 4), ("chinese_checkers", {"players": 3}, 3),
+    ("sim", {"players": 3}, 3), ("yavalath", {"players": 3}, 3),
+    ("einstein_wurfelt_nicht", {"players": 3, "size": 6}, 3), ("einstein_wurfelt_nicht", {"players": 4, "size": 6}, 4),
+    ("chinese_checkers", {"players": 3}, 3),
     ("chinese_checkers", {"players": 4}, 4), ("chinese_checkers", {"players": 6}, 6)])
 def test_n_player_games_start_from_the_page(server, browser, game, params, n):
     """Typing the number of players re-renders the seats (one selector per player) and the game starts with
@@ -219,6 +220,29 @@ def test_pretrained_three_player_agent_brings_its_seats(server, browser):
     WebDriverWait(browser, WAIT).until(lambda d: web.seat_count(d) == 3)
     assert Select(browser.find_element(By.ID, "seat-1")).first_selected_option.get_attribute("value") == "pretrained"
     assert browser.find_element(By.CSS_SELECTOR, "[data-param='players']").get_attribute("value") == "3"
+
+
+VALUES_JS = ("return [...document.querySelectorAll('#board text.value')].map((t) => "
+             "[Number(t.textContent), t.classList.contains('best'), t.dataset.valueCell, t.dataset.valueAction])")
+"""The values on the board, read at once (the board may be drawn again between two look-ups)."""
+
+
+def test_values_on_the_pieces_then_on_their_targets(server, browser):
+    """Breakthrough 6x6 against its pretrained agent with the overlay on: each movable piece shows the best
+    value of its moves, one of them marked best; after clicking that piece, its targets show their moves'
+    values, the best one marked again."""
+    start_game(browser, server, "breakthrough", ["human", "pretrained"], think=True,
+               params={"rows": 6, "columns": 6})
+    wait = WebDriverWait(browser, WAIT)
+    wait.until(lambda d: d.execute_script(VALUES_JS))
+    pieces = browser.execute_script(VALUES_JS)
+    assert len(pieces) == 6  # the front row of six pieces
+    best = [p for p in pieces if p[1]]
+    assert len(best) == 1 and best[0][0] == max(p[0] for p in pieces)
+    browser.find_element(By.CSS_SELECTOR, f"#board .legal[data-cell='{best[0][2]}']").click()
+    targets = browser.execute_script(VALUES_JS)
+    assert 1 <= len(targets) <= 3 and all(t[3] for t in targets)  # one move per target
+    assert [t[0] for t in targets if t[1]] == [best[0][0]]
 
 
 def test_switching_games_leaves_no_stale_board(server, browser):

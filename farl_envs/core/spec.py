@@ -212,8 +212,10 @@ class GameSpec:
     ``"initial"``; ``"start+1ply"``, the start and every position after one move (GBG's "different
     starts" of TicTacToe and Nim); or ``"othello-4ply"``, Othello's 244 distinct 4-ply openings."""
     view: str = "generic"
-    """How ``farl serve``'s page draws the game: ``"generic"`` (the n-tuple board as a grid, or move
-    buttons) or the name of one of the page's own drawings (``"tictactoe"``, ``"connect_four"``, ``"hex"``,
+    """How ``farl serve``'s page draws the game: ``"generic"``, the page's cell board (the game's
+    ``grid_shape``, pieces from the n-tuple board, each move clicked as the cells it changes, read from
+    ``afterstate``; games whose board or moves need more are described in :mod:`farl_agents.serve.views`),
+    or the name of one of the page's own drawings (``"tictactoe"``, ``"connect_four"``, ``"hex"``,
     ``"othello"``, ``"nim"``, ``"nim3p"``, ``"game2048"``)."""
     counts_pieces: bool = False
     """Board cells 1 and 2 are ``player_0``'s and ``player_1``'s pieces and the descent learners may

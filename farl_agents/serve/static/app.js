@@ -462,7 +462,7 @@ function drawCells(v, info, legal, values, best) {
   for (const [k, e] of next) {
     if (graph && k >= L.node_base) continue;  // a vertex: drawn above
     if (!graph) {  // a legal target: a green dot; square boards also frame the square
-      if (!(pieces[k] && pieces[k].label))  // not over a cube's number
+      if (!(pieces[k] && pieces[k].label) && e.value == null)  // not over a cube's number or a value
         out.push(`<circle cx="${cx(k)}" cy="${cy(k)}" r="${cs * 0.14}" fill="#2a9a40" fill-opacity="0.7" pointer-events="none"/>`);
       const frame = L.kind === "square" && !L.stones ? ` fill-opacity="0.12" stroke="#2a9a40" stroke-width="2"` : ` fill-opacity="0.01"`;
       out.push(`<rect class="legal cell" data-cell="${k}" x="${cx(k) - cs / 2}" y="${cy(k) - cs / 2}" width="${cs}" height="${cs}" fill="#2a9a40"${frame}/>`);
