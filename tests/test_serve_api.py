@@ -459,3 +459,28 @@ def test_engines_are_offered_only_where_they_build(client, monkeypatch):
     names = [o["name"] for o in serve_app.game_info("othello")["opponents"]]
     assert "grhino" in names and "edax" in names
     assert "mohex" in [o["name"] for o in serve_app.game_info("hex")["opponents"]]
+
+
+def test_a_new_game_gets_the_default_board():
+    """A game the serve module has never heard of (Breakthrough under another name) still gets a clickable
+    board: its grid, its pieces from the n-tuple board, and each move clicked as the square its piece leaves
+    and the square it reaches (read from the game's afterstate), which are the squares of the game's own
+    action numbering."""
+    import dataclasses
+
+    from farl_agents.serve import views
+    from farl_envs.core.rng import make_rng
+    from farl_envs.games import breakthrough
+
+    g = dataclasses.replace(farl_envs.game_spec("breakthrough"), name="march", view="generic")
+    s = g.initial_state(g.p, make_rng(0))
+    mask = np.zeros(g.n_actions, dtype=np.int8)
+    g.legal_actions(g.p, s, mask)
+    legal = [int(a) for a in np.flatnonzero(mask)]
+    d = views.describe(g, s, legal)
+    assert d["layout"]["kind"] == "square" and len(d["layout"]["cells"]) == 64
+    for a in legal:
+        r, c, direction, _ = breakthrough.decode_action(8, a)
+        to = (r + breakthrough.DIR_ROW[direction]) * 8 + c + breakthrough.DIR_COL[direction]
+        assert d["paths"][str(a)] == [[r * 8 + c, to]]
+    assert d["pieces"][8]["owner"] == 0 and d["pieces"][48]["owner"] == 1 and d["pieces"][20] == {}

@@ -176,7 +176,17 @@ def action_paths(g: GameSpec, s: np.ndarray, legal: list[int]) -> dict[int, list
     for a in legal:
         g.afterstate(g.p, s, a, after, rewards)
         out[a] = _move_of(before, _picture(g, after))
-    return out
+    return _unambiguous(out)
+
+
+def _unambiguous(paths: dict) -> dict:
+    """``paths`` with the orders that several actions share taken away (those actions become buttons), so a
+    click sequence always names one move (no game of farl's has any)."""
+    count: dict = {}
+    for orders in paths.values():
+        for order in orders:
+            count[tuple(order)] = count.get(tuple(order), 0) + 1
+    return {a: [o for o in orders if count[tuple(o)] == 1] for a, orders in paths.items()}
 
 
 def _picture(g: GameSpec, s: np.ndarray) -> np.ndarray:
@@ -188,12 +198,15 @@ def _picture(g: GameSpec, s: np.ndarray) -> np.ndarray:
 
 
 def _move_of(before: np.ndarray, after: np.ndarray) -> list[list[int]]:
-    """``[[from, to]]`` of a move of one piece (the cell it left empty, the cell it filled), else ``[]``."""
+    """``[[from, to]]`` of a move of one piece (the cell it left empty, the cell it filled), ``[[cell]]`` of one
+    new piece, else ``[]`` (a button)."""
     changed = np.flatnonzero(before != after)
     left = [int(c) for c in changed if after[c] == 0 and before[c] != 0]
     reached = [int(c) for c in changed if after[c] != 0]
     if len(left) == 1 and len(reached) == 1:
         return [[left[0], reached[0]]]
+    if not left and len(reached) == 1:  # a stone put on (a game whose actions are not its cells)
+        return [[reached[0]]]
     return []
 
 
