@@ -113,16 +113,16 @@ def n_moves(driver) -> int:
 def set_params(driver, params: dict) -> None:
     """Type the game parameters ``params`` into the page's form (each input's change event, as a person's)."""
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
 
     for name, value in params.items():
         box = driver.find_element(By.CSS_SELECTOR, f"[data-param='{name}']")
         if box.get_attribute("type") == "checkbox":
             if box.is_selected() != bool(value):
                 box.click()
-        else:
+        else:  # typed, then Tab: the input's change event, as when a person leaves the field
             box.clear()
-            box.send_keys(str(value))
-            driver.execute_script("arguments[0].dispatchEvent(new Event('change'))", box)
+            box.send_keys(str(value) + Keys.TAB)
 
 
 def seat_count(driver) -> int:

@@ -117,8 +117,10 @@ async function refreshSeats() {
     const g = await api("POST", "/api/spec", {game: name, params: formParams()});
     if (ticket !== SPEC_TICKET || $("game").value !== name) return;  // a later question (or game) counts
     const keep = [...$("seats").querySelectorAll("select")].map((s, i) => seatChoice(i));
+    const same = (x) => JSON.stringify([x.n_players, x.opponents, x.seat_colours]);
+    const unchanged = SPEC && same(SPEC) === same(g) && keep.length === g.n_players;
     SPEC = g;
-    renderSeats(g, keep);
+    if (!unchanged) renderSeats(g, keep);  // the same seats: the selectors stay as they are
     $("new-game").disabled = false;
     if (!VIEW) setStatus("Choose a game and press “New game”.");
   } catch (e) {
