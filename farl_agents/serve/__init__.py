@@ -2,8 +2,10 @@
 
 A small local web app: a JSON API (:mod:`farl_agents.serve.app`) over game
 sessions played on the games' own kernels (:mod:`farl_agents.serve.session`),
-and static HTML/JS/SVG pages (``static/``) that need no build step and load
-nothing from the network, so they work offline.
+each game's board and the cells each legal move is clicked as, computed from
+the game's own rules (:mod:`farl_agents.serve.views`), and static HTML/JS/SVG
+pages (``static/``) that need no build step, keep no rules and load nothing
+from the network, so they work offline.
 
 Why Starlette + uvicorn: the app is a dozen JSON routes and a folder of static
 files. Starlette (the ASGI toolkit FastAPI is built on) gives routing, JSON

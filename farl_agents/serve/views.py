@@ -3,14 +3,16 @@
 The page (``static/app.js``) keeps no rules. For every game it gets from here
 
 * a **layout** (:func:`layout`): where each board cell sits (cell units, x right,
-  y down), the cell shape (``square``, ``hex``, ``hole`` or ``edge`` of a
-  graph) and decorations (Surakarta's circuits, Outer-Open Gomoku's outer band);
+  y down), the cell shape (``square``, ``hex``, ``hole``, or ``graph``: Sim's
+  edges between vertices on a circle) and decorations (Surakarta's circuits,
+  Outer-Open Gomoku's outer band);
 * the **pieces** of a position (:func:`pieces`): per cell the owner seat, the
   kind (``disc``, ``queen``, ``arrow``, ``worker``, ``cube``), a label (a
   cube's number) and a height (Santorini's levels, 4 = dome);
 * the **clicks of each legal action** (:func:`action_paths`): the cells a
   person clicks in order (from, to, build ...), as one or more orders; an
-  action without cells (a pass) becomes a button.
+  action without cells (a pass) becomes a button;
+* the seats' colours, who is out (``GameSpec.eliminated``) and EinStein's die.
 
 The clicks come from the game's kernel: a placement game's action is its
 cell; a move game's action is played on a copy of the state with the game's
@@ -21,10 +23,13 @@ below (Santorini's worker, move and build; Sim's edges).
 
 Why here and not on :class:`~farl_envs.core.spec.GameSpec`: a layout, piece
 kinds and click orders are a browser's business, and the spec's fields are
-what the kernels and learners read; the spec keeps its ``view`` name (the
-six games with their own drawings), and a game without an entry here gets
-the default (its grid and the afterstate diff). Adding a game's drawing
-touches this module only.
+what the kernels and learners read; the decodings below are code (farl_envs
+must not import the page's layer), and they read the games' own tables
+(Santorini's ``NEIGHBOUR`` and ``PAIRS``, Sim's ``edge_list``, the star's and
+the hexagon's coordinates), so no rule is written twice. The spec keeps its
+``view`` name (the six games with their own drawings), and a game without an
+entry here gets the default (its grid and the afterstate diff). Adding a
+game's drawing touches this module only, never the app's routes or sessions.
 """
 from __future__ import annotations
 
