@@ -233,7 +233,7 @@ async function advance() {
       setStatus(`${seat.name} (seat ${seat.seat}) is thinking ...`);
       const v = await api("POST", `/api/game/${VIEW.id}/agent`);
       if (v._status === 202) { await new Promise((r) => setTimeout(r, 300)); continue; }
-      VIEW = v; THOUGHTS = null; PICK = []; render();
+      VIEW = v; THOUGHTS = null; PICK = chainStart(v); render();
     }
   } catch (e) { setStatus("error: " + e.message); busy = false; return; }
   busy = false;
@@ -251,7 +251,7 @@ async function afterUpdate() {
 async function play(action) {
   if (busy || !VIEW || !VIEW.human_to_move) return;
   busy = true;
-  try { VIEW = await api("POST", `/api/game/${VIEW.id}/move`, {action}); THOUGHTS = null; PICK = []; render(); }
+  try { VIEW = await api("POST", `/api/game/${VIEW.id}/move`, {action}); THOUGHTS = null; PICK = chainStart(VIEW); render(); }
   catch (e) { setStatus("error: " + e.message); busy = false; return; }
   busy = false;
   await advance();
@@ -367,6 +367,18 @@ function candidates(v) {
   for (const l of v.legal) for (const p of (v.paths[l.action] || []))
     if (p.length >= PICK.length && PICK.every((c, i) => p[i] === c)) out.push({action: l.action, path: p});
   return out;
+}
+
+// a turn that goes on with the same piece (Chinese Checkers' chain of hops): that piece is picked already,
+// so the next click is where it hops next (or the pass button ends the chain)
+function chainStart(v) {
+  if (!v || !v.human_to_move || !v.moves.length || v.moves[v.moves.length - 1].seat !== v.to_move) return [];
+  const firsts = new Set();
+  for (const l of v.legal) for (const p of (v.paths[l.action] || [])) {
+    if (p.length < 2) return [];
+    firsts.add(p[0]);
+  }
+  return firsts.size === 1 ? [...firsts] : [];
 }
 
 function pickCell(k) {
