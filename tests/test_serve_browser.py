@@ -245,6 +245,23 @@ def test_values_on_the_pieces_then_on_their_targets(server, browser):
     assert [t[0] for t in targets if t[1]] == [best[0][0]]
 
 
+def test_chinese_checkers_chain_of_hops(server, browser):
+    """After a hop that can go on, the peg that hopped is picked already: the board offers its next hops and
+    a pass button ends the chain."""
+    start_game(browser, server, "chinese_checkers", ["human", "random"])
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        web.click_a_move(browser, rng)
+        WebDriverWait(browser, WAIT).until(web.ready)
+        picked = browser.execute_script("return PICK")
+        if picked:
+            break
+    assert picked, "no chain of hops in 40 moves"
+    assert picked == browser.execute_script("return VIEW.moves[VIEW.moves.length - 1].cells.slice(1)")
+    assert [b.text for b in browser.find_elements(By.CSS_SELECTOR, "#moves button")] == ["pass"]
+    assert browser.find_elements(By.CSS_SELECTOR, "#board .legal[data-cell]")
+
+
 def test_switching_games_leaves_no_stale_board(server, browser):
     """Every game in turn on one page (no reload): choosing the next game empties the board and the move list,
     and the new game's board is the only one drawn."""
