@@ -211,6 +211,18 @@ def test_n_player_games_start_from_the_page(server, browser, game, params, n):
     web.click_a_move(browser, np.random.default_rng(0))
 
 
+def test_players_who_are_out_are_struck_through(server, browser):
+    """3-player Sim by clicks to the end: the seats the game put out are shown as out (struck through), the
+    others not."""
+    start_game(browser, server, "sim", ["human", "random", "random"], params={"players": 3})
+    web.play_whole_game(browser, np.random.default_rng(2))
+    out = browser.execute_script("return VIEW.out")
+    assert out, "nobody was out at the end"
+    shown = [int(p.get_attribute("data-seat")) for p in browser.find_elements(By.CSS_SELECTOR, "#players .player.out")]
+    assert shown == out and all("(out)" in browser.find_element(By.CSS_SELECTOR, f"#players [data-seat='{q}']").text
+                                for q in out)
+
+
 def test_pretrained_three_player_agent_brings_its_seats(server, browser):
     """Sim's pretrained agent plays 3 players: choosing it sets players=3 and a third seat appears."""
     browser.get(server)
