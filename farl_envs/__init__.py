@@ -185,7 +185,9 @@ def _register_gymnasium(games: dict) -> None:
     for key, entry in games.items():
         if entry.gymnasium_id and entry.gymnasium_id not in gymnasium.registry:
             gymnasium.register(id=entry.gymnasium_id, entry_point="farl_envs.gym_env:SingleAgentEnv",
-                               kwargs={"game": key}, disable_env_checker=True)
+                               kwargs={"game": key}, disable_env_checker=True,
+                               # batched: gymnasium.make_vec(id, num_envs=N), one compiled step (farl_envs.vector)
+                               vector_entry_point="farl_envs.vector.gym:vector_env")
 
 
 if not any(isinstance(finder, _VersionedEnvModules) for finder in sys.meta_path):

@@ -36,6 +36,7 @@ from farl_envs.core.kernels import (
     kernels_of,
     legal_actions,
 )
+from farl_envs.core.rng import rng_choice_mask_counted
 from farl_envs.core.spec import TERMINAL, TO_MOVE
 
 OBSERVE = len(KERNEL_NAMES)
@@ -50,6 +51,9 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 _INDEX = np.uint64(0xD6E8FEB86659FD93)
 _EPISODE = np.uint64(0xA0761D6478BD642F)
 _MOVE = np.uint64(0xE7037ED1A0B428DB)
+OPPONENT_STREAM = np.uint64(0x8EBC6AF09C88C6E3)
+"""XORed into the seed for the random opponents' choices, a stream of their own (the games' chance events keep the
+seed's)."""
 
 
 _VECTOR_KERNELS: dict = {}
@@ -143,9 +147,10 @@ def step_all(kernels, p, states, actions, pending, seed, episodes, moves, reward
     """One step of every env (the actions were checked legal by the caller).
 
     An env with ``pending[i]`` (its game ended at the previous step) starts its next episode instead and ignores
-    its action (next-step autoreset); the others play ``actions[i]`` in place, then the chance event from the
-    stream. ``rewards[i]`` gets the step's reward deltas, ``returns[i]`` their sum over the episode, ``ended[i]``
-    whether the game is over now (and ``pending[i]`` with it). Then every env's observation, mask and mover.
+    its action (next-step autoreset); an env with ``actions[i] < 0`` stays as it is (zero rewards); the others
+    play ``actions[i]`` in place, then the chance event from the stream. ``rewards[i]`` gets the step's reward
+    deltas, ``returns[i]`` their sum over the episode, ``ended[i]`` whether the game is over now (and
+    ``pending[i]`` with it). Then every env's observation, mask and mover.
     """
     p, states, actions, pending, episodes, moves = (borrowed(p), borrowed(states), borrowed(actions),
                                                     borrowed(pending), borrowed(episodes), borrowed(moves))
@@ -159,6 +164,9 @@ def step_all(kernels, p, states, actions, pending, seed, episodes, moves, reward
             ended[i] = False
             rewards[i, :] = 0.0
             _start(kernels, p, states, i, seed, episodes, moves, returns, rng)
+        elif actions[i] < 0:  # a caller's "no move here" (the Gymnasium env's illegal actions and restarts)
+            rewards[i, :] = 0.0
+            ended[i] = False
         else:
             s = states[i]
             r = rewards[i]
@@ -198,3 +206,74 @@ def afterstates_all(kernels, p, states, masks, offsets, env, actions, boards, re
                 actions[k] = a
                 terminal[k] = out[TERMINAL] != 0
                 k += 1
+
+
+@njit(cache=True)
+def random_replies(kernels, p, states, seats, seed, episodes, moves, rewards, returns, ended, pending, scratch):
+    """Uniformly random moves for every seat but ``seats[i]`` in env ``i``, until ``seats[i]`` is to move or the
+    game is over (a seat that dropped out never is: its opponents then play to the end).
+
+    Each choice draws from the stream of ``seed ^ OPPONENT_STREAM`` at (env, episode, move), each chance event from
+    the game's own stream, as in :func:`step_all`; the moves' reward deltas add to ``rewards[i]`` and
+    ``returns[i]``. ``ended[i]`` / ``pending[i]`` are set for a game over. ``scratch``: ``int8[n_actions]``.
+    """
+    p, states, seats, episodes, moves = borrowed(p), borrowed(states), borrowed(seats), borrowed(episodes), \
+        borrowed(moves)
+    rewards, returns, ended, pending, scratch = borrowed(rewards), borrowed(returns), borrowed(ended), \
+        borrowed(pending), borrowed(scratch)
+    rng = np.zeros(1, dtype=np.uint64)
+    delta = np.zeros(rewards.shape[1])
+    opponents = np.uint64(seed) ^ OPPONENT_STREAM
+    for i in range(states.shape[0]):
+        s = states[i]
+        if pending[i] and s[TERMINAL] == 0:
+            continue  # a game given up by an illegal move: nothing to play until its restart
+        while s[TERMINAL] == 0 and s[TO_MOVE] != seats[i]:
+            n = legal_actions(kernels, p, s, scratch)
+            rng[0] = stream_word(opponents, i, episodes[i], moves[i])
+            a = rng_choice_mask_counted(rng, scratch, n)
+            afterstate(kernels, p, s, a, s, delta)
+            moves[i] += 1
+            if s[TERMINAL] == 0:
+                rng[0] = stream_word(seed, i, episodes[i], moves[i])
+                chance(kernels, p, s, rng)
+            for k in range(delta.shape[0]):
+                rewards[i, k] += delta[k]
+                returns[i, k] += delta[k]
+        if s[TERMINAL] != 0:
+            ended[i] = True
+            pending[i] = True
+
+
+@njit(cache=True)
+def show_seats(kernels, p, states, seats, which, obs, obs_flat, masks, players):
+    """Observation of env ``i`` from seat ``seats[i]`` for every ``i`` in ``which``, with its mask (all zero unless
+    that seat is to move) and the seat to move."""
+    for i in which:
+        s = states[i]
+        players[i] = s[TO_MOVE]
+        obs_flat[i, :] = 0
+        observe(kernels, p, s, seats[i], obs[i])
+        legal_actions(kernels, p, s, masks[i])
+        if s[TO_MOVE] != seats[i]:
+            masks[i, :] = 0
+
+
+@njit(cache=True)
+def play_move(kernels, p, states, i, a, seed, episodes, moves, rewards, returns, ended, pending):
+    """Play the legal action ``a`` in env ``i`` (then its chance event), adding the reward deltas to ``rewards[i]``
+    and ``returns[i]``: one opponent's move chosen in Python."""
+    s = states[i]
+    delta = np.zeros(rewards.shape[1])
+    afterstate(kernels, p, s, a, s, delta)
+    moves[i] += 1
+    if s[TERMINAL] == 0:
+        rng = np.zeros(1, dtype=np.uint64)
+        rng[0] = stream_word(seed, i, episodes[i], moves[i])
+        chance(kernels, p, s, rng)
+    for k in range(delta.shape[0]):
+        rewards[i, k] += delta[k]
+        returns[i, k] += delta[k]
+    if s[TERMINAL] != 0:
+        ended[i] = True
+        pending[i] = True
