@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pickle
 
+import gymnasium
 import numpy as np
 import pytest
 
@@ -240,3 +241,129 @@ def test_autoreset_ignores_the_action_and_reports_the_end():
     obs, rew, term, trunc, info = v.step([123])  # ignored: the next game starts
     assert info["autoreset"][0] and not term[0] and not rew.any() and info["action_mask"].all()
     assert not obs.any()
+
+
+# ---------------------------------------------------------------- the Gymnasium vector envs (farl_envs.vector.gym)
+
+def make_vec(game_id: str, n: int, **kwargs):
+    return gymnasium.make_vec(game_id, num_envs=n, vectorization_mode="vector_entry_point", **kwargs)
+
+
+class FirstLegal:
+    """A deterministic harness player: the lowest legal action."""
+
+    def act(self, game, state, rng):
+        mask = np.zeros(game.n_actions, dtype=np.int8)
+        game.legal_actions(game.p, state, mask)
+        return int(np.flatnonzero(mask)[0])
+
+
+def vector_env_checks(envs, steps: int = 60):
+    """What Gymnasium asks of a VectorEnv (it ships no checker for them): spaces hold what is returned, the shapes
+    and dtypes of the 5-tuple, next-step autoreset declared, arbitrary sampled actions accepted, a seeded reset
+    repeated exactly."""
+    from gymnasium.vector import AutoresetMode
+
+    assert envs.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    n = envs.num_envs
+    runs = []
+    for _ in range(2):
+        obs, info = envs.reset(seed=5)
+        envs.action_space.seed(9)
+        assert envs.observation_space.contains(obs) and isinstance(info, dict)
+        run = [obs]
+        for _ in range(steps):
+            obs, rew, term, trunc, info = envs.step(envs.action_space.sample())
+            assert envs.observation_space.contains(obs)
+            assert rew.shape == (n,) and term.shape == trunc.shape == (n,)
+            assert term.dtype == trunc.dtype == np.bool_ and not (term & trunc).any()
+            assert info["action_mask"].shape == (n, envs.single_action_space.n)
+            run += [obs, rew, term, trunc]
+        runs.append(run)
+    for a, b in zip(*runs):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"seat": "alternate"}, {"self_play": True}])
+def test_gymnasium_vector_env_checks(kwargs):
+    envs = make_vec("farl/ConnectFour-v0", 4, **kwargs)
+    assert envs.num_envs == 4 and type(envs).__name__ in ("SeatVectorEnv", "SelfPlayVectorEnv")
+    vector_env_checks(envs)
+
+
+def test_seat_env_matches_the_single_env_step_by_step():
+    """Against a deterministic opponent (a harness player, played from Python) every env is the single Gymnasium
+    env of the same seat: same observations, masks, rewards and ends; the next-step restart in between."""
+    from farl_envs.gym_env import SingleAgentEnv
+
+    n = 3
+    envs = make_vec("farl/TicTacToe-v0", n, seat="alternate", opponents=FirstLegal())
+    obs, info = envs.reset(seed=0)
+    singles = [SingleAgentEnv("tictactoe", seat=i % 2, opponents=FirstLegal()) for i in range(n)]
+    rngs = [np.random.default_rng(i) for i in range(n)]
+    expected = [s.reset(seed=0)[0] for s in singles]
+    episodes = [0] * n
+    for _ in range(40):
+        for i in range(n):
+            np.testing.assert_array_equal(obs[i], expected[i])
+            if not info["autoreset"][i]:
+                np.testing.assert_array_equal(info["action_mask"][i], singles[i].action_masks())
+        actions = random_actions(info["action_mask"], rngs)
+        obs, rew, term, trunc, info = envs.step(actions)
+        for i in range(n):
+            if info["autoreset"][i]:
+                episodes[i] += 1
+                singles[i] = SingleAgentEnv("tictactoe", seat=(i + episodes[i]) % 2, opponents=FirstLegal())
+                expected[i] = singles[i].reset(seed=0)[0]
+                assert info["seat"][i] == (i + episodes[i]) % 2 and rew[i] == 0 and not term[i]
+                continue
+            o, r, te, tr, _ = singles[i].step(int(actions[i]))
+            expected[i] = o
+            assert (rew[i], term[i], trunc[i]) == (r, te, tr)
+
+
+def test_seat_env_illegal_action_ends_the_episode_as_a_loss():
+    envs = make_vec("farl/TicTacToe-v0", 2)
+    envs.reset(seed=0)
+    obs, rew, term, trunc, info = envs.step(np.array([4, 99]))
+    assert rew[1] == -1.0 and term[1] and info["illegal_action"].tolist() == [False, True]
+    assert not info["action_mask"][1].any()
+    obs, rew, term, trunc, info = envs.step(np.array([0, 5]))
+    assert info["autoreset"][1] and not term[1] and info["action_mask"][1].all()
+
+
+def test_self_play_env_gives_the_mover_its_reward():
+    envs = make_vec("farl/TicTacToe-v0", 1, self_play=True)
+    obs, info = envs.reset(seed=0)
+    for a in (0, 3, 1, 4):
+        obs, rew, term, trunc, info = envs.step(np.array([a]))
+    obs, rew, term, trunc, info = envs.step(np.array([2]))
+    assert term[0] and rew[0] == 1.0 and info["rewards"][0].tolist() == [1.0, -1.0]
+
+
+def test_vector_env_errors():
+    with pytest.raises(ValueError, match="seat"):
+        make_vec("farl/TicTacToe-v0", 2, seat=2)
+    with pytest.raises(ValueError, match="SingleAgentEnv"):
+        make_vec("farl/TicTacToe-v0", 2, opponents=lambda env: 0)
+    envs = make_vec("farl/TicTacToe-v0", 2)
+    with pytest.raises(RuntimeError, match="reset"):
+        envs.step(np.array([0, 0]))
+    envs.reset(seed=0)
+    with pytest.raises(ValueError, match="shape"):
+        envs.step(np.array([0]))
+
+
+def test_maskable_ppo_trains_on_the_vector_env():
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    from farl_envs.vector.sb3 import SB3VecEnv
+
+    envs = SB3VecEnv(make_vec("farl/TicTacToe-v0", 16))
+    model = MaskablePPO("MlpPolicy", envs, n_steps=64, batch_size=256, n_epochs=1, seed=0, device="cpu")
+    model.learn(2_048)
+    assert model.num_timesteps >= 2_048
+    obs = envs.reset()
+    actions, _ = model.predict(obs, action_masks=envs.action_masks())
+    assert envs.action_masks()[np.arange(16), actions].all()
