@@ -367,3 +367,21 @@ def test_maskable_ppo_trains_on_the_vector_env():
     obs = envs.reset()
     actions, _ = model.predict(obs, action_masks=envs.action_masks())
     assert envs.action_masks()[np.arange(16), actions].all()
+
+
+def test_random_actions_are_legal_and_reproducible():
+    runs = []
+    for _ in range(2):
+        v = fv.make("connect_four", 5, seed=4)
+        v.reset()
+        actions = []
+        for _ in range(60):
+            a = v.random_actions()
+            masks = v.action_masks()
+            plays = masks.any(axis=1)
+            assert masks[np.arange(5), a][plays].all()
+            v.step(a)
+            actions.append(a)
+        runs.append(np.array(actions))
+    np.testing.assert_array_equal(*runs)
+    assert len(np.unique(runs[0])) > 1

@@ -36,7 +36,7 @@ from farl_envs.core.kernels import (
     kernels_of,
     legal_actions,
 )
-from farl_envs.core.rng import rng_choice_mask_counted
+from farl_envs.core.rng import rng_choice_mask, rng_choice_mask_counted
 from farl_envs.core.spec import TERMINAL, TO_MOVE
 
 OBSERVE = len(KERNEL_NAMES)
@@ -277,3 +277,19 @@ def play_move(kernels, p, states, i, a, seed, episodes, moves, rewards, returns,
     if s[TERMINAL] != 0:
         ended[i] = True
         pending[i] = True
+
+
+SAMPLE_STREAM = np.uint64(0x2545F4914F6CDD1D)
+"""XORed into the seed for :func:`sample_actions`' stream."""
+
+
+@njit(cache=True)
+def sample_actions(masks, seed, episodes, moves, out):
+    """A uniformly random legal action per env into ``out`` (0 where ``masks[i]`` has none), from the stream of
+    ``seed ^ SAMPLE_STREAM`` at the env's (episode, move): the same actions for the same games."""
+    rng = np.zeros(1, dtype=np.uint64)
+    sampler = np.uint64(seed) ^ SAMPLE_STREAM
+    for i in range(masks.shape[0]):
+        rng[0] = stream_word(sampler, i, episodes[i], moves[i])
+        a = rng_choice_mask(rng, masks[i])
+        out[i] = a if a >= 0 else 0

@@ -157,6 +157,15 @@ class VectorGame:
                                rewards, terminal, after, bool(states))
         return Afterstates(offsets, env, actions, boards, rewards, terminal, after if states else None)
 
+    def random_actions(self) -> np.ndarray:
+        """``int64[num_envs]``: a uniformly random legal action in each env (0 where none is legal), drawn in one
+        compiled call from a stream of the seed, the env and its counters (the same games give the same actions):
+        random self-play and benchmarks without a Python loop."""
+        self._require_reset()
+        out = np.zeros(self.num_envs, dtype=np.int64)
+        _loops.sample_actions(self._masks, np.uint64(self.seed), self._episodes, self._moves, out)
+        return out
+
     def action_masks(self) -> np.ndarray:
         """``bool[num_envs, n_actions]``: the legal actions of the player to move in each env (all False where
         the game is over)."""
