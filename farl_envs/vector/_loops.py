@@ -156,6 +156,7 @@ def step_all(kernels, p, states, actions, pending, seed, episodes, moves, reward
                                                     borrowed(pending), borrowed(episodes), borrowed(moves))
     rewards, returns, ended, obs_flat, masks, players = (borrowed(rewards), borrowed(returns), borrowed(ended),
                                                          borrowed(obs_flat), borrowed(masks), borrowed(players))
+    obs = borrowed(obs)
     rng = np.zeros(1, dtype=np.uint64)
     n_players = rewards.shape[1]
     for i in range(states.shape[0]):
