@@ -185,7 +185,7 @@ LADDERS = [
                        "grhino3"), 6, "othello-4ply"),
     Ladder("hex", ("pretrained", "pretrained+mcts100", "pretrained+mcts1000", "mcts1000", "mcts10000"), 10,
            "initial", ("size=6",)),
-    Ladder("nim3p", ("pretrained", "pretrained+maxn3", "maxn15", "mcts1000"), 3, "all-1ply"),
+    Ladder("nim3p", ("pretrained", "pretrained+maxn3", "maxn15", "mcts1000"), 3, "all-1ply", ("max_take=5",)),
 ]
 """The ladders on the page: every player of a game on one Elo scale (``random`` = 0, added by farl ladder)."""
 
