@@ -291,6 +291,23 @@ def test_gymnasium_vector_env_checks(kwargs):
     vector_env_checks(envs)
 
 
+@pytest.mark.parametrize("game_id, kwargs", [
+    ("farl/2048-v0", {}), ("farl/Nim3P-v0", {"seat": "alternate"}), ("farl/Sim-v0", {"players": 3, "seat": 2}),
+    ("farl/LinesOfAction-v0", {"max_game_length": 10}), ("farl/EinsteinWurfeltNicht-v0", {"self_play": True}),
+    ("farl/Yavalath-v0", {"players": 3, "size": 3, "self_play": True})])
+def test_gymnasium_vector_env_checks_on_chance_three_player_and_capped_games(game_id, kwargs):
+    envs = make_vec(game_id, 5, **kwargs)
+    vector_env_checks(envs)
+    envs.reset(seed=1)
+    rngs = [np.random.default_rng(i) for i in range(5)]
+    truncated = 0
+    for _ in range(120):  # legal moves only: no episode ends by an illegal action
+        _, _, term, trunc, info = envs.step(random_actions(envs.action_masks(), rngs))
+        assert not info["illegal_action"].any()
+        truncated += trunc.sum()
+    assert (truncated > 0) == (game_id == "farl/LinesOfAction-v0")
+
+
 def test_seat_env_matches_the_single_env_step_by_step():
     """Against a deterministic opponent (a harness player, played from Python) every env is the single Gymnasium
     env of the same seat: same observations, masks, rewards and ends; the next-step restart in between."""
