@@ -29,12 +29,15 @@ from farl_envs.core.kernels import (
     Kernels,
     KernelsType,
     afterstate,
+    afterstate_inline,
     board,
     chance,
+    chance_inline,
     compiled_name,
     initial_state,
     kernels_of,
     legal_actions,
+    legal_actions_inline,
 )
 from farl_envs.core.rng import rng_choice_mask, rng_choice_mask_counted
 from farl_envs.core.spec import TERMINAL, TO_MOVE
@@ -117,7 +120,7 @@ def _show(kernels, p, states, i, obs, obs_flat, masks, players):
     players[i] = seat
     obs_flat[i, :] = 0
     observe(kernels, p, s, seat, obs[i])
-    legal_actions(kernels, p, s, masks[i])
+    legal_actions_inline(kernels, p, s, masks[i])
 
 
 @njit(cache=True, inline="always")
@@ -171,11 +174,12 @@ def step_all(kernels, p, states, actions, pending, seed, episodes, moves, reward
         else:
             s = states[i]
             r = rewards[i]
-            afterstate(kernels, p, s, actions[i], s, r)
+            # the hot calls inlined (core/kernels.py's *_inline stubs): ~20 % of a Connect Four step
+            afterstate_inline(kernels, p, s, actions[i], s, r)
             moves[i] += 1
             if s[TERMINAL] == 0:
                 rng[0] = stream_word(seed, i, episodes[i], moves[i])
-                chance(kernels, p, s, rng)
+                chance_inline(kernels, p, s, rng)
             for k in range(n_players):
                 returns[i, k] += r[k]
             ended[i] = s[TERMINAL] != 0
