@@ -56,7 +56,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from farl_agents.opponents.leaf_values import agent_leaf, leaf_value
+from farl_agents.opponents.leaf_sources import agent_leaf
+from farl_agents.opponents.leaf_values import leaf_value
 from farl_agents.opponents.maxn import TIE_EPS, _pick_best
 from farl_agents.opponents.search_hooks import (
     apply_chance_outcome,

@@ -56,7 +56,8 @@ import numpy as np
 from numba import njit
 
 from farl_agents.ntuple.budget import check_search_memory
-from farl_agents.opponents.leaf_values import NTupleLeaf, leaf_value, search_leaf
+from farl_agents.opponents.leaf_sources import search_leaf
+from farl_agents.opponents.leaf_values import NTupleLeaf, leaf_value
 from farl_agents.opponents.mcts import MAX_ITERATIONS, _most_visited
 from farl_agents.opponents.search_hooks import hooks_of, search_kernels
 from farl_agents.opponents.value_protocol import checked_values

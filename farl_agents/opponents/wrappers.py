@@ -22,7 +22,8 @@ It must have an afterstate value function the search can read: an n-tuple agent 
 search, compiled with the agent's network inside), or, for ``+mcts<N>`` only, a player of the Python value
 protocol (:class:`~farl_agents.opponents.value_protocol.AfterstateValues`: Nemesh, descent's f_θ, the SB3
 baselines; the PUCT loop calls it once per expanded position). :func:`wrap` refuses the others with the
-reason (:func:`~farl_agents.opponents.leaf_values.search_leaf`, :func:`~farl_agents.opponents.leaf_values.agent_leaf`).
+reason (:func:`~farl_agents.opponents.leaf_sources.search_leaf`,
+:func:`~farl_agents.opponents.leaf_sources.agent_leaf`).
 
 Parsing is strict like :func:`~farl_agents.opponents.parse_opponent`: the suffix is case-insensitive, the
 number is required and follows the search's name directly, within its range (``"pretrained+mcts"``,
@@ -34,7 +35,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from farl_agents.opponents.leaf_values import agent_leaf, search_leaf
+from farl_agents.opponents.leaf_sources import agent_leaf, search_leaf
 from farl_agents.opponents.maxn import MaxN
 from farl_agents.opponents.mcts import MAX_ITERATIONS
 from farl_agents.opponents.paranoid import MAX_DEPTH, Paranoid
