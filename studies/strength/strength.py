@@ -124,8 +124,7 @@ ROWS: list[Row] = [
     # 2048: expectimax around the agent (depth 1 is the bare agent: its values are read before the tile)
     Row("2048-agent", "game2048", "pretrained", None, "initial", 100),
     Row("2048-agent-expectimax2", "game2048", "pretrained+expectimax2", None, "initial", 30),
-    Row("2048-agent-expectimax3", "game2048", "pretrained+expectimax3", None, "initial", 3,
-        note="depth 3 takes minutes per game"),
+    Row("2048-agent-expectimax3", "game2048", "pretrained+expectimax3", None, "initial", 10),
     # N-player games: the wrappers against the MCTS opponents of their Table 1 rows
     *_ladder("nim3p", ("pretrained", "pretrained+maxn3", "pretrained+mcts1000"), "mcts5000", "all-1ply", None,
              "nim3p"),
