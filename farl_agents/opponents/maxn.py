@@ -69,18 +69,13 @@ from farl_agents.opponents.search_hooks import (
 from farl_agents.players import check_search_state
 from farl_envs.core.kernel_utils import copy_state
 from farl_envs.core.kernels import afterstate, legal_actions
-from farl_envs.core.rng import rng_below
+from farl_envs.core.rng import mix64, rng_below
 from farl_envs.core.spec import TERMINAL, TO_MOVE, GameSpec
 
 TIE_EPS = 1e-9
 DECISION, CHANCE = 0, 1
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
-_S30 = np.uint64(30)
-_S27 = np.uint64(27)
-_S31 = np.uint64(31)
 _LOW32 = np.int64(0xFFFFFFFF)
 
 
@@ -90,9 +85,7 @@ def state_hash(s):
     h = _FNV_OFFSET
     for i in range(s.shape[0]):
         h = (h ^ np.uint64(np.int64(s[i]) & _LOW32)) * _FNV_PRIME
-    h = (h ^ (h >> _S30)) * _MIX1
-    h = (h ^ (h >> _S27)) * _MIX2
-    return h ^ (h >> _S31)
+    return mix64(h)
 
 
 @njit(cache=True)

@@ -194,6 +194,17 @@ def _most_visited(children, visits, mask, rng):
     return -1
 
 
+def root_statistics(children: np.ndarray, visits: np.ndarray, wsum: np.ndarray):
+    """``(visits, mean_returns)`` of every root action of a search tree in the node arrays of :func:`uct_search`
+    (also the PUCT wrapper's): 0 visits and NaN returns for actions without a child."""
+    ch = children[0]
+    v = np.where(ch >= 0, visits[np.maximum(ch, 0)], 0.0)
+    q = np.full((children.shape[1], wsum.shape[1]), np.nan)
+    seen = v > 0
+    q[seen] = wsum[ch[seen]] / v[seen, None]
+    return v, q
+
+
 class MCTS:
     """UCT player: ``MCTS(10000)`` is Table 1's "MCTS10000" (Hex), ``MCTS(5000)`` "MCTS5000" (Nim3P).
 
@@ -267,13 +278,7 @@ class MCTS:
     def search(self, game: GameSpec, state: np.ndarray, rng: np.ndarray):
         """Run the search; return ``(visits, mean_returns)`` per root action (NaN/0 if unvisited)."""
         self._run(game, state, rng)
-        children, visits, wsum = self._bufs[:3]
-        ch = children[0]
-        v = np.where(ch >= 0, visits[np.maximum(ch, 0)], 0.0)
-        q = np.full((game.n_actions, game.n_players), np.nan)
-        seen = v > 0
-        q[seen] = wsum[ch[seen]] / v[seen, None]
-        return v, q
+        return root_statistics(*self._bufs[:3])
 
     def _run(self, game: GameSpec, state: np.ndarray, rng: np.ndarray) -> None:
         check_search_state(game, state)

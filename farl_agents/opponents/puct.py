@@ -58,7 +58,7 @@ from numba import njit
 from farl_agents.ntuple.budget import check_search_memory
 from farl_agents.opponents.leaf_sources import search_leaf
 from farl_agents.opponents.leaf_values import NTupleLeaf, leaf_value
-from farl_agents.opponents.mcts import MAX_ITERATIONS, _most_visited
+from farl_agents.opponents.mcts import MAX_ITERATIONS, _most_visited, root_statistics
 from farl_agents.opponents.search_hooks import hooks_of, search_kernels
 from farl_agents.opponents.value_protocol import checked_values
 from farl_agents.players import check_search_state
@@ -395,13 +395,7 @@ class PUCT:
     def search(self, game: GameSpec, state: np.ndarray, rng: np.ndarray):
         """Run the search; return ``(visits, mean_returns)`` per root action (0 / NaN if unvisited)."""
         self._run(game, state, rng)
-        children, visits, wsum = self._bufs[:3]
-        ch = children[0]
-        v = np.where(ch >= 0, visits[np.maximum(ch, 0)], 0.0)
-        q = np.full((game.n_actions, game.n_players), np.nan)
-        seen = v > 0
-        q[seen] = wsum[ch[seen]] / v[seen, None]
-        return v, q
+        return root_statistics(*self._bufs[:3])
 
     def act(self, game: GameSpec, state: np.ndarray, rng: np.ndarray) -> int:
         self._run(game, state, rng)

@@ -48,14 +48,24 @@ def make_rng(seed: int | None = None) -> np.ndarray:
     return state
 
 
+@njit(cache=True, inline="always")
+def mix64(z):
+    """SplitMix64's output function: a bijection of 64-bit words that spreads every input bit over the output
+    (the generator below, Max-N's state hash and the vector envs' per-game streams all finish with it)."""
+    z = (z ^ (z >> _S30)) * _MIX1
+    z = (z ^ (z >> _S27)) * _MIX2
+    return z ^ (z >> _S31)
+
+
+GOLDEN_GAMMA = _GOLDEN
+"""SplitMix64's increment (the golden ratio's 64-bit fraction), for streams built on :func:`mix64`."""
+
+
 @njit(cache=True)
 def rng_next(rng):
     """Advance ``rng`` (uint64[1]) and return the next 64-bit word."""
     rng[0] += _GOLDEN
-    z = rng[0]
-    z = (z ^ (z >> _S30)) * _MIX1
-    z = (z ^ (z >> _S27)) * _MIX2
-    return z ^ (z >> _S31)
+    return mix64(rng[0])
 
 
 @njit(cache=True)

@@ -39,7 +39,7 @@ from farl_envs.core.kernels import (
     legal_actions,
     legal_actions_inline,
 )
-from farl_envs.core.rng import rng_choice_mask, rng_choice_mask_counted
+from farl_envs.core.rng import GOLDEN_GAMMA, mix64, rng_choice_mask, rng_choice_mask_counted
 from farl_envs.core.spec import TERMINAL, TO_MOVE
 
 OBSERVE = len(KERNEL_NAMES)
@@ -48,9 +48,6 @@ OBSERVE = len(KERNEL_NAMES)
 LOOPS = ("farl_envs/vector/*.py",)
 """The sources of the loops over :func:`vector_kernels`' value (they join its stamp)."""
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
 _INDEX = np.uint64(0xD6E8FEB86659FD93)
 _EPISODE = np.uint64(0xA0761D6478BD642F)
 _MOVE = np.uint64(0xE7037ED1A0B428DB)
@@ -91,14 +88,6 @@ def _ol_observe(kernels, p, s, seat, out):
         return lambda kernels, p, s, seat, out: fn(p, s, seat, out)
 
 
-@njit(cache=True, inline="always")
-def _mix(z):
-    """SplitMix64's output function: a bijection of 64-bit words that spreads every input bit over the output."""
-    z = (z ^ (z >> np.uint64(30))) * _MIX1
-    z = (z ^ (z >> np.uint64(27))) * _MIX2
-    return z ^ (z >> np.uint64(31))
-
-
 @njit(cache=True)
 def stream_word(seed, index, episode, move):
     """The generator state (a ``uint64``) env ``index`` draws from in episode ``episode`` at move ``move``.
@@ -106,10 +95,10 @@ def stream_word(seed, index, episode, move):
     ``move`` 0 is the start position (``initial_state``), ``k >= 1`` the chance event after the game's ``k``-th
     move. Each counter is mixed in with its own odd constant, so neighbouring counters give unrelated words.
     """
-    z = _mix(np.uint64(seed) + _GOLDEN)
-    z = _mix(z ^ (np.uint64(index) * _INDEX))
-    z = _mix(z ^ (np.uint64(episode) * _EPISODE))
-    return _mix(z ^ (np.uint64(move) * _MOVE))
+    z = mix64(np.uint64(seed) + GOLDEN_GAMMA)
+    z = mix64(z ^ (np.uint64(index) * _INDEX))
+    z = mix64(z ^ (np.uint64(episode) * _EPISODE))
+    return mix64(z ^ (np.uint64(move) * _MOVE))
 
 
 @njit(cache=True, inline="always")
