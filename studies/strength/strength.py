@@ -284,6 +284,73 @@ def select(keys: list[str] | None) -> list[Row]:
     return rows
 
 
+def _short_reason(text: str | None) -> str | None:
+    """An engine's missing-binary message cut to its first sentence (the page links docs/engines.md)."""
+    return None if text is None else text.split(". ")[0] + " (docs/engines.md)"
+
+
+def _load(runs: Path, row_id: str) -> dict | None:
+    path = runs / f"{row_id}.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def _score(result: dict) -> float:
+    m = result["matchups"][0]
+    return m["win_rate"] if result.get("metric") == "win_rate" else m["mean_score"]
+
+
+def in_short(runs: Path) -> list[str]:
+    """The page's summary, read off the rows on disk: the issue's two targets, the highest GRhino level the
+    wrapped Othello agent beats, and per game the bare agent beside its best wrapped version."""
+    out = ["## In short", ""]
+    targets = (("hex-agent-mcts1000-vs-mcts10000", "Hex 6x6, pretrained+mcts1000 against MCTS10000", 0.9),
+               ("othello-agent-mcts400-vs-pretrained",
+                "Othello, pretrained+mcts400 against the bare agent from the 244 openings", 0.7))
+    for row_id, what, target in targets:
+        r = _load(runs, row_id)
+        if r is not None:
+            met = "met" if _score(r) >= target else "not met"
+            out.append(f"* {what}: {cell(r)}; target {pct(target, 0)}: {met}.")
+    beaten = [lv for lv in range(1, 6) if (r := _load(runs, f"othello-agent-mcts400-vs-grhino{lv}")) is not None
+              and _score(r) > 0.5]
+    played = [lv for lv in range(1, 6) if _load(runs, f"othello-agent-mcts400-vs-grhino{lv}") is not None]
+    if played:
+        top = f"level {max(beaten)}" if beaten else "none"
+        out.append(f"* Othello against GRhino (levels {min(played)}-{max(played)} played): the highest level "
+                   f"pretrained+mcts400 scores above 50 % against is {top}.")
+    by_group: dict[str, list[tuple[Row, dict]]] = {}
+    for row in ROWS:
+        r = _load(runs, row.id)
+        if r is not None and not row.id.startswith("gbg-"):
+            by_group.setdefault(f"{row.id.split('-')[0]} against {row.vs or 'itself alone'}", []).append((row, r))
+    for group, rows in by_group.items():
+        bare = [(row, r) for row, r in rows if "+" not in row.player]
+        wrapped = [(row, r) for row, r in rows if "+" in row.player]
+        if bare and wrapped:
+            best_row, best = max(wrapped, key=lambda x: _score(x[1]))
+            out.append(f"* {group}: bare {cell(bare[0][1])}; best wrapped {best_row.player.split('+')[-1]} "
+                       f"{cell(best)}.")
+    return out + ["", *READING, ""]
+
+
+READING = [
+    "What the rows show beside these lines (read them in the tables below):",
+    "",
+    "* Two-player games: a PUCT wrapper of a few hundred iterations lifts every shipped agent against the "
+    "reference opponents it was measured with, most where the bare agent was weakest (Clobber, Surakarta).",
+    "* Othello against the bare agent itself, the wrapper's score is not monotone in the iterations (compare the "
+    "100, 200, 400 and 1000 rows, and 400 against 100 directly); against GRhino it adds nothing measurable at "
+    "these game counts: the agent's values, not the search, limit it there.",
+    "* Three-player games: the depth-limited Max-N / Paranoid wrappers need every player's value at the leaves, "
+    "and the agent's other players' values come from tables learned on positions those players produced; on "
+    "Nim3P they play worse than the bare agent. PUCT, which reads the mover's own value at each node, does "
+    "better there (Yavalath), but no wrapper makes the weak N-player agents strong (the N-player learning "
+    "issue).",
+    "* MoHex 2.0 beats the Hex agents trained here on every board it played, bare or wrapped.",
+]
+"""Observations the page states without figures (the figures are in its tables)."""
+
+
 def write_page(runs: Path, out: Path) -> Path:
     lines = ["# Strength at test time: search wrappers around the shipped agents, and real engines", "",
              "Each figure is one `farl eval` (the command is beside it): the evaluated player in every seat "
@@ -294,7 +361,8 @@ def write_page(runs: Path, out: Path) -> Path:
              "`+expectimax<D>` a depth-D search with the agent's values at its leaves "
              "(`farl_agents/opponents/wrappers.py`).", "",
              "Made by `python -m studies.strength.strength --out docs/results` (resumable; rows of one game: "
-             "`--rows hex`).", ""]
+             "`--rows hex`; the ladders: `--ladders`).", ""]
+    lines += in_short(runs)
     game, heading = None, ""
     for row in ROWS:
         if row.game != game or row.id.startswith("gbg-") != heading.startswith("gbg"):
@@ -304,7 +372,7 @@ def write_page(runs: Path, out: Path) -> Path:
                 "| player | opponent | starts | result | command |", "|---|---|---|---|---|"]
         path = runs / f"{row.id}.json"
         result = json.loads(path.read_text()) if path.exists() else None
-        why = "" if result is not None else (engine_missing(row.engine) or "not run yet")
+        why = "" if result is not None else (_short_reason(engine_missing(row.engine)) or "not run yet")
         shown = cell(result) if result is not None else f"{MISSING} ({why})"
         lines.append(f"| {row.player} | {row.vs or '(alone)'} | {row.starts} | {shown} | `{row.command()}` |")
     lines += ["", "## One Elo scale per game", "",
