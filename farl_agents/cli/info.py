@@ -18,10 +18,14 @@ OPPONENT_HELP = {
     "bench": "van der Ree & Wiering's positional Othello benchmark player (Othello)",
     "heur": "Othello heuristic player (Othello)",
     "edax<depth>": "the Edax engine at a depth (Othello; needs the edax binary)",
+    "grhino<level>": "the GRhino engine over GTP, levels 1-5 (Othello; Debian package grhino)",
+    "mohex<simulations>": "MoHex 2.0 over GTP (Hex up to 13x13, no swap; build it: docs/engines.md)",
     "bouton": "perfect two-player Nim by Bouton's nim-sum (Nim)",
     "ab": "perfect Connect Four (alpha-beta solver), random among equally good moves",
     "ab-dl": "perfect Connect Four that delays losses as long as possible",
     "pretrained": "the TD-FARL agent shipped with farl for the game (listed below)",
+    "<inner>+mcts<N>": "a search around an agent (pretrained, agent:PATH or a run folder): PUCT with its values; "
+                       "also +maxn<D>, +paranoid<D>, +expectimax<D> (docs/search_wrappers.md)",
 }
 
 
@@ -44,7 +48,7 @@ def run_command(args) -> int:
               f"{params}{'   Table 1: ' + t1 if t1 else ''}")
     print("\nopponents (--vs, --eval-vs, play --agent; or an agent file or run folder):")
     for name, text in OPPONENT_HELP.items():
-        print(f"  {name:17s} {text}")
+        print(f"  {name:19s} {text}")
     print("\npretrained agents (play --agent pretrained, --vs pretrained; cards: farl pretrained list):")
     cards = read_cards(zoo.FOLDER)
     if not cards:
