@@ -270,7 +270,7 @@ def page(results, rows, sizes, args, command, load) -> str:
              f"{platform.python_version()}, {time.strftime('%Y-%m-%d')}; machine load (1-minute average) "
              f"{load[0]:.1f} before and {load[1]:.1f} after. Each figure: random self-play steps (plies of every "
              f"env) per CPU second of the process over ~{args.seconds:g} CPU s; "
-             "[benchmarks/vector_speed.py](../../benchmarks/vector_speed.py)'s docstring says what each backend "
+             "`benchmarks/vector_speed.py`'s docstring says what each backend "
              "runs. SuperSuit " + ("is installed" if find_spec("supersuit") else "is not installed") +
              " (its vector wrappers take parallel envs; PettingZoo's classic games are turn-based AEC envs).", ""]
     head = "| game | backend | " + " | ".join(f"{n:,} envs" for n in sizes) + " | first call / JIT | memory per env |"
