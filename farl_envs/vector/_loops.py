@@ -202,6 +202,20 @@ def afterstates_all(kernels, p, states, masks, offsets, env, actions, boards, re
                 k += 1
 
 
+@njit(cache=True, inline="always")
+def _move(kernels, p, s, i, a, seed, episodes, moves, rewards, returns, delta, rng):
+    """Play action ``a`` in env ``i``'s state ``s``, then its chance event from the game's own stream, and add the
+    move's reward deltas to ``rewards[i]`` and ``returns[i]`` (``delta``, ``rng``: scratch)."""
+    afterstate(kernels, p, s, a, s, delta)
+    moves[i] += 1
+    if s[TERMINAL] == 0:
+        rng[0] = stream_word(seed, i, episodes[i], moves[i])
+        chance(kernels, p, s, rng)
+    for k in range(delta.shape[0]):
+        rewards[i, k] += delta[k]
+        returns[i, k] += delta[k]
+
+
 @njit(cache=True)
 def random_replies(kernels, p, states, seats, seed, episodes, moves, rewards, returns, ended, pending, scratch):
     """Uniformly random moves for every seat but ``seats[i]`` in env ``i``, until ``seats[i]`` is to move or the
@@ -226,14 +240,7 @@ def random_replies(kernels, p, states, seats, seed, episodes, moves, rewards, re
             n = legal_actions(kernels, p, s, scratch)
             rng[0] = stream_word(opponents, i, episodes[i], moves[i])
             a = rng_choice_mask_counted(rng, scratch, n)
-            afterstate(kernels, p, s, a, s, delta)
-            moves[i] += 1
-            if s[TERMINAL] == 0:
-                rng[0] = stream_word(seed, i, episodes[i], moves[i])
-                chance(kernels, p, s, rng)
-            for k in range(delta.shape[0]):
-                rewards[i, k] += delta[k]
-                returns[i, k] += delta[k]
+            _move(kernels, p, s, i, a, seed, episodes, moves, rewards, returns, delta, rng)
         if s[TERMINAL] != 0:
             ended[i] = True
             pending[i] = True
@@ -258,16 +265,8 @@ def play_move(kernels, p, states, i, a, seed, episodes, moves, rewards, returns,
     """Play the legal action ``a`` in env ``i`` (then its chance event), adding the reward deltas to ``rewards[i]``
     and ``returns[i]``: one opponent's move chosen in Python."""
     s = states[i]
-    delta = np.zeros(rewards.shape[1])
-    afterstate(kernels, p, s, a, s, delta)
-    moves[i] += 1
-    if s[TERMINAL] == 0:
-        rng = np.zeros(1, dtype=np.uint64)
-        rng[0] = stream_word(seed, i, episodes[i], moves[i])
-        chance(kernels, p, s, rng)
-    for k in range(delta.shape[0]):
-        rewards[i, k] += delta[k]
-        returns[i, k] += delta[k]
+    _move(kernels, p, s, i, a, seed, episodes, moves, rewards, returns, np.zeros(rewards.shape[1]),
+          np.zeros(1, dtype=np.uint64))
     if s[TERMINAL] != 0:
         ended[i] = True
         pending[i] = True
