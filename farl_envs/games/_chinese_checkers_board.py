@@ -65,13 +65,17 @@ holes of point ``k``."""
 
 def _tip_distances() -> np.ndarray:
     """``int64[6, 121]``: moves on the hex grid from each hole to the tip of each point (its hole farthest out)."""
+    def moves(row, col, to_row, to_col):  # steps on the hex grid between holes in doubled coordinates
+        dr = np.abs(row - to_row)
+        return dr + np.maximum(0, (np.abs(col - to_col) - dr) // 2)
+
     out = np.zeros((6, N_HOLES), dtype=np.int64)
     for k in range(6):
         holes = POINTS[k]
-        tip = holes[np.argmax(np.abs(ROW[holes] - 8) + np.abs(COL[holes] - 12))]
-        dr = np.abs(ROW - ROW[tip])
-        dc = np.abs(COL - COL[tip])
-        out[k] = dr + np.maximum(0, (dc - dr) // 2)
+        # farthest from the centre hole (row 8, col 12) in moves: the south tip (16, 12) is 8 moves out, the
+        # corners of its base (13, 9) and (13, 15) only 5 (in |row| + |col| of doubled coordinates all three tie)
+        tip = holes[np.argmax(moves(ROW[holes], COL[holes], 8, 12))]
+        out[k] = moves(ROW, COL, ROW[tip], COL[tip])
     return out
 
 

@@ -151,7 +151,8 @@ own colour. ``GameSpec.grid_shape`` stays empty, because the n-tuple board of
 Leaf evaluation of the depth-limited searches (``heuristic``, see
 :mod:`farl_envs.games._heuristics`): a player's score is his race progress,
 his pegs' summed distance (in moves on the hex grid) to the tip of his target
-point, scaled to 0 at the start position and 1 with the target filled. The
+point (its hole farthest from the centre), scaled to 0 at the start position
+and 1 with the target filled (the 10 holes nearest the tip are the point's). The
 value is ``0.45 (own progress - mean progress of the others)``, clipped to
 +-0.49.
 
