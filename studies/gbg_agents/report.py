@@ -1,0 +1,157 @@
+"""docs/results/gbg_agents.json and the section _gbg_agents_section.md, from the study's folder.
+
+Reads ``OUT/import.json`` (verification), ``OUT/eval/*.json`` (``farl eval`` records, each with its command) and
+``OUT/farl_<key>/command.json`` (the ``farl train`` of farl's agent on the same board).
+"""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from studies.gbg_agents.gbg_agents import AGENTS, LEFT_OUT, TOLERANCE, _vs_gbg
+
+BOARDS = {
+    "sim_k6": "Sim K6, 2 players", "sim_k15": "Sim K15, 2 players",
+    "yavalath": "Yavalath edge 5, 2 players (pie rule)",
+    "ewn5_g0": "EWN 5x5, 2 players (cell coding 0)", "ewn5_g012_300k": "EWN 5x5, 2 players (GBG coding 1)",
+    "ewn5_g012_fixed": "EWN 5x5, 2 players (GBG coding 1)", "ewn5_g012_tcl": "EWN 5x5, 2 players (GBG coding 1)",
+    "ewn3_g0": "EWN 3x3, 2 players", "ewn3_g012": "EWN 3x3, 2 players",
+}
+
+
+def _short(cmd: str) -> str:
+    """A ``farl train`` command with its long n-tuple list elided (the full command is in the JSON)."""
+    if "--ntuple-cells" not in cmd:
+        return cmd
+    head, _, tail = cmd.partition("--ntuple-cells ")
+    return head + "--ntuple-cells '<GBG's tuples>' " + tail.partition(" ")[2]
+
+
+def _rate(m: dict) -> str:
+    return f"{100 * m['win_rate']:.0f} % ± {100 * m['win_rate_se']:.0f}"
+
+
+def _seats(m: dict) -> str:
+    return " / ".join(f"{100 * s['win_rate']:.0f}" for s in m["per_seat"])
+
+
+def collect(out: Path) -> dict:
+    imported = json.loads((out / "import.json").read_text())
+    export = json.loads((out / "export.json").read_text()) if (out / "export.json").exists() else {}
+    evals = {p.stem: json.loads(p.read_text()) for p in sorted((out / "eval").glob("*.json"))}
+    agents = {}
+    for key in AGENTS:
+        if key not in imported:
+            continue
+        row = dict(imported[key])
+        row.pop("farl_agent", None)
+        for who in ("gbg", "farl"):
+            rec = evals.get(f"{who}_{key}")
+            if rec:
+                row[f"{who}_eval"] = {"command": rec["command"], "wall_s": rec["wall_s"],
+                                      "matchups": rec["result"]["matchups"], "game": rec["result"]["game"],
+                                      "params": rec["result"]["params"]}
+        train = out / f"farl_{key}" / "command.json"
+        if train.exists():
+            t = json.loads(train.read_text())
+            row["farl_train"] = {"command": " ".join(t["command"]), "wall_s": t["wall_s"]}
+        agents[key] = row
+    return {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "gbg_commit": export.get("gbg_commit"),
+            "farl_commit": _vs_gbg().farl_commit(), "samples_per_agent": export.get("samples"),
+            "tolerance": TOLERANCE, "agents": agents, "left_out": LEFT_OUT}
+
+
+def section(data: dict) -> str:
+    a = data["agents"]
+    lines = [
+        "## GBG's stored agents in farl (issue 41)",
+        "",
+        "GBG ships trained TD n-tuple agents for the 2-player variants of Sim, Yavalath and EinStein würfelt "
+        "nicht. `studies/gbg_agents/` loads each with GBG's own loader (a small Java exporter, "
+        "`GbgExport.java`, compiled against GBG by `benchmarks/vs_gbg.py`'s machinery) and writes plain data; "
+        "farl then maps GBG's cells and cell values to its own, builds an `NTupleAgent` with GBG's tuples and "
+        "every player's tables (`weights[0, p]`), and checks its value of "
+        f"{data['samples_per_agent']} random-play afterstates per agent, for every player's table, against "
+        f"GBG's (GBG commit `{(data['gbg_commit'] or '?')[:10]}`). Commands:",
+        "",
+        "```",
+        "python -m studies.gbg_agents.gbg_agents --gbg GBG_CHECKOUT --stage export,import   # export + verify",
+        "python -m studies.gbg_agents.gbg_agents --stage train            # farl, same board, GBG's settings",
+        "python -m studies.gbg_agents.gbg_agents --stage measure --games 20 --publish",
+        "```",
+        "",
+        "### Import and verification",
+        "",
+        "| GBG agent | board | GBG class, training games | tuples (P values) | farl game | symmetry | "
+        "max \\|farl − GBG\\| | status |",
+        "|---|---|---|---|---|---|---:|---|",
+    ]
+    for key, r in a.items():
+        farl_game = r.get("farl_game")
+        game = (f"`{farl_game['name']}` " + ", ".join(f"{k}={v}" for k, v in farl_game["params"].items())
+                if farl_game else "—")
+        diff = r.get("max_abs_value_difference")
+        lines.append(
+            f"| `{r['gbg_file'].removeprefix('agents/')}` | {BOARDS[key]} | {r['gbg_class'].rsplit('.', 1)[-1]}, "
+            f"{r['gbg_training_games']:,} | {r['tuples']} ({r['position_values']}) | {game} | "
+            f"{'12 (hexagon)' if r.get('farl_use_symmetry') else 'none'} | "
+            f"{'—' if diff is None else f'{diff:.1e}'} | {r['status']} |")
+    lines += [
+        "",
+        "Every agent farl has a board for verifies: its values equal GBG's to float32 precision (farl holds the "
+        "weights as float32) on every sample and for both players' tables. Facts behind the maps: Sim's edges "
+        "and Yavalath's cells are numbered alike in both (values 0 empty, 1 + player); EWN's squares are too, "
+        "but GBG codes \"empty\" as its last value and farl as 0, so a GBG value b is farl's (b + 1) mod P. "
+        "Yavalath's 12 symmetric boards in GBG are farl's 12 as a set. Short GBG tuples (Sim K6's triangles) "
+        "are padded with copies of their last cell, whose table entries then repeat that cell's digit.",
+        "",
+        "**EWN 5x5 \"G-0-1-2\" agents.** The three were saved in October 2021 under GBG's cell coding 1 of then "
+        "(empty square = 2, the number of players, which is also player 0's group of values 4-5; groups "
+        "{0,1,2}, {3}, {4,5}). Today's GBG codes empty as 6 and groups (0,1), (2,3), (4,5), so it reads none of "
+        "their trained entries: on "
+        + ", ".join(f"{a[k]['samples_gbg_values_today_all_zero']}" for k in ("ewn5_g012_300k", "ewn5_g012_fixed",
+                                                                          "ewn5_g012_tcl") if k in a)
+        + " of the sample positions (all of them) GBG's own value is 0 for both players: today's GBG plays them "
+        "by tie-breaking. farl imports them with the 2021 coding, read off its `cell_coding=2` board (which "
+        "tells every cube apart), and verifies against GBG's tables read with that coding "
+        "(`values_coding1_of_2021` in the export: GBG's own `NTuple4.getScore` on a 2021 board vector).",
+        "",
+        "Not imported: " + "; ".join(f"`{k.removeprefix('agents/')}`: {v}" for k, v in data["left_out"].items())
+        + ". The EWN 3x3 agents are exported and load, but farl's EWN has no 3x3 board (2 players: OpenSpiel's "
+        "5x5 only). GBG's snapshot holds no 3-player EWN, Sim or Yavalath agent.",
+        "",
+        "### Strength in farl's harness",
+        "",
+        "Each agent in every seat, 20 games per seat, against farl's MCTS with 1,000 iterations and against "
+        "random (win rate, draw ½, ± s.e.; per seat: first / second mover). farl's agent on the same board is "
+        "TD-FARL trained with the GBG agent's own settings and tuples (`farl train` below) for the games given.",
+        "",
+        "| board | agent | vs MCTS1000 | per seat | vs random | per seat | command |",
+        "|---|---|---:|---:|---:|---:|---|",
+    ]
+    for key, r in a.items():
+        for who in ("gbg", "farl"):
+            ev = r.get(f"{who}_eval")
+            if not ev:
+                continue
+            by = {m["opponent"].lower(): m for m in ev["matchups"]}
+            mc, rnd = by.get("mcts1000"), by.get("random")
+            label = (f"GBG `{Path(r['gbg_file']).name}`" if who == "gbg"
+                     else f"farl TD-FARL, {r['farl_train']['command'].split('--episodes ')[1].split()[0]} games"
+                     if "farl_train" in r else "farl")
+            lines.append(f"| {BOARDS[key]} | {label} | {_rate(mc) if mc else '—'} | {_seats(mc) if mc else '—'} | "
+                         f"{_rate(rnd) if rnd else '—'} | {_seats(rnd) if rnd else '—'} | `{ev['command']}` |")
+    trains = [(k, r["farl_train"]) for k, r in a.items() if "farl_train" in r]
+    if trains:
+        lines += ["", "farl's training runs (the n-tuple cells are GBG's, listed in full in `gbg_agents.json`):", ""]
+        lines += [f"- {BOARDS[k]}: `{_short(t['command'])}` ({t['wall_s']:.0f} s wall)" for k, t in trains]
+    lines += ["", "All figures and the full commands: `docs/results/gbg_agents.json`.", ""]
+    return "\n".join(lines)
+
+
+def publish(out: Path, results: Path) -> None:
+    data = collect(out)
+    (results / "gbg_agents.json").write_text(json.dumps(data, indent=1) + "\n")
+    (results / "_gbg_agents_section.md").write_text(section(data))
+    print(f"wrote {results / 'gbg_agents.json'} and {results / '_gbg_agents_section.md'}")
