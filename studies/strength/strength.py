@@ -231,26 +231,28 @@ def engine_missing(engine: str | None) -> str | None:
     return None
 
 
-def train(key: str, runs: Path = RUNS) -> Path:
-    """Train the agent ``TRAININGS[key]`` in ``runs/key``, or resume it (a finished run resumes as a no-op)."""
+def train(key: str, runs: Path = RUNS, trainings: dict | None = None) -> Path:
+    """Train the agent ``trainings[key]`` (default :data:`TRAININGS`) in ``runs/key``, or resume it (a finished run
+    resumes as a no-op)."""
     folder = runs / key
     if (folder / "run.json").exists():
         argv = ["train", "--resume", str(folder)]
     else:
-        argv = TRAININGS[key] + ["--out", str(folder)]
+        argv = (TRAININGS if trainings is None else trainings)[key] + ["--out", str(folder)]
     code = cli.main(argv + ["--quiet"])
     if code != 0:
         raise RuntimeError(f"training {key} stopped with exit code {code}; run again to resume")
     return folder
 
 
-def run_row(row: Row, runs: Path = RUNS, jobs: int = 1) -> dict:
-    """Evaluate one row (cached in ``runs/ROW.json``)."""
+def run_row(row: Row, runs: Path = RUNS, jobs: int = 1, trainings: dict | None = None) -> dict:
+    """Evaluate one row (cached in ``runs/ROW.json``); ``row.trained`` names its agent's key in ``trainings``
+    (default :data:`TRAININGS`), trained first."""
     done = runs / f"{row.id}.json"
     if done.exists():
         return json.loads(done.read_text())
     if row.trained:
-        train(row.trained, runs)
+        train(row.trained, runs, trainings)
     out = io.StringIO()
     start = time.perf_counter()
     with contextlib.redirect_stdout(out):

@@ -1,0 +1,168 @@
+"""Why the N-player learners do not learn, and which settings do: ``docs/results/nplayer_learning.md``.
+
+Each *variant* is one ``farl train`` of TD-FARL on a 3-player (or 2-player) game: the N-player preset of
+``farl_agents.learners.presets`` with some settings changed (``VARIANTS``). Each is then measured the way the
+N-player learning issue asks: the agent in every seat against two MCTS1000 players, 20 games per seat from the
+initial position, beside MCTS1000 itself and random in the same seats (``REFERENCES``). Every figure is one
+``farl eval`` whose command the page prints beside it::
+
+    python -m studies.nplayer.learning                        # every variant, then the page
+    python -m studies.nplayer.learning --rows yav3-preset      # some (ids or a game's prefix: yav3, sim12, ewn3)
+    python -m studies.nplayer.learning --table-only --out docs/results
+
+Resumable as the strength study is (it runs the rows through :func:`studies.strength.strength.run_row`): a row
+whose JSON exists under ``--runs-dir`` (default ``runs/nplayer``) is skipped, a training resumes from its
+checkpoint. The audit tables (:mod:`studies.nplayer.audit`) are printed by ``python -m studies.nplayer.audit``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from farl_agents.atomic import atomic_write_text
+from farl_agents.learners.presets import nplayer_config
+from studies.strength.strength import Row, cell, run_row
+
+RUNS = Path("runs/nplayer")
+OPPONENT = "mcts1000"
+GAMES_PER_SEAT = 20
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One training: the N-player preset ``preset`` on ``game`` / ``params`` with ``changes`` to its settings."""
+
+    key: str
+    preset: str
+    game: str
+    params: tuple
+    changes: dict = field(default_factory=dict)
+    why: str = ""
+
+    def argv(self) -> list[str]:
+        """``farl train`` arguments: every setting of the preset that differs from the class default, then the
+        changes, as ``--set`` (so the run folder's ``run.json`` records exactly these settings)."""
+        cfg = nplayer_config(self.preset, seed=0, **self.changes).to_dict()
+        default = type(nplayer_config(self.preset)).__dataclass_fields__
+        out = ["train", self.game]
+        for p in self.params:
+            out += ["--param", p]
+        for key, value in cfg.items():
+            if key in ("algo", "ntuple_cells") or value == default[key].default:
+                continue
+            text = "none" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+            out += ["--set", f"{key}={text}"]
+        return out + ["--eval-every", str(cfg["episodes"])]
+
+    def command(self) -> str:
+        return "farl " + " ".join(self.argv())
+
+
+VARIANTS = [
+    # Yavalath, edge 5, 3 players: the preset (30 random walks of 6 cells, 100k episodes), without FARL, and
+    # GBG's size of tuple set for its Yavalath agents (TDN3_100_7_1000k: 100 tuples of 7 cells)
+    Variant("yav3-preset", "yavalath3p", "yavalath", ("players=3",), why="the N-player Table 1 preset"),
+    Variant("yav3-nofarl", "yavalath3p", "yavalath", ("players=3",), {"farl": False, "farl_terminal": False},
+            "the preset without final adaptation"),
+    Variant("yav3-100x7", "yavalath3p", "yavalath", ("players=3",),
+            {"ntuple_count": 100, "ntuple_length": 7, "episodes": 300_000},
+            "GBG's tuple-set size (100 x 7), three times the episodes"),
+    # Sim on K12 (GBG's 3-player board), the K6 preset's settings, then more and longer tuples
+    Variant("sim12-preset", "sim3p", "sim", ("players=3", "nodes=12"), why="the K6 preset on K12"),
+    Variant("sim12-60x6", "sim3p", "sim", ("players=3", "nodes=12"),
+            {"ntuple_count": 60, "ntuple_length": 6, "episodes": 300_000}, "60 walks of 6 edges, 300k episodes"),
+    # EinStein wuerfelt nicht!: the 3-player preset, and the 2-player 5x5 game (OpenSpiel's) with its settings
+    Variant("ewn3-preset", "ewn3p", "einstein_wurfelt_nicht", ("players=3", "size=6", "cell_coding=1"),
+            why="the N-player Table 1 preset"),
+    Variant("ewn2-preset", "ewn3p", "einstein_wurfelt_nicht", ("players=2", "size=5", "cell_coding=1"),
+            why="the 3-player preset's settings on the 2-player 5x5 game"),
+]
+"""The trainings, in the order the study runs them."""
+
+TRAININGS = {v.key: v.argv() for v in VARIANTS}
+
+
+def _row(variant: Variant) -> Row:
+    return Row(f"{variant.key}-vs-{OPPONENT}", variant.game, str(RUNS / variant.key), OPPONENT, "initial",
+               GAMES_PER_SEAT, variant.params, trained=variant.key)
+
+
+#: every (game, params) of a variant once: MCTS1000 and random in the same seats and games
+_BOARDS = list(dict.fromkeys((v.key.split("-")[0], v.game, v.params) for v in VARIANTS))
+REFERENCES = [Row(f"{prefix}-{player}-vs-{OPPONENT}", game, player, OPPONENT, "initial", GAMES_PER_SEAT, params)
+              for prefix, game, params in _BOARDS for player in (OPPONENT, "random")]
+ROWS = REFERENCES + [_row(v) for v in VARIANTS]
+
+
+def select(keys: list[str] | None) -> list[Row]:
+    if not keys:
+        return list(ROWS)
+    rows = [r for r in ROWS if r.id in keys or r.id.split("-")[0] in keys or (r.trained or "") in keys]
+    if not rows:
+        raise SystemExit(f"no rows match {keys}; rows: {', '.join(r.id for r in ROWS)}")
+    return rows
+
+
+def _load(runs: Path, row_id: str) -> dict | None:
+    path = runs / f"{row_id}.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def _per_seat(result: dict | None) -> str:
+    if result is None:
+        return ""
+    return " / ".join(f"{s['mean_score']:+.2f}" for s in result["matchups"][0]["per_seat"])
+
+
+def table(runs: Path) -> list[str]:
+    """The results table: per board, the references, then each variant (with its training command)."""
+    lines = []
+    for prefix, game, params in _BOARDS:
+        lines += ["", f"### {game} ({', '.join(params)}) against two {OPPONENT}", "",
+                  "| player | mean score ± s.e. | per seat | what | command |", "|---|---|---|---|---|"]
+        for row in [r for r in ROWS if r.id.startswith(prefix + "-")]:
+            result = _load(runs, row.id)
+            variant = next((v for v in VARIANTS if v.key == row.trained), None)
+            what = variant.why if variant else "reference"
+            name = row.trained or row.player
+            train_cmd = f" after `{variant.command()} --out {RUNS / variant.key}`" if variant else ""
+            lines.append(f"| {name} | {cell(result) if result else '– (not run yet)'} | {_per_seat(result)} | "
+                         f"{what} | `{row.command()}`{train_cmd} |")
+    return lines
+
+
+def write_results(runs: Path, out: Path) -> Path:
+    """``OUT/nplayer_variants.md``: the table, for the page's results section."""
+    lines = ["# N-player learning: the variants measured", "",
+             f"Each agent in every seat against two {OPPONENT} players, {GAMES_PER_SEAT} games per seat from the "
+             "initial position, evaluation seed 0; mean final reward ± s.e. Made by "
+             "`python -m studies.nplayer.learning --out docs/results` (resumable).", *table(runs), ""]
+    out.mkdir(parents=True, exist_ok=True)
+    page = out / "nplayer_variants.md"
+    atomic_write_text(page, "\n".join(lines))
+    return page
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", nargs="+", help="row ids, variant keys or prefixes (yav3, sim12, ewn3, ewn2)")
+    ap.add_argument("--runs-dir", type=Path, default=RUNS)
+    ap.add_argument("--out", type=Path, default=RUNS)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--table-only", action="store_true")
+    args = ap.parse_args(argv)
+    if not args.table_only:
+        for row in select(args.rows):
+            t = time.perf_counter()
+            result = run_row(row, args.runs_dir, args.jobs, TRAININGS)
+            print(f"{row.id}: {cell(result)} [{time.perf_counter() - t:.0f} s]", flush=True)
+            write_results(args.runs_dir, args.out)
+    print(write_results(args.runs_dir, args.out))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
