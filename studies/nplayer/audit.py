@@ -1,0 +1,152 @@
+"""How the N-player agents lose, and whether their n-tuples can see the patterns that decide the games.
+
+Two measurements for ``docs/results/nplayer_learning.md``:
+
+* :func:`outcomes`: the evaluated player in every seat against copies of an opponent; each game's result for the
+  player is put in one class by *when* its reward arrived: a win on its own move or on someone else's, out
+  (or lost) on its own move — *forced* when every legal move there gave it a negative reward (Yavalath's
+  forced block onto a three, Sim's last edges), *chosen* otherwise — a loss on someone else's move, or a draw.
+  Only the first non-zero reward of the player counts (an out player keeps his -1).
+* :func:`coverage`: the share of a game's deciding patterns (Yavalath's straight lines of 3 and of 4 cells,
+  Sim's triangles of 3 edges) that lie wholly inside at least one n-tuple, in any of the symmetric images the
+  agent evaluates: a tuple that holds a whole pattern can value it exactly; patterns split over tuples are seen
+  only as sums of parts.
+
+    python -m studies.nplayer.audit runs/nplayer/yav3-preset --vs mcts1000 --games 6
+"""
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+
+import numpy as np
+
+from farl_agents.learners import NTupleAgent
+from farl_agents.loading import load_player
+from farl_agents.opponents import make_opponent
+from farl_agents.players import reset_player
+from farl_envs.core.rng import make_rng
+from farl_envs.core.spec import TERMINAL, TO_MOVE
+
+CLASSES = ("win on own move", "win on another's move", "out on own move, forced", "out on own move, chosen",
+           "loss on another's move", "draw")
+
+
+def _all_moves_lose(game, s, seat, scratch, rewards, mask) -> bool:
+    game.legal_actions(game.p, s, mask)
+    for a in np.flatnonzero(mask):
+        game.afterstate(game.p, s, int(a), scratch, rewards)
+        if rewards[seat] >= 0:
+            return False
+    return True
+
+
+def classify_game(game, players, seat: int, env_rng, player_rng) -> str:
+    """Play one game from the initial position (``players[i]`` in seat i); the class of seat ``seat``'s result."""
+    n = game.n_players
+    s = np.array(game.initial_state(game.p, env_rng), dtype=np.int32)
+    rewards, probe = np.zeros(n), np.zeros(n)
+    scratch = np.zeros_like(s)
+    mask = np.zeros(game.n_actions, dtype=np.int8)
+    for p in {id(x): x for x in players}.values():
+        reset_player(p)
+    while not s[TERMINAL]:
+        mover = int(s[TO_MOVE])
+        forced = mover == seat and _all_moves_lose(game, s, seat, scratch, probe, mask)
+        a = players[mover].act(game, s.copy(), player_rng)
+        game.afterstate(game.p, s, int(a), s, rewards)
+        if rewards[seat] != 0:
+            own = mover == seat
+            if rewards[seat] > 0:
+                return CLASSES[0] if own else CLASSES[1]
+            if own:
+                return CLASSES[2] if forced else CLASSES[3]
+            return CLASSES[4]
+        if game.has_chance and not s[TERMINAL]:
+            game.chance(game.p, s, env_rng)
+    return CLASSES[5]
+
+
+def outcomes(game, player, opponent, games: int, seed: int = 0) -> dict[int, Counter]:
+    """``{seat: Counter of classes}`` over ``games`` games per seat of ``player`` against copies of ``opponent``."""
+    env_rng, player_rng = make_rng(seed), make_rng(seed + 1)
+    out = {}
+    for seat in range(game.n_players):
+        seats = [opponent] * game.n_players
+        seats[seat] = player
+        out[seat] = Counter(classify_game(game, seats, seat, env_rng, player_rng) for _ in range(games))
+    return out
+
+
+def patterns(game) -> dict[str, list[tuple]]:
+    """The deciding patterns of a game as cell sets: Yavalath's lines of 3 and 4, Sim's triangles; {} for others."""
+    name = game.id.split("_v")[0]
+    if name == "yavalath":
+        from farl_envs.games._yavalath_board import neighbour_table
+
+        size = next(k for k in range(2, 20) if 3 * k * (k - 1) + 1 == game.n_cells)
+        nb = neighbour_table(size)
+        out = {}
+        for length in (3, 4):
+            lines = set()
+            for c in range(nb.shape[0]):
+                for d in range(3):
+                    cells, x = [c], c
+                    for _ in range(length - 1):
+                        x = int(nb[x, d])
+                        if x < 0:
+                            break
+                        cells.append(x)
+                    if len(cells) == length:
+                        lines.add(tuple(sorted(cells)))
+            out[f"straight lines of {length}"] = sorted(lines)
+        return out
+    if name == "sim":
+        from farl_envs.games.sim import edge_list
+
+        nodes = next(k for k in range(3, 30) if k * (k - 1) // 2 == game.n_cells)
+        edges = {e: k for k, e in enumerate(edge_list(nodes))}
+        tri = [tuple(sorted((edges[(i, j)], edges[(j, k)], edges[(i, k)])))
+               for i in range(nodes) for j in range(i + 1, nodes) for k in range(j + 1, nodes)]
+        return {"triangles": tri}
+    return {}
+
+
+def coverage(tuples: np.ndarray, symmetries: np.ndarray, cells: list[tuple]) -> float:
+    """Share of the patterns ``cells`` (cell sets) inside at least one tuple, in some symmetric image.
+
+    ``symmetries[j][c]`` is the cell that cell ``c`` becomes in image j (the identity included).
+    """
+    sets = [set(int(c) for c in t if c >= 0) for t in tuples]
+    seen = 0
+    for pattern in cells:
+        images = [{int(sym[c]) for c in pattern} for sym in symmetries]
+        seen += any(img <= s for img in images for s in sets)
+    return seen / len(cells) if cells else float("nan")
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("agents", nargs="+", help="agent files or run folders (or opponent names with --game)")
+    ap.add_argument("--vs", default="mcts1000")
+    ap.add_argument("--games", type=int, default=6, help="games per seat")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    print("| agent | " + " | ".join(CLASSES) + " | pattern coverage |")
+    print("|---|" + "---|" * (len(CLASSES) + 1))
+    for text in args.agents:
+        player, game = load_player(text)
+        counts = outcomes(game, player, make_opponent(args.vs, game), args.games, args.seed)
+        total = sum(counts.values(), Counter())
+        n = sum(total.values())
+        cov = ""
+        if isinstance(player, NTupleAgent):  # other families have no tuples
+            tuples = player.tuples
+            syms = np.asarray(game.symmetries(game.p)) if player.config.use_symmetry else \
+                np.arange(game.n_cells)[None, :]
+            cov = "; ".join(f"{k} {100 * coverage(tuples, syms, v):.0f} %" for k, v in patterns(game).items())
+        print(f"| {text} | " + " | ".join(f"{total[c]}/{n}" for c in CLASSES) + f" | {cov} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
