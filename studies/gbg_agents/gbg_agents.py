@@ -20,7 +20,7 @@ Stages (each reads the previous one's files from ``--out``, default ``runs/gbg_a
 * ``import``: build, verify and save the farl agents; ``OUT/import.json`` holds the verification;
 * ``measure``: ``farl eval AGENT --vs mcts1000,random --games G --json`` for every saved agent and for every
   farl agent listed with ``--farl-agent KEY=PATH`` (a farl agent trained on the same board), each evaluation
-  kept in ``OUT/eval/<name>.json`` (a rerun skips those already there);
+  kept in ``OUT/eval/<name>-<G>g.json`` (a rerun skips those already there);
 * ``--publish`` writes ``docs/results/gbg_agents.json`` and ``docs/results/_gbg_agents_section.md``.
 """
 from __future__ import annotations
@@ -228,12 +228,18 @@ def train_command(key: str, meta: dict, folder: Path, episodes: int | None = Non
     return cmd
 
 
+def finished(folder: Path) -> bool:
+    """True when the ``farl train`` run in ``folder`` has played all its episodes (its checkpoint says so)."""
+    check = folder / "checkpoint.json"
+    return check.exists() and bool(json.loads(check.read_text()).get("finished")) and (folder / "agent.npz").exists()
+
+
 def train(key: str, out: Path, episodes: int | None, log=print) -> Path:
-    """Train (or resume) farl on one GBG agent's board (:func:`train_command`); returns the agent file."""
-    folder = out / f"farl_{key}"
+    """Train (or resume) farl on one GBG agent's board (:func:`train_command`) in ``OUT/farl_<key>`` (the GBG
+    agent's number of games) or ``OUT/farl_<key>-<episodes>``; returns the agent file."""
+    folder = out / (f"farl_{key}" if episodes is None else f"farl_{key}-{episodes}")
     agent = folder / "agent.npz"
-    if agent.exists() and (folder / "run.json").exists() and json.loads((folder / "run.json").read_text()).get(
-            "finished", True):
+    if finished(folder):
         return agent
     meta = json.loads((out / f"{key}.json").read_text())
     cmd = (["farl", "train", "--resume", str(folder), "--quiet"] if (folder / "run.json").exists()
@@ -254,8 +260,9 @@ def eval_command(agent: str, vs: str, games: int, seed: int) -> list[str]:
 
 
 def measure(name: str, agent_path: str, vs: str, games: int, seed: int, out: Path, log=print) -> dict:
-    """One ``farl eval`` of an agent file (skipped when ``out/eval/<name>.json`` exists); returns that record."""
-    target = out / "eval" / f"{name}.json"
+    """One ``farl eval`` of an agent file (skipped when ``out/eval/<name>-<games>g.json`` exists); returns that
+    record."""
+    target = out / "eval" / f"{name}-{games}g.json"
     if target.exists():
         return json.loads(target.read_text())
     cmd = eval_command(agent_path, vs, games, seed)
@@ -275,6 +282,8 @@ def measure(name: str, agent_path: str, vs: str, games: int, seed: int, out: Pat
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--gbg", help="a GBG checkout (src/, lib/ and the agents/ files); needed by --stage export")
+    ap.add_argument("--gbg-commit", help="GBG's commit, recorded with the export (default: the checkout's, when it "
+                                         "is a git work tree)")
     ap.add_argument("--stage", default="export,import,measure",
                     help="comma list of export, import, train, measure")
     ap.add_argument("--train-episodes", type=int, help="farl's training games (default: the GBG agent's)")
@@ -285,6 +294,8 @@ def main(argv=None) -> int:
     ap.add_argument("--vs", default="mcts1000,random", help="farl eval's opponents")
     ap.add_argument("--games", type=int, default=20, help="games per seat and opponent")
     ap.add_argument("--eval-seed", type=int, default=0)
+    ap.add_argument("--head-to-head", action="store_true",
+                    help="measure also: each farl agent trained on a GBG agent's board against that GBG agent")
     ap.add_argument("--farl-agent", action="append", default=[], metavar="NAME=PATH",
                     help="also measure this farl agent file (trained on one of the boards), as NAME")
     ap.add_argument("--publish", action="store_true",
@@ -314,7 +325,8 @@ def main(argv=None) -> int:
                 continue
             summary = export(k, gbg, cp, out.resolve(), args.samples, args.seed)
             print(f"{k}: exported {summary['agent_class']}, {summary['samples']} samples", flush=True)
-        (out / "export.json").write_text(json.dumps({"gbg": str(gbg), "gbg_commit": _vs_gbg().gbg_commit(gbg),
+        commit = args.gbg_commit or _vs_gbg().gbg_commit(gbg)
+        (out / "export.json").write_text(json.dumps({"gbg": str(gbg), "gbg_commit": commit,
                                                      "samples": args.samples, "seed": args.seed}, indent=1) + "\n")
 
     if "import" in stages:
@@ -348,9 +360,12 @@ def main(argv=None) -> int:
             path = imported.get(k, {}).get("farl_agent")
             if path:
                 measure(f"gbg_{k}", path, args.vs, args.games, args.eval_seed, out)
-            trained = out / f"farl_{k}" / "agent.npz"
-            if trained.exists():
-                measure(f"farl_{k}", str(trained), args.vs, args.games, args.eval_seed, out)
+            for folder in sorted([out / f"farl_{k}", *out.glob(f"farl_{k}-*")]):
+                if finished(folder):
+                    measure(folder.name, str(folder / "agent.npz"), args.vs, args.games, args.eval_seed, out)
+                    if path and args.head_to_head:  # farl's agent against GBG's, every seat
+                        measure(f"h2h_{folder.name}", str(folder / "agent.npz"), path, args.games, args.eval_seed,
+                                out)
         for item in args.farl_agent:
             name, _, path = item.partition("=")
             measure(f"farl_{name}", path, args.vs, args.games, args.eval_seed, out)

@@ -6,6 +6,7 @@ Reads ``OUT/import.json`` (verification), ``OUT/eval/*.json`` (``farl eval`` rec
 from __future__ import annotations
 
 import json
+import shlex
 import time
 from pathlib import Path
 
@@ -20,12 +21,12 @@ BOARDS = {
 }
 
 
-def _short(cmd: str) -> str:
+def _short(cmd: list) -> str:
     """A ``farl train`` command with its long n-tuple list elided (the full command is in the JSON)."""
-    if "--ntuple-cells" not in cmd:
-        return cmd
-    head, _, tail = cmd.partition("--ntuple-cells ")
-    return head + "--ntuple-cells '<GBG's tuples>' " + tail.partition(" ")[2]
+    cmd = list(cmd)
+    if "--ntuple-cells" in cmd:
+        cmd[cmd.index("--ntuple-cells") + 1] = "CELLS"
+    return shlex.join(cmd)
 
 
 def _rate(m: dict) -> str:
@@ -39,23 +40,34 @@ def _seats(m: dict) -> str:
 def collect(out: Path) -> dict:
     imported = json.loads((out / "import.json").read_text())
     export = json.loads((out / "export.json").read_text()) if (out / "export.json").exists() else {}
-    evals = {p.stem: json.loads(p.read_text()) for p in sorted((out / "eval").glob("*.json"))}
+    evals = {}
+    for p in sorted((out / "eval").glob("*g.json")):  # <name>-<games>g.json: the most games per name wins
+        name, _, games = p.stem.rpartition("-")
+        if name not in evals or int(games[:-1]) > evals[name][0]:
+            evals[name] = (int(games[:-1]), json.loads(p.read_text()))
+    evals = {name: rec for name, (_, rec) in evals.items()}
     agents = {}
     for key in AGENTS:
         if key not in imported:
             continue
         row = dict(imported[key])
         row.pop("farl_agent", None)
-        for who in ("gbg", "farl"):
-            rec = evals.get(f"{who}_{key}")
-            if rec:
-                row[f"{who}_eval"] = {"command": rec["command"], "wall_s": rec["wall_s"],
-                                      "matchups": rec["result"]["matchups"], "game": rec["result"]["game"],
-                                      "params": rec["result"]["params"]}
-        train = out / f"farl_{key}" / "command.json"
-        if train.exists():
-            t = json.loads(train.read_text())
-            row["farl_train"] = {"command": " ".join(t["command"]), "wall_s": t["wall_s"]}
+        row["evals"] = []
+        for name, rec in evals.items():
+            if name != f"gbg_{key}" and name != f"farl_{key}" and not name.startswith(f"farl_{key}-"):
+                continue
+            ev = {"who": name.partition("_")[0], "name": name, "command": rec["command"], "wall_s": rec["wall_s"],
+                  "matchups": rec["result"]["matchups"], "game": rec["result"]["game"],
+                  "params": rec["result"]["params"]}
+            train = out / name / "command.json"
+            if ev["who"] == "farl" and train.exists():
+                t = json.loads(train.read_text())
+                ev["train"] = {"command": shlex.join(t["command"]), "argv": t["command"], "wall_s": t["wall_s"]}
+            row["evals"].append(ev)
+        row["evals"].sort(key=lambda e: (e["who"] != "gbg", e["name"]))
+        row["head_to_head"] = [{"name": name, "command": rec["command"], "matchups": rec["result"]["matchups"]}
+                               for name, rec in evals.items()
+                               if name == f"h2h_farl_{key}" or name.startswith(f"h2h_farl_{key}-")]
         agents[key] = row
     return {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "gbg_commit": export.get("gbg_commit"),
             "farl_commit": _vs_gbg().farl_commit(), "samples_per_agent": export.get("samples"),
@@ -95,7 +107,7 @@ def section(data: dict) -> str:
         lines.append(
             f"| `{r['gbg_file'].removeprefix('agents/')}` | {BOARDS[key]} | {r['gbg_class'].rsplit('.', 1)[-1]}, "
             f"{r['gbg_training_games']:,} | {r['tuples']} ({r['position_values']}) | {game} | "
-            f"{'12 (hexagon)' if r.get('farl_use_symmetry') else 'none'} | "
+            f"{'12 (hexagon)' if r.get('farl_use_symmetry') else 'none' if farl_game else '—'} | "
             f"{'—' if diff is None else f'{diff:.1e}'} | {r['status']} |")
     lines += [
         "",
@@ -108,12 +120,12 @@ def section(data: dict) -> str:
         "",
         "**EWN 5x5 \"G-0-1-2\" agents.** The three were saved in October 2021 under GBG's cell coding 1 of then "
         "(empty square = 2, the number of players, which is also player 0's group of values 4-5; groups "
-        "{0,1,2}, {3}, {4,5}). Today's GBG codes empty as 6 and groups (0,1), (2,3), (4,5), so it reads none of "
-        "their trained entries: on "
+        "{0,1,2}, {3}, {4,5}). Today's GBG codes empty as 6 and groups (0,1), (2,3), (4,5), so it reads its "
+        "tables at entries training never wrote: GBG's own value is 0 for both players on "
         + ", ".join(f"{a[k]['samples_gbg_values_today_all_zero']}" for k in ("ewn5_g012_300k", "ewn5_g012_fixed",
                                                                           "ewn5_g012_tcl") if k in a)
-        + " of the sample positions (all of them) GBG's own value is 0 for both players: today's GBG plays them "
-        "by tie-breaking. farl imports them with the 2021 coding, read off its `cell_coding=2` board (which "
+        + f" of the {data['samples_per_agent']} sample positions, so today's GBG plays them by tie-breaking. "
+        "farl imports them with the 2021 coding, read off its `cell_coding=2` board (which "
         "tells every cube apart), and verifies against GBG's tables read with that coding "
         "(`values_coding1_of_2021` in the export: GBG's own `NTuple4.getScore` on a 2021 board vector).",
         "",
@@ -123,29 +135,46 @@ def section(data: dict) -> str:
         "",
         "### Strength in farl's harness",
         "",
-        "Each agent in every seat, 20 games per seat, against farl's MCTS with 1,000 iterations and against "
-        "random (win rate, draw ½, ± s.e.; per seat: first / second mover). farl's agent on the same board is "
-        "TD-FARL trained with the GBG agent's own settings and tuples (`farl train` below) for the games given.",
+        "Each agent in every seat, the games per seat in its command, against farl's MCTS with 1,000 iterations "
+        "and against "
+        "random (win rate, draw ½, ± s.e.; per seat: farl's seat 0 / seat 1), from the start position of farl's "
+        "game. farl's agent on the same board is TD-FARL trained with the GBG agent's own settings and tuples "
+        "(`farl train` below) for the games given. Sim K6 is a second-player win (Mead, Rosa & Huang 1974), "
+        "hence the seats. farl's EWN is OpenSpiel's game (random start placement, the published die rule, "
+        "`player_1` moves first); GBG's agents were trained on GBG's fixed start and GBG's die rule, so they "
+        "play positions they never saw in training here.",
         "",
         "| board | agent | vs MCTS1000 | per seat | vs random | per seat | command |",
         "|---|---|---:|---:|---:|---:|---|",
     ]
+    trains = []
     for key, r in a.items():
-        for who in ("gbg", "farl"):
-            ev = r.get(f"{who}_eval")
-            if not ev:
-                continue
+        for ev in r.get("evals", []):
             by = {m["opponent"].lower(): m for m in ev["matchups"]}
             mc, rnd = by.get("mcts1000"), by.get("random")
-            label = (f"GBG `{Path(r['gbg_file']).name}`" if who == "gbg"
-                     else f"farl TD-FARL, {r['farl_train']['command'].split('--episodes ')[1].split()[0]} games"
-                     if "farl_train" in r else "farl")
+            if ev["who"] == "gbg":
+                label = f"GBG `{Path(r['gbg_file']).name}`"
+            elif "train" in ev:
+                games = int(ev["train"]["command"].split("--episodes ")[1].split()[0])
+                label = f"farl TD-FARL, {games:,} games" + (
+                    f" (GBG's: {r['gbg_training_games']:,})" if games != r["gbg_training_games"] else "")
+                trains.append((key, ev["train"]))
+            else:
+                label = "farl"
             lines.append(f"| {BOARDS[key]} | {label} | {_rate(mc) if mc else '—'} | {_seats(mc) if mc else '—'} | "
                          f"{_rate(rnd) if rnd else '—'} | {_seats(rnd) if rnd else '—'} | `{ev['command']}` |")
-    trains = [(k, r["farl_train"]) for k, r in a.items() if "farl_train" in r]
+    h2h = [(k, h) for k, r in a.items() for h in r.get("head_to_head", [])]
+    if h2h:
+        lines += ["", "farl's agent against GBG's on the same board (farl's win rate, every seat):", "",
+                  "| board | farl agent | vs GBG's agent | per seat | command |", "|---|---|---:|---:|---|"]
+        for k, h in h2h:
+            m = h["matchups"][0]
+            lines.append(f"| {BOARDS[k]} | `{h['name'].removeprefix('h2h_')}` | {_rate(m)} | {_seats(m)} | "
+                         f"`{h['command']}` |")
     if trains:
-        lines += ["", "farl's training runs (the n-tuple cells are GBG's, listed in full in `gbg_agents.json`):", ""]
-        lines += [f"- {BOARDS[k]}: `{_short(t['command'])}` ({t['wall_s']:.0f} s wall)" for k, t in trains]
+        lines += ["", "farl's training runs (CELLS: the GBG agent's n-tuples in farl's cells, as JSON; each full "
+                  "command is in `gbg_agents.json`):", ""]
+        lines += [f"- {BOARDS[k]}: `{_short(t['argv'])}` ({t['wall_s']:.0f} s wall)" for k, t in trains]
     lines += ["", "All figures and the full commands: `docs/results/gbg_agents.json`.", ""]
     return "\n".join(lines)
 
