@@ -181,3 +181,20 @@ def test_exported_agent_verifies(key):
     agent, report = import_agent(key, EXPORTS / key)
     assert report["status"] == "verified", json.dumps(report)[:500]
     assert report["max_abs_value_difference"] < 1e-5 and report["boards_differing"] == 0
+
+
+def test_farl_train_command_carries_gbg_settings():
+    from studies.gbg_agents.gbg_agents import train_command
+
+    meta = {"tuples": [[0, 1, 2], [3, 4]], "alpha": 1.0, "alpha_final": 0.2, "epsilon": 0.3, "epsilon_final": 0.0,
+            "lambda": 0.5, "horizon_cut": 0.01, "sigmoid": True, "use_symmetry": False, "symmetries_used": None,
+            "game_num": 200000}
+    cmd = train_command("sim_k6", meta, Path("runs/x"))
+    assert cmd[:3] == ["farl", "train", "sim"]
+    assert json.loads(cmd[cmd.index("--ntuple-cells") + 1]) == [[0, 1, 2], [3, 4, 4]]
+    pairs = dict(zip(cmd[3::1], cmd[4::1]))
+    assert pairs["--alpha-final"] == "0.2" and pairs["--lam"] == "0.5" and pairs["--episodes"] == "200000"
+    assert "--no-use-symmetry" in cmd and "--tanh-output" in cmd
+    # EWN agents of GBG's 2021 coding are matched by farl learning with its own coding 1
+    ewn = train_command("ewn5_g012_300k", meta | {"tuples": [[0, 1]]}, Path("runs/x"), episodes=10)
+    assert "cell_coding=1" in ewn and ewn[ewn.index("--episodes") + 1] == "10"

@@ -209,10 +209,12 @@ def train_command(key: str, meta: dict, folder: Path, episodes: int | None = Non
     """``farl train`` of TD-FARL on the GBG agent's board with the GBG agent's own settings where farl has them:
     its n-tuples (GBG's cells, padded as in the import), α and ε schedules, λ, horizon, output and symmetry use,
     and its number of training games (``episodes`` overrides it)."""
-    name, params = AGENTS[key][3:5]
+    name, params, coding = AGENTS[key][3:]
+    if coding == "2021":  # farl learns with its own coding 1 (today's GBG coding 1), not the 13-value board
+        params = {**params, "cell_coding": 1}
     game = mapping.game_of(name, params)
     tuples = mapping.farl_tuples(game, meta["tuples"])
-    use_sym, _ = symmetry_setting(game, meta)
+    use_sym = meta["use_symmetry"] and meta["symmetries_used"] is not None and len(meta["symmetries_used"]) > 1
     cmd = ["farl", "train", name]
     for k, v in params.items():
         cmd += ["--param", f"{k}={v}"]
@@ -363,7 +365,7 @@ def main(argv=None) -> int:
             for folder in sorted([out / f"farl_{k}", *out.glob(f"farl_{k}-*")]):
                 if finished(folder):
                     measure(folder.name, str(folder / "agent.npz"), args.vs, args.games, args.eval_seed, out)
-                    if path and args.head_to_head:  # farl's agent against GBG's, every seat
+                    if path and args.head_to_head and AGENTS[k][5] == "today":  # farl's agent against GBG's
                         measure(f"h2h_{folder.name}", str(folder / "agent.npz"), path, args.games, args.eval_seed,
                                 out)
         for item in args.farl_agent:

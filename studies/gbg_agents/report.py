@@ -62,7 +62,8 @@ def collect(out: Path) -> dict:
             train = out / name / "command.json"
             if ev["who"] == "farl" and train.exists():
                 t = json.loads(train.read_text())
-                ev["train"] = {"command": shlex.join(t["command"]), "argv": t["command"], "wall_s": t["wall_s"]}
+                ev["train"] = {"command": shlex.join(t["command"]), "argv": t["command"], "wall_s": t["wall_s"],
+                               "folder": str(out / name)}
             row["evals"].append(ev)
         row["evals"].sort(key=lambda e: (e["who"] != "gbg", e["name"]))
         row["head_to_head"] = [{"name": name, "command": rec["command"], "matchups": rec["result"]["matchups"]}
@@ -174,7 +175,10 @@ def section(data: dict) -> str:
     if trains:
         lines += ["", "farl's training runs (CELLS: the GBG agent's n-tuples in farl's cells, as JSON; each full "
                   "command is in `gbg_agents.json`):", ""]
-        lines += [f"- {BOARDS[k]}: `{_short(t['argv'])}` ({t['wall_s']:.0f} s wall)" for k, t in trains]
+        for k, t in trains:
+            moved = (f"; its folder renamed to `{t['folder']}` afterwards, the study's name for a run of other "
+                     f"length than GBG's" if t["argv"][t["argv"].index("--out") + 1] != t["folder"] else "")
+            lines.append(f"- {BOARDS[k]}: `{_short(t['argv'])}` ({t['wall_s']:.0f} s wall{moved})")
     lines += ["", "All figures and the full commands: `docs/results/gbg_agents.json`.", ""]
     return "\n".join(lines)
 
