@@ -16,7 +16,7 @@ import farl_envs
 from farl_agents.learners import agent_io, sarsa_farl, td_farl
 from farl_agents.learners.agent_io import AgentFileError
 from farl_agents.learners.config import TABLE_LAYOUTS, LearnerConfig
-from farl_agents.learners.kernels import kernels_of
+from farl_agents.learners.kernels import NO_POTENTIAL, kernels_of, potential, potential_of
 from farl_agents.ntuple import network
 from farl_agents.ntuple.budget import check_network_memory, network_bytes
 from farl_agents.ntuple.network import Net, board_indices, build_net, value
@@ -62,6 +62,10 @@ def check_against_game(config: LearnerConfig, game) -> None:
                          f"zero-sum game); {game.id} has {game.n_players} players")
     if config.algo != "td" and config.use_symmetry and game.action_symmetries is None:
         raise ValueError(f"{game.id} defines no action symmetries: SARSA/Q need them (or use_symmetry=False)")
+    if config.shaping != 0.0:
+        if not isinstance(game, GameSpec):
+            raise ValueError("shaping reads the game's heuristic on kernel states: farl's own games only")
+        potential_of(game, config.shaping)  # ValueError when the game declares no heuristic
 
 
 def network_outputs(config: LearnerConfig, game) -> int:
@@ -131,12 +135,13 @@ class NTupleAgent:
         sizes = (g.n_players, g.n_actions, n_sym, m, g.n_cells, g.state_size if native else 0)
         self.memory = td_farl.make_memory(*sizes) if cfg.algo == "td" else sarsa_farl.make_memory(*sizes)
         self.kernels = kernels_of(g) if native else None
+        self.potential = potential_of(g, cfg.shaping) if native else NO_POTENTIAL
         self.params = td_farl.TDParams(
             gamma=float(cfg.gamma), lam=float(cfg.lam), trace_mode=TRACE_MODES[cfg.trace_mode],
             learn_from_random=bool(cfg.learn_from_random_moves), tanh_output=bool(cfg.tanh_output),
             tcl_exp=cfg.tcl == "exp", tcl_beta=float(cfg.tcl_beta), farl=bool(cfg.farl),
             farl_terminal=bool(cfg.farl_terminal), reward_scale=float(cfg.reward_scale),
-            reset_all=bool(cfg.reset_all_players), ply_chain=cfg.td_chain == "ply")
+            reset_all=bool(cfg.reset_all_players), ply_chain=cfg.td_chain == "ply", shaping=float(cfg.shaping))
         self.agent_rng = make_rng(cfg.seed)
         self.env_rng = make_rng(self.env_seed)
         self.episodes_done = 0
@@ -169,7 +174,7 @@ class NTupleAgent:
                   float(cfg.random_start_prob), int(cfg.random_start_plies), bool(cfg.carry_traces))
         with fast_inline_copies():  # only matters when numba compiles the loop (farl_envs.numba_setup)
             if cfg.algo == "td":
-                td_farl.self_play(*common, self.agent_rng, self.env_rng, results)
+                td_farl.self_play(self.kernels, self.potential, *common[1:], self.agent_rng, self.env_rng, results)
             else:
                 sarsa_farl.self_play(*common, cfg.algo == "sarsa", bool(cfg.sarsa_reselect), self.agent_rng,
                                      self.env_rng, results)
@@ -213,7 +218,7 @@ class NTupleAgent:
         args = (env, self.net, self.params, self.memory, self.traces, alpha, epsilon, self.agent_rng)
         opening = (cfg.random_start_prob, cfg.random_start_plies, cfg.carry_traces)
         if cfg.algo == "td":
-            result = td_farl.play_episode_aec(*args, *opening)
+            result = td_farl.play_episode_aec(*args, *opening, pot=self.potential, p=self.game.p)
         else:
             result = sarsa_farl.play_episode_aec(*args, cfg.algo == "sarsa", cfg.sarsa_reselect, *opening)
         self.episodes_done += 1
@@ -221,12 +226,16 @@ class NTupleAgent:
 
     # ------------------------------------------------------------- playing
     def afterstate_value(self, state: np.ndarray, player: int) -> float:
-        """V_player of an afterstate given as a kernel state."""
+        """V_player of an afterstate given as a kernel state (with shaping: the tables' output plus w·Φ_player; see
+        :mod:`~farl_agents.learners.td_farl`)."""
         idx = np.empty(self.net.sym_cells.shape[:2], dtype=np.int64)
         board = self._board[: self.game.n_cells]
         self.game.board(self.game.p, state, board)
         board_indices(self.net, board, idx)
-        return float(value(self.net, player, 0, idx, self.params.tanh_output))
+        v = float(value(self.net, player, 0, idx, self.params.tanh_output))
+        if self.params.shaping != 0.0:  # shaping: the tables hold V - w·Φ
+            v += self.params.shaping * potential(self.potential, self.game.p, state, self.memory.potential_out, player)
+        return v
 
     def act(self, game: GameSpec, state: np.ndarray, rng: np.ndarray) -> int:
         """Greedy move in ``state`` (the evaluation-harness player protocol); ties broken with ``rng``."""
@@ -238,7 +247,7 @@ class NTupleAgent:
                 raise ValueError("no legal move: the game is over")
             a, _ = sarsa_farl.select(self.net, self.params, mem, int(state[TO_MOVE]), n, 0.0, rng)
             return int(a)
-        n = td_farl.fill_candidates(self.kernels, g.p, state, self.net, self.params, mem)
+        n = td_farl.fill_candidates(self.kernels, self.potential, g.p, state, self.net, self.params, mem)
         if n == 0:
             raise ValueError("no legal move: the game is over")
         k, _ = td_farl.choose_move(self.net, self.params, mem, int(state[TO_MOVE]), n, 0.0, rng)

@@ -85,6 +85,12 @@ class LearnerConfig:
     """Initial value of the TCL accumulators N and A."""
     reward_scale: float = 1.0
     """Rewards are multiplied by this before learning (GBG's 2048 uses 1/3,932,156)."""
+    shaping: float = 0.0
+    """w, the weight of progress shaping (TD, player-centred chain; 0: off, the paper's learner): the reward
+    between a player's consecutive afterstates gets w·(γ·Φ(s') − Φ(s_last)), Φ the game's leaf evaluation
+    (``GameSpec.heuristic``, on the final position too, so progress at the end counts beside the result), and the
+    agent values an afterstate as its tables' output plus w·Φ (potential-based shaping, Ng, Harada & Russell
+    1999; for games whose self-play rarely ends, such as Chinese Checkers; see learners/td_farl.py)."""
     random_start_prob: float = 0.0
     """choose-start-01: probability that an episode starts after ``random_start_plies`` random plies."""
     random_start_plies: int = 1
@@ -149,6 +155,9 @@ class LearnerConfig:
         need(self.episodes >= 1, "episodes must be >= 1")
         need(self.ntuples != "explicit" or len(self.ntuple_cells) > 0, "explicit n-tuples need ntuple_cells")
         need(self.reward_scale > 0, "reward_scale must be > 0")
+        need(self.shaping >= 0, f"shaping must be >= 0, got {self.shaping}")
+        need(self.shaping == 0 or (self.algo == "td" and self.td_chain == "player"),
+             "shaping is for TD with the player-centred chain (algo='td', td_chain='player')")
         need(self.tcl_init > 0, "tcl_init must be > 0 (the accumulators divide by it)")
         need(self.seed >= 0, f"seed must be an integer >= 0, got {self.seed}")
 

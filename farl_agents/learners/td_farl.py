@@ -8,6 +8,25 @@ game ends, final adaptation (FARL) adapts
 1. every other player's ``s_last`` towards its final reward (part 1), and
 2. the mover's terminal afterstate towards 0 (part 2, footnote 7).
 
+Progress shaping (``LearnerConfig.shaping`` = w, 0 = off), for games whose
+self-play rarely reaches an end (Chinese Checkers): the reward between a
+player's consecutive afterstates gets the term w·(γ·Φ_p(s') − Φ_p(s_last[p]))
+of potential-based shaping (Ng, Harada & Russell 1999), Φ_p the game's
+declared leaf evaluation (``GameSpec.heuristic``, inside (−0.5, 0.5);
+Chinese Checkers: race progress against the others'). The potential of the
+final position is the heuristic of that position too, not 0: final
+adaptation's targets get w·(γ·Φ_n(final) − Φ_n(s_last[n])), the terminal
+afterstate's table value still moves towards 0. So a player's shaped return
+is its final reward plus w·Φ_p(final) (minus the constant w·Φ_p at its first
+move): progress at the end counts beside the result, a reinforcement
+heuristic in the sense of Cohen-Solal 2020. (With Φ = 0 at the end the
+shaping would leave the game's values unchanged, and in Chinese Checkers'
+self-play, where most games hit the move limit with a draw, the tables learned
+to cancel the race again: docs/results/_chinese_checkers_learning_section.md.)
+The tables learn V_p − w·Φ_p, and the agent's value of an afterstate x is
+their output plus w·Φ_p(x) (0 + w·Φ_p(x) for a final x), which the greedy
+choice maximises: a fresh agent plays greedily on the heuristic.
+
 ``LearnerConfig.td_chain = "ply"`` swaps the player-centred chain for the one
 of Thill, Bagheri, Koch & Konen 2014 (Alg. 1, two players): each ply's
 afterstate moves towards the next ply's, seen from the other side, and one
@@ -58,6 +77,7 @@ class TDParams(NamedTuple):
     reward_scale: float
     reset_all: bool          # res / rr: a random move empties every player's traces (else the mover's)
     ply_chain: bool          # one TD chain through every ply (two players; Thill et al. 2014, Alg. 1)
+    shaping: float = 0.0     # w of the progress shaping (0: off); see the module docstring
 
 
 class Memory(NamedTuple):
@@ -80,6 +100,9 @@ class Memory(NamedTuple):
     mask: np.ndarray          # int8[n_actions]     scratch: legal actions
     rewards: np.ndarray       # float64[N]          scratch: a step's reward deltas
     last_mover: np.ndarray    # int64[1]            who made the last afterstate (-1: nobody yet); per-ply chain
+    last_potential: np.ndarray  # float64[N]        Φ_p(s_last[p]) (shaping)
+    cand_potential: np.ndarray  # float64[n_actions]  Φ_mover of each candidate afterstate (shaping)
+    potential_out: np.ndarray   # float64[N]        the heuristic vector of the last afterstate played (shaping)
 
 
 def make_memory(n_players: int, n_actions: int, n_sym: int, m: int, n_cells: int, state_size: int) -> Memory:
@@ -90,7 +113,7 @@ def make_memory(n_players: int, n_actions: int, n_sym: int, m: int, n_cells: int
                   np.zeros(n_actions), np.zeros(n_actions), np.zeros(state_size, np.int32),
                   np.zeros(state_size, np.int32),
                   np.zeros(2 * n_cells, np.int32), np.zeros(n_actions, np.int8), np.zeros(n_players),
-                  np.full(1, -1, np.int64))
+                  np.full(1, -1, np.int64), np.zeros(n_players), np.zeros(n_actions), np.zeros(n_players))
 
 
 # ----------------------------------------------------------------------------
@@ -103,6 +126,7 @@ def start_episode(mem, traces, carry_traces):
     mem.cum[:] = 0.0
     mem.last_cum[:] = 0.0
     mem.last_mover[0] = -1
+    mem.last_potential[:] = 0.0
     if not carry_traces:
         clear_traces(traces)
 
@@ -112,15 +136,18 @@ def choose_move(net, prm, mem, player, n_cand, epsilon, rng):
     """ε-greedy choice among the ``n_cand`` candidates in ``mem`` (Alg. 6).
 
     Greedy score of a candidate afterstate x: r + γ·V_p(x), with V = 0 when x
-    ends the game. Ties are broken uniformly at random. Returns
-    ``(candidate, was_random)``. A greedy choice leaves each V_p(x) in
-    ``mem.cand_value`` (the TD target of this move reuses it).
+    ends the game; with shaping, plus w·Φ_p(x) (the agent's value, see the
+    module docstring). Ties are broken uniformly at random. Returns
+    ``(candidate, was_random)``. A greedy choice leaves each V_p(x) (the
+    network's part) in ``mem.cand_value`` (the TD target of this move reuses it).
     """
     if epsilon > 0.0 and rng_uniform(rng) < epsilon:
         return rng_below(rng, n_cand), True
     for k in range(n_cand):
         v = 0.0 if mem.cand_terminal[k] else value(net, player, 0, mem.cand_idx[k], prm.tanh_output)
         mem.cand_value[k] = v
+        if prm.shaping != 0.0:
+            v += prm.shaping * mem.cand_potential[k]
         mem.scores[k] = mem.cand_reward[k] + prm.gamma * v
     return rng_argmax(mem.scores, n_cand, rng), False
 
@@ -147,14 +174,15 @@ def next_value(net, prm, player, after_idx, next_terminal, after_value):
 
 @njit(cache=True, inline="always")
 def after_move(net, traces, prm, mem, player, after_idx, step_rewards, next_terminal, was_random, alpha, train,
-               after_value):
+               after_value, after_potential):
     """Everything that follows ``player``'s move (Alg. 2, AdaptAgentV and FinalAdaptAgents).
 
     ``after_idx``: the move's afterstate s'; ``step_rewards``: the reward delta
     of every player for this step; ``next_terminal``: whether the next state
     s'' (after any chance event) ends the game; ``after_value``: V_player(s')
     when the caller knows it from the choice of the move (no weight has changed
-    since), NaN to compute it here.
+    since), NaN to compute it here; ``after_potential``: Φ_player(s') (shaping;
+    at the end of the game ``mem.potential_out`` holds every player's Φ of s').
     """
     for i in range(mem.cum.shape[0]):
         mem.cum[i] += step_rewards[i] * prm.reward_scale
@@ -166,6 +194,8 @@ def after_move(net, traces, prm, mem, player, after_idx, step_rewards, next_term
     elif train and mem.has_last[player]:
         r = mem.cum[player] - mem.last_cum[player]
         v_next = next_value(net, prm, player, after_idx, next_terminal, after_value)
+        if prm.shaping != 0.0:  # r + w·(γ·Φ(s') - Φ(s_last)), Φ of a final s' included
+            r += prm.shaping * (prm.gamma * after_potential - mem.last_potential[player])
         if was_random and not prm.learn_from_random:
             if prm.trace_mode == 1 or prm.trace_mode == 3:  # res / rr: a random move cuts the traces
                 cut_traces(traces, player, prm.reset_all)
@@ -174,6 +204,8 @@ def after_move(net, traces, prm, mem, player, after_idx, step_rewards, next_term
     copy_indices(after_idx, mem.last_idx[player])  # a loop: an array slice assignment costs seconds of compiling
     mem.has_last[player] = True
     mem.last_cum[player] = mem.cum[player]
+    if prm.shaping != 0.0:
+        mem.last_potential[player] = after_potential
     if train and next_terminal and not prm.ply_chain:
         final_adaptation(net, traces, prm, mem, player, after_idx, alpha)
 
@@ -216,6 +248,9 @@ def adapt_previous_ply(net, traces, prm, mem, player, after_idx, next_terminal, 
 def final_adaptation(net, traces, prm, mem, mover, after_idx, alpha):
     """FARL: part 1 adapts the others' s_last towards their final reward, part 2 the terminal afterstate towards 0.
 
+    With shaping the others' targets get their last shaping term, w·(γ·Φ_n(final) − Φ_n(s_last[n])), Φ_n(final)
+    from ``mem.potential_out``; the terminal afterstate's target stays 0.
+
     Both parts go through one call of :func:`adapt_towards` (numba inlines a call site's whole body: one site
     instead of two keeps the compiled loop and its compile time smaller). Step ``n`` < N adapts player ``n``'s
     ``s_last`` (not the mover's), step N the mover's terminal afterstate.
@@ -231,6 +266,8 @@ def final_adaptation(net, traces, prm, mem, mover, after_idx, alpha):
             if not (prm.farl and n != mover and mem.has_last[n]):
                 continue
             who, target = n, mem.cum[n] - mem.last_cum[n]
+            if prm.shaping != 0.0:
+                target += prm.shaping * (prm.gamma * mem.potential_out[n] - mem.last_potential[n])
         adapt_towards(net, traces, prm, who, after_idx if terminal_step else mem.last_idx[who], target, alpha)
 
 
@@ -250,21 +287,23 @@ def random_opening(kernels, p, s, plies, mask, rewards, agent_rng, env_rng):
 
 
 @njit(cache=True, inline="always")
-def fill_candidates(kernels, p, s, net, prm, mem):
+def fill_candidates(kernels, pot, p, s, net, prm, mem):
     """Afterstate indices, mover's reward and terminal flag of every legal action; returns their count.
 
     The indices of each afterstate are derived from those of ``s`` (only the
     tuples over changed cells are recomputed); ``mem``'s ``after``, ``board``,
-    ``mask`` and ``rewards`` are the scratch.
+    ``mask`` and ``rewards`` are the scratch. With shaping, Φ_mover of each
+    candidate goes to ``mem.cand_potential`` (``pot``: the game's
+    :class:`~farl_agents.learners.kernels.Potential`).
     """
     n_cells = mem.board.shape[0] // 2
     K.board(kernels, p, s, mem.board[:n_cells])
     board_indices(net, mem.board[:n_cells], mem.state_idx)
-    return fill_candidates_known(kernels, p, s, net, prm, mem)
+    return fill_candidates_known(kernels, pot, p, s, net, prm, mem)
 
 
 @njit(cache=True, inline="always")
-def fill_candidates_known(kernels, p, s, net, prm, mem):
+def fill_candidates_known(kernels, pot, p, s, net, prm, mem):
     """:func:`fill_candidates` when ``mem.board``'s first half and ``mem.state_idx`` already hold ``s``'s board and
     indices (the self-play loop carries them over from the chosen candidate when no chance event followed)."""
     player = s[TO_MOVE]
@@ -280,6 +319,8 @@ def fill_candidates_known(kernels, p, s, net, prm, mem):
             mem.cand_reward[n] = mem.rewards[player] * prm.reward_scale
             mem.cand_terminal[n] = mem.after[TERMINAL] != 0
             mem.cand_action[n] = a
+            if prm.shaping != 0.0:
+                mem.cand_potential[n] = K.potential(pot, p, mem.after, mem.potential_out, player)
             n += 1
     return n
 
@@ -293,11 +334,12 @@ def copy_indices(src, dst):
 
 
 @njit(cache=True)
-def self_play(kernels, p, net, prm, mem, traces, alphas, epsilons, start_prob, start_plies, carry_traces,
+def self_play(kernels, pot, p, net, prm, mem, traces, alphas, epsilons, start_prob, start_plies, carry_traces,
               agent_rng, env_rng, results):
     """Train by self-play for ``len(alphas)`` episodes (episode k uses ``alphas[k]``, ``epsilons[k]``).
 
-    ``kernels`` is the game's :func:`~farl_agents.learners.kernels.kernels_of`.
+    ``kernels`` is the game's :func:`~farl_agents.learners.kernels.kernels_of`, ``pot`` its
+    :func:`~farl_agents.learners.kernels.potential_of` (shaping's Φ, or none).
     ``results[k]`` receives episode k's final cumulative (unscaled) reward of
     every player followed by its number of plies.
     """
@@ -318,15 +360,17 @@ def self_play(kernels, p, net, prm, mem, traces, alphas, epsilons, start_prob, s
             if not known:
                 K.board_inline(kernels, p, s, mem.board[: mem.board.shape[0] // 2])
                 board_indices(net, mem.board[: mem.board.shape[0] // 2], mem.state_idx)
-            n = fill_candidates_known(kernels, p, s, net, prm, mem)
+            n = fill_candidates_known(kernels, pot, p, s, net, prm, mem)
             player = s[TO_MOVE]
             k, was_random = choose_move(net, prm, mem, player, n, epsilons[e], agent_rng)
             K.afterstate(kernels, p, s, mem.cand_action[k], s, mem.rewards)
+            if prm.shaping != 0.0:  # every player's Φ of the afterstate played, for final adaptation
+                K.potential(pot, p, s, mem.potential_out, player)
             known = True
             if s[TERMINAL] == 0:
                 known = K.chance_inline(kernels, p, s, env_rng) < 0  # -1: no chance event, s is the afterstate
             after_move(net, traces, prm, mem, player, mem.cand_idx[k], mem.rewards, s[TERMINAL] != 0, was_random,
-                       alphas[e], True, np.nan if was_random else mem.cand_value[k])
+                       alphas[e], True, np.nan if was_random else mem.cand_value[k], mem.cand_potential[k])
             if known and s[TERMINAL] == 0:
                 K.board_inline(kernels, p, s, mem.board[: mem.board.shape[0] // 2])
                 copy_indices(mem.cand_idx[k], mem.state_idx)
@@ -341,12 +385,14 @@ def self_play(kernels, p, net, prm, mem, traces, alphas, epsilons, start_prob, s
 # ----------------------------------------------------------------------------
 def play_episode_aec(env, net, prm, mem, traces, alpha: float, epsilon: float, agent_rng,
                      start_prob: float = 0.0, start_plies: int = 0, carry_traces: bool = False,
-                     train: bool = True) -> dict:
+                     train: bool = True, pot: K.Potential = K.NO_POTENTIAL, p=None) -> dict:
     """Play one self-play episode through ``env``'s AEC loop, learning as :func:`self_play` does.
 
     ``env`` is reset by the caller. Uses only ``env.unwrapped.afterstates()``,
     the observations' action masks, ``rewards`` and ``terminations`` / ``truncations`` (a game stopped by a
     move cap is truncated; the compiled loop ends it on the kernel's terminal flag like any other end).
+    With shaping (``prm.shaping`` not 0) Φ of each candidate comes from ``pot`` on the afterstate's kernel
+    state (``Afterstate.state``) and the game's parameter vector ``p``: farl's own envs only.
     Returns the final cumulative reward of every agent.
     """
     raw = env.unwrapped
@@ -373,13 +419,17 @@ def play_episode_aec(env, net, prm, mem, traces, alpha: float, epsilon: float, a
             mem.cand_reward[n] = after.rewards[agent] * prm.reward_scale
             mem.cand_terminal[n] = after.terminal
             mem.cand_action[n] = a
+            if prm.shaping != 0.0:
+                mem.cand_potential[n] = K.potential(pot, p, after.state, mem.potential_out, player)
             n += 1
         k, was_random = choose_move(net, prm, mem, player, n, epsilon, agent_rng)
+        if prm.shaping != 0.0:  # every player's Φ of the afterstate played, for final adaptation
+            K.potential(pot, p, options[int(mem.cand_action[k])].state, mem.potential_out, player)
         env.step(int(mem.cand_action[k]))
         for i, ag in enumerate(agents):
             step_rewards[i] = raw.rewards.get(ag, 0.0)
             totals[ag] += step_rewards[i]
         after_move(net, traces, prm, mem, player, mem.cand_idx[k], step_rewards,
                    bool(raw.terminations.get(agent, False) or raw.truncations.get(agent, False)), was_random,
-                   alpha, train, np.nan)
+                   alpha, train, np.nan, mem.cand_potential[k])
     return totals

@@ -1,0 +1,105 @@
+"""Progress shaping (``LearnerConfig.shaping``, learners/td_farl.py): off it is the paper's learner bit for bit, on
+both drivers learn the same weights, and it makes Chinese Checkers learnable at all.
+"""
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+
+import farl_envs
+from farl_agents.evaluate import evaluate
+from farl_agents.learners import NTupleAgent, paper_config
+from farl_agents.learners.config import LearnerConfig
+from farl_agents.players import RandomPlayer
+
+
+def _fingerprint(agent: NTupleAgent) -> str:
+    h = hashlib.sha1(agent.net.weights.tobytes())
+    if agent.net.tcl_n.size:
+        h.update(agent.net.tcl_n.tobytes())
+    h.update(agent.agent_rng.tobytes())
+    return h.hexdigest()[:16]
+
+
+@pytest.mark.parametrize("game,config,expected", [
+    ("tictactoe", paper_config("tictactoe", episodes=300), "6a3556e70b0bfbe1"),
+    ("nim3p", paper_config("nim3p", episodes=300, trace_mode="rr"), "ae9a8c14f5a28546"),
+])
+def test_shaping_off_learns_the_weights_of_the_learner_before_it(game, config, expected):
+    """The fingerprints were taken at commit 437ac07, before the shaping field existed (tests/test_equivalence.py
+    pins the two drivers against each other with shaping off)."""
+    assert config.shaping == 0.0
+    agent = NTupleAgent(game, config)
+    agent.train(config.episodes)
+    assert _fingerprint(agent) == expected
+
+
+SHAPED = [
+    # three players, the game's race heuristic as Φ; 40 turns so that most games hit the move limit
+    pytest.param("chinese_checkers", {"players": 3, "max_moves": 40},
+                 LearnerConfig(shaping=10.0, epsilon=0.3, alpha=1.0, lam=0.5, trace_mode="res", tcl="id",
+                               ntuple_count=8, ntuple_length=4, use_symmetry=False, episodes=3, seed=3),
+                 id="chinese_checkers3p"),
+    # a die roll after every move: Φ of the afterstate before chance in both drivers
+    pytest.param("einstein_wurfelt_nicht", {}, LearnerConfig(shaping=2.0, epsilon=0.2, ntuple_count=6, ntuple_length=3,
+                                                              use_symmetry=False, episodes=20, seed=5),
+                 id="ewn"),
+]
+
+
+@pytest.mark.parametrize("game,params,config", SHAPED)
+def test_both_drivers_learn_the_same_weights_with_shaping(game, params, config):
+    fast = NTupleAgent(game, config, **params)
+    fast.train(config.episodes)
+    generic = NTupleAgent(game, config, **params)
+    generic.train_aec(farl_envs.make(game, **params), config.episodes)
+    assert np.count_nonzero(fast.net.weights) > 0
+    assert np.array_equal(fast.net.weights, generic.net.weights)
+    assert np.array_equal(fast.agent_rng, generic.agent_rng)
+
+
+def test_shaping_refuses_games_without_a_heuristic_and_other_learners():
+    with pytest.raises(ValueError, match="heuristic"):
+        NTupleAgent("tictactoe", LearnerConfig(shaping=1.0))
+    with pytest.raises(ValueError, match="shaping"):
+        LearnerConfig(shaping=1.0, algo="sarsa")
+    with pytest.raises(ValueError, match="shaping"):
+        LearnerConfig(shaping=-1.0)
+
+
+def test_shaped_agent_values_an_afterstate_as_its_tables_plus_the_weighted_potential():
+    game = farl_envs.game_spec("chinese_checkers", players=3, max_moves=300)
+    agent = NTupleAgent(game, LearnerConfig(shaping=4.0, ntuple_count=4, ntuple_length=3, use_symmetry=False))
+    s = game.initial_state(game.p, np.zeros(1, np.uint64))
+    mask = np.zeros(game.n_actions, np.int8)
+    game.legal_actions(game.p, s, mask)
+    after, rewards, h = np.zeros_like(s), np.zeros(3), np.zeros(3)
+    game.afterstate(game.p, s, int(np.flatnonzero(mask)[0]), after, rewards)
+    game.heuristic(game.p, after, h)
+    assert h[0] != 0.0
+    assert agent.afterstate_value(after, 0) == 4.0 * h[0]  # zero tables
+
+
+def _wins_against_random(agent, game, games_per_seat) -> float:
+    """The share of games ``agent`` wins against two random players, every seat."""
+    m = evaluate(game, agent, RandomPlayer(), n_games=games_per_seat, seed=11).matchups[0]
+    return m.wins / m.n_games
+
+
+def test_shaping_makes_chinese_checkers_learnable():
+    """Without shaping no self-play game ends inside 300 turns, nothing is learned and the agent never wins against
+    two random players; with it most self-play games end and the agent wins almost every game against them."""
+    game = farl_envs.game_spec("chinese_checkers", players=3, max_moves=300)
+    base = dict(epsilon=0.15, alpha=1.0, alpha_final=0.5, lam=0.5, trace_mode="res", tcl="id", ntuple_count=40,
+                ntuple_length=6, use_symmetry=False, episodes=300, seed=2)
+    plain = NTupleAgent(game, LearnerConfig(**base))
+    ended_plain = np.any(plain.train(300)[:, :3] != 0, axis=1).sum()
+    shaped = NTupleAgent(game, LearnerConfig(**base, shaping=10.0))
+    ended_shaped = np.any(shaped.train(300)[:, :3] != 0, axis=1).sum()
+    assert ended_plain == 0 and not np.any(plain.net.weights)
+    assert ended_shaped >= 200
+    wins = [_wins_against_random(a, game, 4) for a in (plain, shaped)]
+    assert wins[0] == 0.0
+    assert wins[1] >= 0.75
