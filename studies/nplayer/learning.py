@@ -61,24 +61,38 @@ class Variant:
         return "farl " + " ".join(self.argv())
 
 
+#: GBG's settings of its 2-player Yavalath agent (``TDN3_100_7_1000k``, read from the file by studies/gbg_agents:
+#: alpha 1.0 -> 0.2, epsilon 0.3 -> 0.005 linear, lambda 0, no TCL, no random start), minus its tuple set
+GBG_SCHEDULE = {"alpha": 1.0, "alpha_final": 0.2, "epsilon": 0.3, "epsilon_final": 0.005, "lam": 0.0, "tcl": "none",
+                "random_start_prob": 0.0}
+
 VARIANTS = [
-    # Yavalath, edge 5, 3 players: the preset (30 random walks of 6 cells, 100k episodes), without FARL, and
-    # GBG's size of tuple set for its Yavalath agents (TDN3_100_7_1000k: 100 tuples of 7 cells)
+    # Yavalath, edge 5, 3 players: the preset (30 random walks of 6 cells, 100k episodes), without FARL, with
+    # GBG's schedule (epsilon decaying to almost 0 instead of a constant 0.15), and with GBG's tuple-set size too
+    # (100 tuples of 7 cells, as its Yavalath agent that wins every game against MCTS1000 in 2 players)
     Variant("yav3-preset", "yavalath3p", "yavalath", ("players=3",), why="the N-player Table 1 preset"),
     Variant("yav3-nofarl", "yavalath3p", "yavalath", ("players=3",), {"farl": False, "farl_terminal": False},
             "the preset without final adaptation"),
-    Variant("yav3-100x7", "yavalath3p", "yavalath", ("players=3",),
-            {"ntuple_count": 100, "ntuple_length": 7, "episodes": 300_000},
-            "GBG's tuple-set size (100 x 7), three times the episodes"),
-    # Sim on K12 (GBG's 3-player board), the K6 preset's settings, then more and longer tuples
-    Variant("sim12-preset", "sim3p", "sim", ("players=3", "nodes=12"), why="the K6 preset on K12"),
-    Variant("sim12-60x6", "sim3p", "sim", ("players=3", "nodes=12"),
-            {"ntuple_count": 60, "ntuple_length": 6, "episodes": 300_000}, "60 walks of 6 edges, 300k episodes"),
-    # EinStein wuerfelt nicht!: the 3-player preset, and the 2-player 5x5 game (OpenSpiel's) with its settings
+    Variant("yav3-gbgsched", "yavalath3p", "yavalath", ("players=3",), GBG_SCHEDULE,
+            "the preset's tuples with GBG's Yavalath schedule"),
+    Variant("yav3-gbg", "yavalath3p", "yavalath", ("players=3",),
+            {**GBG_SCHEDULE, "ntuple_count": 100, "ntuple_length": 7, "episodes": 300_000},
+            "GBG's Yavalath settings (100 x 7 tuples), 300k episodes"),
+    Variant("yav3-gbg-nofarl", "yavalath3p", "yavalath", ("players=3",),
+            {**GBG_SCHEDULE, "ntuple_count": 100, "ntuple_length": 7, "episodes": 300_000, "farl": False,
+             "farl_terminal": False}, "the same without final adaptation"),
+    # EinStein wuerfelt nicht!: the 2-player 5x5 game (OpenSpiel's) and the 3-player preset, with GBG's schedule
+    Variant("ewn2-gbgsched", "ewn3p", "einstein_wurfelt_nicht", ("players=2", "size=5", "cell_coding=1"),
+            GBG_SCHEDULE, "the 3-player preset's tuples, GBG's schedule, on the 2-player 5x5 game"),
     Variant("ewn3-preset", "ewn3p", "einstein_wurfelt_nicht", ("players=3", "size=6", "cell_coding=1"),
             why="the N-player Table 1 preset"),
-    Variant("ewn2-preset", "ewn3p", "einstein_wurfelt_nicht", ("players=2", "size=5", "cell_coding=1"),
-            why="the 3-player preset's settings on the 2-player 5x5 game"),
+    Variant("ewn3-gbgsched", "ewn3p", "einstein_wurfelt_nicht", ("players=3", "size=6", "cell_coding=1"),
+            GBG_SCHEDULE, "the preset with GBG's schedule"),
+    # Sim on K12 (GBG's 3-player board): the K6 preset's settings, then GBG's schedule with more tuples
+    Variant("sim12-preset", "sim3p", "sim", ("players=3", "nodes=12"), why="the K6 preset on K12"),
+    Variant("sim12-gbgsched", "sim3p", "sim", ("players=3", "nodes=12"),
+            {**GBG_SCHEDULE, "ntuple_count": 60, "ntuple_length": 6, "episodes": 300_000},
+            "GBG's schedule, 60 walks of 6 edges, 300k episodes"),
 ]
 """The trainings, in the order the study runs them."""
 
