@@ -112,11 +112,15 @@ ROWS = REFERENCES + [_row(v) for v in VARIANTS]
 
 
 def select(keys: list[str] | None) -> list[Row]:
+    """The rows ``keys`` name (row ids, variant keys or prefixes such as ``yav3``), in the order of ``keys``."""
     if not keys:
         return list(ROWS)
-    rows = [r for r in ROWS if r.id in keys or r.id.split("-")[0] in keys or (r.trained or "") in keys]
-    if not rows:
-        raise SystemExit(f"no rows match {keys}; rows: {', '.join(r.id for r in ROWS)}")
+    rows = []
+    for key in keys:
+        found = [r for r in ROWS if key in (r.id, r.id.split("-")[0], r.trained) and r not in rows]
+        if not found and not any(key in (r.id, r.id.split("-")[0], r.trained) for r in ROWS):
+            raise SystemExit(f"no rows match {key!r}; rows: {', '.join(r.id for r in ROWS)}")
+        rows += found
     return rows
 
 
