@@ -1,0 +1,54 @@
+"""The N-player learning study's measurements: deciding patterns counted by hand, coverage, outcome classes."""
+from __future__ import annotations
+
+import numpy as np
+
+import farl_envs
+from farl_agents.players import RandomPlayer
+from studies.nplayer import audit
+from studies.nplayer.learning import ROWS, VARIANTS, select
+
+
+def test_yavalath_lines_counted_by_hand():
+    # edge 5: rows of 5,6,7,8,9,8,7,6,5 cells on each of the 3 axes; a row of L cells holds L-k+1 lines of k
+    lengths = [5, 6, 7, 8, 9, 8, 7, 6, 5]
+    pats = audit.patterns(farl_envs.game_spec("yavalath", players=3))
+    for k in (3, 4):
+        lines = pats[f"straight lines of {k}"]
+        assert len(lines) == 3 * sum(L - k + 1 for L in lengths)
+        assert all(len(set(line)) == k for line in lines)
+
+
+def test_sim_triangles_are_all_triples_of_nodes():
+    pats = audit.patterns(farl_envs.game_spec("sim", players=3, nodes=12))
+    assert len(pats["triangles"]) == 12 * 11 * 10 // 6
+    assert len(set(pats["triangles"])) == len(pats["triangles"])
+
+
+def test_coverage_counts_patterns_inside_one_tuple_under_symmetry():
+    identity = np.arange(4)[None, :]
+    mirror = np.array([[0, 1, 2, 3], [3, 2, 1, 0]])
+    tuples = np.array([[0, 1, 2]])
+    assert audit.coverage(tuples, identity, [(0, 1), (1, 2), (2, 3)]) == 2 / 3
+    # (2, 3) is the mirror image of (1, 0): seen once the mirror is used
+    assert audit.coverage(tuples, mirror, [(0, 1), (1, 2), (2, 3)]) == 1.0
+    assert audit.coverage(tuples, identity, [(0, 3)]) == 0.0
+
+
+def test_tictactoe_outcomes_only_in_possible_classes():
+    # in TicTacToe a player can only win on his own move and lose on the opponent's: no other class may appear
+    game = farl_envs.game_spec("tictactoe")
+    counts = audit.outcomes(game, RandomPlayer(), RandomPlayer(), games=30, seed=3)
+    for seat in (0, 1):
+        assert sum(counts[seat].values()) == 30
+        assert set(counts[seat]) <= {audit.CLASSES[0], audit.CLASSES[4], audit.CLASSES[5]}
+        assert counts[seat][audit.CLASSES[0]] > 0 and counts[seat][audit.CLASSES[4]] > 0
+
+
+def test_variants_are_train_commands_and_rows_select_in_order():
+    for v in VARIANTS:
+        argv = v.argv()
+        assert argv[:2] == ["train", v.game] and "--set" in argv
+    ids = [r.id for r in select(["yav3-gbg", "yav3-preset"])]
+    assert ids == ["yav3-gbg-vs-mcts1000", "yav3-preset-vs-mcts1000"]
+    assert len({r.id for r in ROWS}) == len(ROWS)
