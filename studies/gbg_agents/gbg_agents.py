@@ -257,24 +257,33 @@ def train(key: str, out: Path, episodes: int | None, log=print) -> Path:
 
 
 # ------------------------------------------------------------------ measure (farl's harness)
-def eval_command(agent: str, vs: str, games: int, seed: int) -> list[str]:
-    return ["farl", "eval", agent, "--vs", vs, "--games", str(games), "--seed", str(seed), "--json"]
+DEFAULT_VS = "mcts1000,random"
+H2H_STARTS = "random:2"
+"""Head-to-head games start from a fresh random 2-ply opening (played from both seats): two greedy agents from
+the empty board would replay one game per seat, up to tie-breaks."""
 
 
-def measure(name: str, agent_path: str, vs: str, games: int, seed: int, out: Path, log=print) -> dict:
-    """One ``farl eval`` of an agent file (skipped when ``out/eval/<name>-<games>g.json`` exists); returns that
-    record."""
-    target = out / "eval" / f"{name}-{games}g.json"
+def eval_command(agent: str, vs: str, games: int, seed: int, starts: str | None = None) -> list[str]:
+    return ["farl", "eval", agent, "--vs", vs, "--games", str(games), "--seed", str(seed),
+            *(["--start-states", starts] if starts else []), "--json"]
+
+
+def measure(name: str, agent_path: str, vs: str, games: int, seed: int, out: Path, starts: str | None = None,
+            log=print) -> dict:
+    """One ``farl eval`` of an agent file, kept in ``out/eval/<name>-<games>g[-vs-<opponents>].json`` (the
+    opponents named when they are not :data:`DEFAULT_VS`; a rerun reads the file); returns that record."""
+    tag = "" if vs == DEFAULT_VS or name.startswith("h2h_") else "-vs-" + vs.replace(",", "+")
+    target = out / "eval" / f"{name}-{games}g{tag}.json"
     if target.exists():
         return json.loads(target.read_text())
-    cmd = eval_command(agent_path, vs, games, seed)
+    cmd = eval_command(agent_path, vs, games, seed, starts)
     log(f"{name}: {' '.join(cmd)}", flush=True)
     t = time.time()
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
     if proc.returncode != 0:
         raise RuntimeError(f"farl eval failed for {name}:\n{proc.stderr[-3000:]}")
-    record = {"name": name, "agent": agent_path, "command": " ".join(cmd), "wall_s": round(time.time() - t, 1),
-              "result": json.loads(proc.stdout)}
+    record = {"name": name, "agent": agent_path, "vs": vs, "games": games, "command": " ".join(cmd),
+              "wall_s": round(time.time() - t, 1), "result": json.loads(proc.stdout)}
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(record, indent=1) + "\n")
     return record
@@ -293,7 +302,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="runs/gbg_agents", help="the study's folder (exports, agents, evaluations)")
     ap.add_argument("--samples", type=int, default=50, help="random-play afterstates GBG and farl both value")
     ap.add_argument("--seed", type=int, default=1, help="seed of the sample games (GBG's java.util.Random)")
-    ap.add_argument("--vs", default="mcts1000,random", help="farl eval's opponents")
+    ap.add_argument("--vs", default=DEFAULT_VS, help="farl eval's opponents")
     ap.add_argument("--games", type=int, default=20, help="games per seat and opponent")
     ap.add_argument("--eval-seed", type=int, default=0)
     ap.add_argument("--head-to-head", action="store_true",
@@ -367,7 +376,7 @@ def main(argv=None) -> int:
                     measure(folder.name, str(folder / "agent.npz"), args.vs, args.games, args.eval_seed, out)
                     if path and args.head_to_head and AGENTS[k][5] == "today":  # farl's agent against GBG's
                         measure(f"h2h_{folder.name}", str(folder / "agent.npz"), path, args.games, args.eval_seed,
-                                out)
+                                out, starts=H2H_STARTS)
         for item in args.farl_agent:
             name, _, path = item.partition("=")
             measure(f"farl_{name}", path, args.vs, args.games, args.eval_seed, out)

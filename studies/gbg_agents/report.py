@@ -40,12 +40,16 @@ def _seats(m: dict) -> str:
 def collect(out: Path) -> dict:
     imported = json.loads((out / "import.json").read_text())
     export = json.loads((out / "export.json").read_text()) if (out / "export.json").exists() else {}
-    evals = {}
-    for p in sorted((out / "eval").glob("*g.json")):  # <name>-<games>g.json: the most games per name wins
-        name, _, games = p.stem.rpartition("-")
-        if name not in evals or int(games[:-1]) > evals[name][0]:
-            evals[name] = (int(games[:-1]), json.loads(p.read_text()))
-    evals = {name: rec for name, (_, rec) in evals.items()}
+    records = [json.loads(p.read_text()) for p in sorted((out / "eval").glob("*.json"))]
+    evals, extra = {}, []  # per name the default opponents' record with the most games; other opponents apart
+    for rec in records:
+        argv = rec["command"].split()
+        rec["games"], rec["vs"] = int(argv[argv.index("--games") + 1]), argv[argv.index("--vs") + 1]
+        name = rec["name"]
+        if rec["vs"] != "mcts1000,random" and not name.startswith("h2h_"):
+            extra.append(rec)
+        elif name not in evals or rec["games"] > evals[name]["games"]:
+            evals[name] = rec
     agents = {}
     for key in AGENTS:
         if key not in imported:
@@ -69,6 +73,10 @@ def collect(out: Path) -> dict:
         row["head_to_head"] = [{"name": name, "command": rec["command"], "matchups": rec["result"]["matchups"]}
                                for name, rec in evals.items()
                                if name == f"h2h_farl_{key}" or name.startswith(f"h2h_farl_{key}-")]
+        row["other_opponents"] = [{"name": rec["name"], "command": rec["command"],
+                                   "matchups": rec["result"]["matchups"]} for rec in extra
+                                  if rec["name"] in (f"gbg_{key}", f"farl_{key}")
+                                  or rec["name"].startswith(f"farl_{key}-")]
         agents[key] = row
     return {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "gbg_commit": export.get("gbg_commit"),
             "farl_commit": _vs_gbg().farl_commit(), "samples_per_agent": export.get("samples"),
@@ -164,9 +172,29 @@ def section(data: dict) -> str:
                 label = "farl"
             lines.append(f"| {BOARDS[key]} | {label} | {_rate(mc) if mc else '—'} | {_seats(mc) if mc else '—'} | "
                          f"{_rate(rnd) if rnd else '—'} | {_seats(rnd) if rnd else '—'} | `{ev['command']}` |")
+    lines += ["", "farl − GBG, per board (win rates against MCTS1000, difference ± the combined s.e.; the EWN "
+              "\"GBG coding 1\" farl agent learns with farl's coding 1 on the same board):", ""]
+    for key, r in a.items():
+        gbg = next((e for e in r.get("evals", []) if e["who"] == "gbg"), None)
+        for ev in (e for e in r.get("evals", []) if e["who"] == "farl"):
+            f_m = next(m for m in ev["matchups"] if m["opponent"].lower() == "mcts1000")
+            g_m = next(m for m in gbg["matchups"] if m["opponent"].lower() == "mcts1000")
+            diff = f_m["win_rate"] - g_m["win_rate"]
+            se = (f_m["win_rate_se"] ** 2 + g_m["win_rate_se"] ** 2) ** 0.5
+            lines.append(f"- {BOARDS[key]}, `{ev['name']}` − GBG `{Path(r['gbg_file']).name}`: "
+                         f"{100 * diff:+.0f} ± {100 * se:.0f} points")
+    others = [(k, o) for k, r in a.items() for o in r.get("other_opponents", [])]
+    if others:
+        lines += ["", "Against a stronger opponent where MCTS1000 cannot tell the agents apart:", "",
+                  "| board | agent | opponent | win rate | per seat | command |", "|---|---|---|---:|---:|---|"]
+        for k, o in others:
+            for m in o["matchups"]:
+                lines.append(f"| {BOARDS[k]} | `{o['name']}` | {m['opponent']} | {_rate(m)} | {_seats(m)} | "
+                             f"`{o['command']}` |")
     h2h = [(k, h) for k, r in a.items() for h in r.get("head_to_head", [])]
     if h2h:
-        lines += ["", "farl's agent against GBG's on the same board (farl's win rate, every seat):", "",
+        lines += ["", "farl's agent against GBG's on the same board (farl's win rate, every seat, each game from a "
+                  "fresh random 2-ply opening):", "",
                   "| board | farl agent | vs GBG's agent | per seat | command |", "|---|---|---:|---:|---|"]
         for k, h in h2h:
             m = h["matchups"][0]
