@@ -94,12 +94,15 @@ def section(data: dict) -> str:
         "farl then maps GBG's cells and cell values to its own, builds an `NTupleAgent` with GBG's tuples and "
         "every player's tables (`weights[0, p]`), and checks its value of "
         f"{data['samples_per_agent']} random-play afterstates per agent, for every player's table, against "
-        f"GBG's (GBG commit `{(data['gbg_commit'] or '?')[:10]}`). Commands:",
+        f"GBG's (GBG commit `{(data['gbg_commit'] or '?')[:10]}`; farl `{data['farl_commit']}`, "
+        f"{data['date']}). Commands (each figure's own `farl eval` / `farl train` command is next to it):",
         "",
         "```",
         "python -m studies.gbg_agents.gbg_agents --gbg GBG_CHECKOUT --stage export,import   # export + verify",
         "python -m studies.gbg_agents.gbg_agents --stage train            # farl, same board, GBG's settings",
-        "python -m studies.gbg_agents.gbg_agents --stage measure --games 20 --publish",
+        "python -m studies.gbg_agents.gbg_agents --stage train --agents yavalath --train-episodes 200000",
+        "python -m studies.gbg_agents.gbg_agents --stage measure --games 50 --head-to-head",
+        "python -m studies.gbg_agents.gbg_agents --stage measure --agents yavalath --vs mcts10000 --games 50 --publish",
         "```",
         "",
         "### Import and verification",
