@@ -12,7 +12,8 @@ Two measurements for ``docs/results/nplayer_learning.md``:
   agent evaluates: a tuple that holds a whole pattern can value it exactly; patterns split over tuples are seen
   only as sums of parts.
 
-    python -m studies.nplayer.audit runs/nplayer/yav3-preset --vs mcts1000 --games 6
+    python -m studies.nplayer.audit runs/nplayer/yav3-preset --vs mcts1000 --games 10
+    python -m studies.nplayer.audit mcts1000 --game yavalath --param players=3 --games 10
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from collections import Counter
 
 import numpy as np
 
+import farl_envs
 from farl_agents.learners import NTupleAgent
 from farl_agents.loading import load_player
 from farl_agents.opponents import make_opponent
@@ -131,11 +133,17 @@ def main(argv=None) -> None:
     ap.add_argument("--vs", default="mcts1000")
     ap.add_argument("--games", type=int, default=6, help="games per seat")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--game", help="the game of opponent names among the agents (agent files bring their own)")
+    ap.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="a parameter of --game")
     args = ap.parse_args(argv)
+    named = None
+    if args.game:
+        named = farl_envs.game_spec(args.game, **{k: int(v) if v.isdigit() else v
+                                                  for k, v in (p.split("=", 1) for p in args.param)})
     print("| agent | " + " | ".join(CLASSES) + " | pattern coverage |")
     print("|---|" + "---|" * (len(CLASSES) + 1))
     for text in args.agents:
-        player, game = load_player(text)
+        player, game = load_player(text, named)
         counts = outcomes(game, player, make_opponent(args.vs, game), args.games, args.seed)
         total = sum(counts.values(), Counter())
         n = sum(total.values())
