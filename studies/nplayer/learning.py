@@ -78,6 +78,8 @@ VARIANTS = [
     Variant("yav3-gbg", "yavalath3p", "yavalath", ("players=3",),
             {**GBG_SCHEDULE, "ntuple_count": 100, "ntuple_length": 7, "episodes": 300_000},
             "GBG's Yavalath settings (100 x 7 tuples), 300k episodes"),
+    Variant("yav3-shaped", "yavalath3p", "yavalath", ("players=3",), {"shaping": 1.0},
+            "the preset with progress shaping (weight 1) on the game's heuristic"),
     Variant("yav3-gbg-nofarl", "yavalath3p", "yavalath", ("players=3",),
             {**GBG_SCHEDULE, "ntuple_count": 100, "ntuple_length": 7, "episodes": 300_000, "farl": False,
              "farl_terminal": False}, "the same without final adaptation"),
@@ -93,6 +95,8 @@ VARIANTS = [
     Variant("sim12-gbgsched", "sim3p", "sim", ("players=3", "nodes=12"),
             {**GBG_SCHEDULE, "ntuple_count": 60, "ntuple_length": 6, "episodes": 300_000},
             "GBG's schedule, 60 walks of 6 edges, 300k episodes"),
+    Variant("sim12-shaped", "sim3p", "sim", ("players=3", "nodes=12"), {"shaping": 1.0},
+            "the K6 preset on K12 with progress shaping (weight 1) on the game's heuristic"),
 ]
 """The trainings, in the order the study runs them."""
 
