@@ -9,18 +9,22 @@ farl's (:mod:`studies.gbg_agents.mapping`), builds a farl ``NTupleAgent`` with G
 checks that farl's value of every sample afterstate, for every player's table, equals GBG's (an agent whose
 values do not match is reported and not saved). Saved agents (``<key>.farl.npz``) play in farl's harness::
 
-    git --git-dir=/work/.mirror/WolfgangKonen+GBG/repo archive HEAD src lib agents/Sim agents/Yavalath agents/EWN \\
-        | tar -x -C /tmp/gbg                     # or any GBG checkout
-    python -m studies.gbg_agents.gbg_agents --gbg /tmp/gbg --stage export,import
-    python -m studies.gbg_agents.gbg_agents --stage measure --games 20 --publish
+    # a GBG work tree: any checkout, or from a bare clone (this one lacks a few large blobs, left out here)
+    git --git-dir=GBG.git archive HEAD src lib agents/Sim agents/Yavalath agents/EWN ':(exclude)lib/Ludii-1.3.0.jar' \
+        ':(exclude)agents/Yavalath/02 Players Size 05/TCL3_200_7_25k.agt.zip' | tar -x -C /tmp/gbg
+    python -m studies.gbg_agents.gbg_agents --gbg /tmp/gbg --gbg-commit SHA --stage export,import
+    python -m studies.gbg_agents.gbg_agents --stage train
+    python -m studies.gbg_agents.gbg_agents --stage measure --games 50 --head-to-head --publish
 
 Stages (each reads the previous one's files from ``--out``, default ``runs/gbg_agents``):
 
 * ``export``: compile the exporter (into ``OUT/build``) and run it for every agent (needs java, javac, GBG);
 * ``import``: build, verify and save the farl agents; ``OUT/import.json`` holds the verification;
-* ``measure``: ``farl eval AGENT --vs mcts1000,random --games G --json`` for every saved agent and for every
-  farl agent listed with ``--farl-agent KEY=PATH`` (a farl agent trained on the same board), each evaluation
-  kept in ``OUT/eval/<name>-<G>g.json`` (a rerun skips those already there);
+* ``train``: ``farl train`` TD-FARL on each imported agent's board with the GBG agent's settings and n-tuples
+  (``OUT/farl_<key>``, or ``OUT/farl_<key>-<N>`` with ``--train-episodes N``); resumable;
+* ``measure``: ``farl eval AGENT --vs mcts1000,random --games G --json`` for every saved GBG agent, every finished
+  farl run and every agent given with ``--farl-agent NAME=PATH``; with ``--head-to-head`` each farl run also
+  against its GBG agent (from random 2-ply openings); each evaluation is kept in ``OUT/eval/`` (a rerun reads it);
 * ``--publish`` writes ``docs/results/gbg_agents.json`` and ``docs/results/_gbg_agents_section.md``.
 """
 from __future__ import annotations
