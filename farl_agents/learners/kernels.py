@@ -14,6 +14,11 @@ TicTacToe the array passing of a plain kernel call was a third of a ply.
 Arrays that outlive a call are passed borrowed
 (:func:`~farl_envs.core.kernel_utils.borrowed`), so numba does not count
 their references in the hot loop.
+
+TD's progress shaping (``LearnerConfig.shaping``) reads the game's heuristic
+as its potential Φ through one more value of the same kind, :class:`Potential`
+(:func:`potential_of`, the stub :func:`potential`); with shaping off it names
+no function and the loops compile no call.
 """
 from __future__ import annotations
 
