@@ -10,18 +10,21 @@ import pytest
 import farl_envs  # noqa: F401 - numba's cache is the user's one, farl's and the library's (farl_envs.numba_setup)
 
 LONGEST_FIRST = (
-    # measured on an empty numba cache (CPU s of the file with its subprocesses, after the warm-up; 2026-11-27)
+    # measured in a cold run of the suite (CPU s of the file with its subprocesses, after the warm-up; "alone":
+    # the file with -n 0 on an empty cache; 2026-11-27)
     "test_serve_browser.py",  # a browser, a `farl serve` process and a whole game of each game: ~3 min wall
-    "test_vector_env.py",     # the batched loops of every game, replayed through the AEC env (~125 CPU s)
+    "test_vector_env.py",     # the batched loops of every game, replayed through the AEC env (~70 CPU s)
     "test_docs_pages.py",     # the docs pages' commands, one after the other (~90)
-    "test_search_wrappers.py",  # PUCT / Max-N / Paranoid with an agent's leaf, per game (~90 with -n 0)
-    "test_search_wrappers_families.py",  # the same around Nemesh, descent, SB3 (~85 with -n 0)
+    "test_paged_tables.py",   # paged vs dense tables, per learner (~65)
+    "test_search_wrappers.py",  # PUCT / Max-N / Paranoid with an agent's leaf, per game (~35; ~90 alone)
+    "test_search_wrappers_families.py",  # the same around Nemesh, descent, SB3 (~35; ~85 alone)
     "test_tutorial.py",       # every tutorial command (~55)
     "test_equivalence.py",    # compiles each game's loop and plays it through the AEC path too (~55)
     "test_baselines.py",      # (~50)
     "test_farl_effect.py",    # (~45)
     "test_descent_games.py",  # (~40)
     "test_ecosystem_truncation.py",  # (~35)
+    "test_ply_chain.py",      # (~35)
     "test_examples.py",       # (~30)
     "test_nemesh_full_budget.py",  # (~30)
     "test_readme.py",         # every README command (~25)
@@ -33,7 +36,7 @@ LONGEST_FIRST = (
 )
 """Test files that take longest, started first (longest first). The suite runs whole files per worker
 (pytest-xdist's ``loadfile``) in collection order; a long file collected last would run alone at the end while
-the other workers idle (test_vector_env.py, alphabetically near the end, did: ~2 min of one worker at the end
+the other workers idle (test_vector_env.py, alphabetically near the end, did: ~70 CPU s of one worker at the end
 of a cold run). The figures are a cold run's on a shared 2-core machine: re-measure when a file grows."""
 
 
