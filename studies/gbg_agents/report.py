@@ -100,7 +100,7 @@ def section(data: dict) -> str:
         "```",
         "python -m studies.gbg_agents.gbg_agents --gbg GBG_CHECKOUT --stage export,import   # export + verify",
         "python -m studies.gbg_agents.gbg_agents --stage train            # farl, same board, GBG's settings",
-        "python -m studies.gbg_agents.gbg_agents --stage train --agents yavalath --train-episodes 200000",
+        "python -m studies.gbg_agents.gbg_agents --stage train --agents yavalath --train-episodes 200000  # and 500000",
         "python -m studies.gbg_agents.gbg_agents --stage measure --games 50 --head-to-head",
         "python -m studies.gbg_agents.gbg_agents --stage measure --agents yavalath --vs mcts10000 --games 50 --publish",
         "```",
