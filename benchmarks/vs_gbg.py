@@ -71,8 +71,9 @@ def skip_reason(gbg: str | None) -> str | None:
     return None
 
 
-def build_driver(gbg: Path, out: Path, log=print) -> str:
-    """Compile the driver and the GBG classes it reaches; return the java class path.
+def build_driver(gbg: Path, out: Path, log=print, driver: Path = DRIVER) -> str:
+    """Compile the driver (default farl's training-speed driver; studies/gbg_agents passes its exporter) and the
+    GBG classes it reaches; return the java class path.
 
     GBG's sources mix UTF-8 and Latin-1 (non-ASCII only in comments and strings), so they are read as Latin-1,
     which decodes every byte. A few GBG classes import, without using them, types from jars GBG does not ship
@@ -86,7 +87,7 @@ def build_driver(gbg: Path, out: Path, log=print) -> str:
     cp = os.pathsep.join([str(classes), *jars])
     for _ in range(5):
         proc = subprocess.run(["javac", "-nowarn", "-encoding", "ISO-8859-1", "-d", str(classes), "-cp", cp,
-                               "-sourcepath", os.pathsep.join([str(gbg / "src"), str(stubs)]), str(DRIVER)],
+                               "-sourcepath", os.pathsep.join([str(gbg / "src"), str(stubs)]), str(driver)],
                               capture_output=True, text=True, cwd=gbg)
         if proc.returncode == 0:
             return cp

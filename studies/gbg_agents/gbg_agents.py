@@ -104,13 +104,8 @@ def _vs_gbg():
 
 
 def build_exporter(gbg: Path, build: Path, log=print) -> str:
-    """Compile GbgExport.java with vs_gbg's ``build_driver`` (which compiles the file its module's ``DRIVER``
-    names; set for the call); returns the java class path."""
-    from unittest import mock
-
-    vs_gbg = _vs_gbg()
-    with mock.patch.object(vs_gbg, "DRIVER", EXPORTER):
-        return vs_gbg.build_driver(gbg, build, log=log)
+    """Compile GbgExport.java with vs_gbg's ``build_driver``; returns the java class path."""
+    return _vs_gbg().build_driver(gbg, build, log=log, driver=EXPORTER)
 
 
 def export(key: str, gbg: Path, cp: str, out: Path, samples: int, seed: int) -> dict:
