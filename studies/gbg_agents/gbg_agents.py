@@ -25,7 +25,7 @@ Stages (each reads the previous one's files from ``--out``, default ``runs/gbg_a
 * ``measure``: ``farl eval AGENT --vs mcts1000,random --games G --json`` for every saved GBG agent, every finished
   farl run and every agent given with ``--farl-agent NAME=PATH``; with ``--head-to-head`` each farl run also
   against its GBG agent (from random 2-ply openings); each evaluation is kept in ``OUT/eval/`` (a rerun reads it);
-* ``--publish`` writes ``docs/results/gbg_agents.json`` and ``docs/results/_gbg_agents_section.md``.
+* ``--publish`` writes ``docs/results/gbg_agents.json`` and ``docs/results/gbg_agents.md``.
 """
 from __future__ import annotations
 
@@ -309,7 +309,7 @@ def main(argv=None) -> int:
     ap.add_argument("--farl-agent", action="append", default=[], metavar="NAME=PATH",
                     help="also measure this farl agent file (trained on one of the boards), as NAME")
     ap.add_argument("--publish", action="store_true",
-                    help="write docs/results/gbg_agents.json and docs/results/_gbg_agents_section.md")
+                    help="write docs/results/gbg_agents.json and docs/results/gbg_agents.md")
     args = ap.parse_args(argv)
     keys = args.agents.split(",")
     for k in keys:

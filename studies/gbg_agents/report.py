@@ -1,4 +1,4 @@
-"""docs/results/gbg_agents.json and the section _gbg_agents_section.md, from the study's folder.
+"""docs/results/gbg_agents.json and the page gbg_agents.md, from the study's folder.
 
 Reads ``OUT/import.json`` (verification), ``OUT/eval/*.json`` (``farl eval`` records, each with its command) and
 ``OUT/farl_<key>/command.json`` (the ``farl train`` of farl's agent on the same board).
@@ -10,6 +10,7 @@ import shlex
 import time
 from pathlib import Path
 
+from farl_agents.atomic import atomic_write_text
 from studies.gbg_agents.gbg_agents import AGENTS, LEFT_OUT, TOLERANCE, _vs_gbg
 
 BOARDS = {
@@ -86,7 +87,7 @@ def collect(out: Path) -> dict:
 def section(data: dict) -> str:
     a = data["agents"]
     lines = [
-        "## GBG's stored agents in farl (issue 41)",
+        "# GBG's stored agents in farl",
         "",
         "GBG ships trained TD n-tuple agents for the 2-player variants of Sim, Yavalath and EinStein würfelt "
         "nicht. `studies/gbg_agents/` loads each with GBG's own loader (a small Java exporter, "
@@ -105,7 +106,7 @@ def section(data: dict) -> str:
         "python -m studies.gbg_agents.gbg_agents --stage measure --agents yavalath --vs mcts10000 --games 50 --publish",
         "```",
         "",
-        "### Import and verification",
+        "## Import and verification",
         "",
         "| GBG agent | board | GBG class, training games | tuples (P values) | farl game | symmetry | "
         "max \\|farl − GBG\\| | status |",
@@ -145,7 +146,7 @@ def section(data: dict) -> str:
         + ". The EWN 3x3 agents are exported and load, but farl's EWN has no 3x3 board (2 players: OpenSpiel's "
         "5x5 only). GBG's snapshot holds no 3-player EWN, Sim or Yavalath agent.",
         "",
-        "### Strength in farl's harness",
+        "## Strength in farl's harness",
         "",
         "Each agent in every seat, the games per seat in its command, against farl's MCTS with 1,000 iterations "
         "and against "
@@ -216,6 +217,6 @@ def section(data: dict) -> str:
 
 def publish(out: Path, results: Path) -> None:
     data = collect(out)
-    (results / "gbg_agents.json").write_text(json.dumps(data, indent=1) + "\n")
-    (results / "_gbg_agents_section.md").write_text(section(data))
-    print(f"wrote {results / 'gbg_agents.json'} and {results / '_gbg_agents_section.md'}")
+    atomic_write_text(results / "gbg_agents.json", json.dumps(data, indent=1) + "\n")
+    atomic_write_text(results / "gbg_agents.md", section(data))
+    print(f"wrote {results / 'gbg_agents.json'} and {results / 'gbg_agents.md'}")

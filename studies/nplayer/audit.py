@@ -14,6 +14,7 @@ Two measurements for ``docs/results/nplayer_learning.md``:
 
     python -m studies.nplayer.audit runs/nplayer/yav3-preset --vs mcts1000 --games 10
     python -m studies.nplayer.audit mcts1000 --game yavalath --param players=3 --games 10
+    python -m studies.nplayer.audit runs/gbg_agents/yavalath.farl.npz --coverage-only
 """
 from __future__ import annotations
 
@@ -133,6 +134,7 @@ def main(argv=None) -> None:
     ap.add_argument("--vs", default="mcts1000")
     ap.add_argument("--games", type=int, default=6, help="games per seat")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--coverage-only", action="store_true", help="print the pattern coverage without playing")
     ap.add_argument("--game", help="the game of opponent names among the agents (agent files bring their own)")
     ap.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="a parameter of --game")
     args = ap.parse_args(argv)
@@ -144,7 +146,8 @@ def main(argv=None) -> None:
     print("|---|" + "---|" * (len(CLASSES) + 1))
     for text in args.agents:
         player, game = load_player(text, named)
-        counts = outcomes(game, player, make_opponent(args.vs, game), args.games, args.seed)
+        counts = {} if args.coverage_only else outcomes(game, player, make_opponent(args.vs, game), args.games,
+                                                        args.seed)
         total = sum(counts.values(), Counter())
         n = sum(total.values())
         cov = ""
