@@ -152,7 +152,7 @@ _NPLAYER = {
     # Chinese Checkers, 121 holes, 3 players: 40 walks of 6 holes; no symmetry keeps the three camps. Progress
     # shaping w=10 on the game's race heuristic (LearnerConfig.shaping): without it no self-play game (random or
     # greedy on the untrained tables) ends inside the 300 turns, every reward is 0 and nothing is learned; with it
-    # 97 % of the self-play games end in a win (docs/results/_chinese_checkers_learning_section.md)
+    # 96 % of the self-play games end in a win (docs/results/nplayer_learning.md, Chinese Checkers)
     "chinese_checkers3p": ("chinese_checkers", {"players": 3, "max_moves": 300},
                            dict(ntuple_count=40, ntuple_length=6, use_symmetry=False, shaping=10.0, episodes=20_000)),
     # EWN 6x6, 3 players: cell coding 1 (colour and cube group, 10 values), so 30 walks of 4 squares (10^4

@@ -22,7 +22,7 @@ move): progress at the end counts beside the result, a reinforcement
 heuristic in the sense of Cohen-Solal 2020. (With Φ = 0 at the end the
 shaping would leave the game's values unchanged, and in Chinese Checkers'
 self-play, where most games hit the move limit with a draw, the tables learned
-to cancel the race again: docs/results/_chinese_checkers_learning_section.md.)
+to cancel the race again: docs/results/nplayer_learning.md, Chinese Checkers.)
 The tables learn V_p − w·Φ_p, and the agent's value of an afterstate x is
 their output plus w·Φ_p(x) (0 + w·Φ_p(x) for a final x), which the greedy
 choice maximises: a fresh agent plays greedily on the heuristic.
