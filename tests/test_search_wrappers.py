@@ -16,8 +16,10 @@ import farl_envs
 from farl_agents import cli, pretrained
 from farl_agents.evaluate import evaluate
 from farl_agents.learners.agent import NTupleAgent
+from farl_agents.learners.config import LearnerConfig
 from farl_agents.loading import load_player
 from farl_agents.opponents import make_opponent
+from farl_agents.opponents.leaf_sources import agent_leaf, search_leaf
 from farl_agents.opponents.maxn import MaxN
 from farl_agents.opponents.paranoid import Paranoid
 from farl_agents.opponents.puct import PUCT
@@ -84,6 +86,17 @@ def test_only_agents_with_afterstate_values_can_be_wrapped():
             load_player(f"{inner}+mcts10", TTT)
     with pytest.raises(ValueError, match="has none: use"):
         make_opponent("pretrained+expectimax2", "connect_four")
+
+
+def test_an_agent_trained_with_progress_shaping_is_refused_by_every_search():
+    # its value is tables + shaping x heuristic; the compiled leaves read the tables alone, which would search
+    # with values the agent never plays by
+    game = farl_envs.game_spec("chinese_checkers", players=3)
+    agent = NTupleAgent(game, LearnerConfig(shaping=10.0, use_symmetry=False, ntuple_count=4, ntuple_length=3,
+                                            ntuples="random-walk"))
+    for leaf in (agent_leaf, search_leaf):
+        with pytest.raises(ValueError, match="progress shaping"):
+            leaf(agent, game)
 
 
 # ----------------------------------------------------------- hand-built positions

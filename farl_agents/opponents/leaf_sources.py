@@ -37,6 +37,10 @@ def agent_leaf(agent, game: GameSpec) -> NTupleLeaf:
         raise ValueError(f"{agent.name} learned action values ({agent.config.algo}), not afterstate values: "
                          f"the search wrappers take an n-tuple agent trained with TD (td-farl)")
     _check_game(agent, game)
+    if agent.config.shaping != 0.0:
+        raise ValueError(f"{agent.name} was trained with progress shaping (shaping={agent.config.shaping:g}): its "
+                         f"value of a position is its tables plus shaping x the game's heuristic, and the compiled "
+                         f"searches read the tables alone, so no search wrapper takes it yet; play it bare")
     scale = float(agent.config.reward_scale)
     if not np.isfinite(scale) or scale <= 0:
         raise ValueError(f"{agent.name}: reward_scale must be > 0, got {scale}")
