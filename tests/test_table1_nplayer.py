@@ -118,3 +118,17 @@ def test_smoke_run_end_to_end_and_cached(tmp_path):
     assert table1.reproduce([row], runs=1, jobs=1, budget="smoke", out=tmp_path, progress=False,
                             log=logs.append) == 0
     assert "2 already finished, 0 to train" in logs[0]
+
+
+def test_farl_train_takes_the_nplayer_presets_with_their_game_parameters():
+    from farl_agents.learners.family import base_config, presets
+
+    assert set(NPLAYER_KEYS) <= set(presets())
+    for key in NPLAYER_KEYS:
+        game, params = nplayer_game(key)
+        settings, got_params = base_config("td-farl", game, key)
+        assert got_params == params and settings == nplayer_config(key).to_dict()
+        nofarl, _ = base_config("td", game, key)
+        assert not nofarl["farl"] and not nofarl["farl_terminal"]
+    with pytest.raises(ValueError, match="preset 'yavalath3p' is for yavalath, not sim"):
+        base_config("td-farl", "sim", "yavalath3p")

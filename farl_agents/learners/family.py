@@ -14,7 +14,14 @@ from farl_agents.learners import config as config_module
 from farl_agents.learners.agent import NTupleAgent, check_against_game, described_tuples
 from farl_agents.learners.agent_io import AgentFileError
 from farl_agents.learners.config import LearnerConfig
-from farl_agents.learners.presets import paper_config, paper_game_params, preset_names
+from farl_agents.learners.presets import (
+    nplayer_config,
+    nplayer_game,
+    nplayer_names,
+    paper_config,
+    paper_game_params,
+    preset_names,
+)
 
 ALGOS = {"td-farl": ("td", True), "td": ("td", False), "sarsa-farl": ("sarsa", True), "sarsa": ("sarsa", False),
          "q-farl": ("q", True), "q": ("q", False)}
@@ -40,6 +47,8 @@ def presets() -> dict:
                     "parameters"}
     for row in connect_four_rows():
         out[row] = "rows of Thill et al. 2014's Table I (Connect Four 7x6)"
+    for name in nplayer_names():
+        out[name] = "farl's N-player Table 1 rows (beyond the paper), with their game parameters"
     return out
 
 
@@ -54,6 +63,11 @@ def base_config(algo: str | None, game: str, preset: str | None) -> tuple[dict, 
         return paper_config(game, algo=a, farl=farl).to_dict(), paper_game_params(game)
     if preset in connect_four_rows():
         return paper_config(preset, algo=a, farl=farl).to_dict(), paper_game_params(preset)
+    if preset in nplayer_names():
+        preset_game, params = nplayer_game(preset)
+        if game != preset_game:
+            raise ValueError(f"preset {preset!r} is for {preset_game}, not {game}")
+        return nplayer_config(preset, algo=a, farl=farl).to_dict(), params
     raise ValueError(f"unknown preset {preset!r}; use one of {', '.join(presets())}")
 
 
