@@ -108,10 +108,11 @@ def _row(variant: Variant) -> Row:
                GAMES_PER_SEAT, variant.params, trained=variant.key)
 
 
-#: every (game, params) of a variant once: MCTS1000 and random in the same seats and games
+#: every (game, params) of a variant once: MCTS1000, random and Max-N1 (one ply on the game's heuristic: what a
+#: shaped agent plays before it learns) in the same seats and games
 _BOARDS = list(dict.fromkeys((v.key.split("-")[0], v.game, v.params) for v in VARIANTS))
 REFERENCES = [Row(f"{prefix}-{player}-vs-{OPPONENT}", game, player, OPPONENT, "initial", GAMES_PER_SEAT, params)
-              for prefix, game, params in _BOARDS for player in (OPPONENT, "random")]
+              for prefix, game, params in _BOARDS for player in (OPPONENT, "random", "maxn1")]
 ROWS = REFERENCES + [_row(v) for v in VARIANTS]
 
 
