@@ -153,6 +153,10 @@ from farl_envs.core.spec import (
 )
 from farl_envs.games import _yavalath_board as hexagon
 from farl_envs.games._heuristics import relative_to_others
+from farl_envs.games._yavalath_board import (  # the board's layout is part of this module's interface
+    cell_coords,
+    neighbour_table,
+)
 
 MIN_SIZE = 3
 MAX_SIZE = 10
@@ -167,8 +171,8 @@ _BASE = {}
 _tables, _rc = [], []
 for _s in range(MIN_SIZE, MAX_SIZE + 1):
     _BASE[_s] = sum(t.shape[0] for t in _tables)
-    _tables.append(hexagon.neighbour_table(_s))
-    _rc.append(np.array(hexagon.cell_coords(_s), dtype=np.int64))
+    _tables.append(neighbour_table(_s))
+    _rc.append(np.array(cell_coords(_s), dtype=np.int64))
 NEIGHBOURS = np.concatenate(_tables)
 COORDS = np.concatenate(_rc)
 del _s, _tables, _rc

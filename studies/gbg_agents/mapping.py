@@ -54,7 +54,7 @@ def cell_map(game: GameSpec) -> np.ndarray:
     if game.name == "sim" or game.name == "einstein_wurfelt_nicht":
         return np.arange(game.n_cells)
     if game.name == "yavalath":
-        from farl_envs.games._yavalath_board import cell_coords
+        from farl_envs.games.yavalath import cell_coords
 
         size = game.params["size"]
         index = {rc: i for i, rc in enumerate(cell_coords(size))}
@@ -93,7 +93,7 @@ def farl_state(game: GameSpec, raw: dict, mover: int) -> np.ndarray:
         s[HEADER:HEADER + cells.size] = cells
         s[PLY] = int(np.count_nonzero(cells)) + (1 if raw.get("swap_used") else 0)
     elif game.name == "einstein_wurfelt_nicht":
-        from farl_envs.games._einstein_wurfelt_nicht_board import CELLS, ROLL
+        from farl_envs.games.einstein_wurfelt_nicht import CELLS, ROLL
 
         k = 6 if game.params["size"] >= 5 else 3
         for i, (player, number) in enumerate(raw["squares"]):  # GBG: player -1 empty; numbers 0..K-1
@@ -107,7 +107,7 @@ def farl_state(game: GameSpec, raw: dict, mover: int) -> np.ndarray:
 
 
 def _yavalath_coords(size: int):
-    from farl_envs.games._yavalath_board import cell_coords
+    from farl_envs.games.yavalath import cell_coords
 
     return cell_coords(size)
 

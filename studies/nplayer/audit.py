@@ -85,7 +85,7 @@ def patterns(game) -> dict[str, list[tuple]]:
     """The deciding patterns of a game as cell sets: Yavalath's lines of 3 and 4, Sim's triangles; {} for others."""
     name = game.id.split("_v")[0]
     if name == "yavalath":
-        from farl_envs.games._yavalath_board import neighbour_table
+        from farl_envs.games.yavalath import neighbour_table
 
         size = next(k for k in range(2, 20) if 3 * k * (k - 1) + 1 == game.n_cells)
         nb = neighbour_table(size)
