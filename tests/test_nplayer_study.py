@@ -5,7 +5,9 @@ import numpy as np
 
 import farl_envs
 from farl_agents.players import RandomPlayer
-from studies.nplayer import audit
+from farl_envs.core.rng import make_rng
+from farl_envs.games import chinese_checkers as cc
+from studies.nplayer import audit, cc_blockers
 from studies.nplayer.learning import ROWS, VARIANTS, select
 
 
@@ -52,3 +54,18 @@ def test_variants_are_train_commands_and_rows_select_in_order():
     ids = [r.id for r in select(["yav3-gbg", "yav3-preset"])]
     assert ids == ["yav3-gbg-vs-mcts1000", "yav3-preset-vs-mcts1000"]
     assert len({r.id for r in ROWS}) == len(ROWS)
+
+
+def test_chinese_checkers_targets_are_the_empty_opposite_points():
+    game = farl_envs.game_spec("chinese_checkers", players=3, max_moves=6)
+    s = game.initial_state(game.p, make_rng(0))
+    targets = [set(cc_blockers.target_holes(game.p, seat).tolist()) for seat in range(3)]
+    for seat, holes in enumerate(targets):
+        assert len(holes) == 10
+        assert all(s[cc.CELLS + h] == 0 for h in holes)  # with 3 players nobody starts where another must go
+        own = {h for h in range(cc.N_HOLES) if s[cc.CELLS + h] == seat + 1}
+        assert len(own) == 10 and not own & holes
+    assert not (targets[0] & targets[1] or targets[1] & targets[2] or targets[0] & targets[2])
+    rnd = RandomPlayer()
+    g = cc_blockers.play(game, [rnd] * 3, 0, make_rng(1), make_rng(2))
+    assert g["result"] == "draw" and g["turns"] == 6 and g["own"] == 0  # no peg crosses the star in 2 turns
