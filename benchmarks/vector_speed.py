@@ -7,6 +7,8 @@ threads, so a multi-threaded backend is counted per core) of:
 * ``farl``: :func:`farl_envs.vector.make`, ``step(random_actions())`` (both one compiled call; the Python per step
   is the actions' checks and the returned copies); memory per env (the batch's arrays / ``num_envs``) and the
   first call's time (numba compiling, or loading its disk cache) reported beside;
+* ``farl-no-obs``: the same made with ``observations=False`` (no observation computed per step: random playouts,
+  learners that read ``afterstates()``);
 * ``pgx``: pgx on CPU JAX, ``jax.jit(jax.vmap(step))`` with pgx's ``auto_reset`` and a random legal action
   (categorical over the mask) in the same jitted call; compile time beside (Connect Four, Othello, Hex 11x11,
   TicTacToe, 2048);
@@ -42,6 +44,8 @@ from numba import njit
 import farl_envs
 import farl_envs.vector as fv
 from farl_agents.atomic import atomic_write_text
+from farl_envs.core.spec import TERMINAL, TO_MOVE
+from farl_envs.games import connect_four as c4
 
 ROOT = Path(__file__).resolve().parents[1]
 SIZES = (1, 64, 1024, 16384)
@@ -57,7 +61,7 @@ OPENSPIEL = {("connect_four", ""): "connect_four", ("tictactoe", ""): "tic_tac_t
              ("breakthrough", ""): "breakthrough", ("clobber", ""): "clobber", ("amazons", ""): "amazons",
              ("lines_of_action", ""): "lines_of_action"}
 PETTINGZOO = {("connect_four", ""): "connect_four_v3", ("tictactoe", ""): "tictactoe_v3"}
-BACKENDS = ("farl", "pgx", "openspiel", "pettingzoo", "anchors")
+BACKENDS = ("farl", "farl-no-obs", "pgx", "openspiel", "pettingzoo", "anchors")
 
 
 def label(params: dict) -> str:
@@ -77,9 +81,9 @@ def timed_rate(step, n_envs: int, seconds: float) -> float:
 
 
 # ------------------------------------------------------------------------------------------------------- farl
-def farl_case(name: str, params: dict, n: int, seconds: float) -> dict:
+def farl_case(name: str, params: dict, n: int, seconds: float, observations: bool = True) -> dict:
     start = time.perf_counter()
-    v = fv.make(name, n, seed=0, **params)
+    v = fv.make(name, n, seed=0, observations=observations, **params)
     v.reset()
     v.step(v.random_actions())  # compiles the loops, or loads them from numba's cache
     first = time.perf_counter() - start
@@ -217,6 +221,64 @@ def anchors_case(seconds: float) -> dict:
     return {"rate": timed_rate(go, chunk[0], seconds)}
 
 
+# ---------------------------------------------------------------------------------------------------- anatomy
+@njit(cache=True)
+def connect_four_kernel_plies(states, start, p, rounds, seed, observe_too, obs):
+    """``rounds`` random plies in every game of ``states`` through farl's own Connect Four kernels (array board,
+    ``legal_actions`` mask, ``afterstate`` with its four-in-a-row check), restarting a game when it ends: the
+    vector step's work without its streams, reward arrays, Python, and (unless ``observe_too``) observation."""
+    mask = np.zeros(7, dtype=np.int8)
+    rewards = np.zeros(2)
+    x = np.uint64(seed) | np.uint64(1)
+    for _ in range(rounds):
+        for i in range(states.shape[0]):
+            s = states[i]
+            if s[TERMINAL] != 0:  # a new game
+                s[:] = start
+            n = c4.legal_actions(p, s, mask)
+            x ^= x << np.uint64(13)
+            x ^= x >> np.uint64(7)
+            x ^= x << np.uint64(17)
+            k = np.int64(x % np.uint64(n))
+            a = 0
+            for j in range(7):
+                if mask[j] != 0:
+                    if k == 0:
+                        a = j
+                        break
+                    k -= 1
+            c4.afterstate(p, s, a, s, rewards)
+            if observe_too:
+                obs[i, :] = 0
+                c4.observe(p, s, s[TO_MOVE], obs[i])
+    return rounds * states.shape[0]
+
+
+def anatomy(seconds: float, n: int = 1024) -> list:
+    """Where a Connect Four step at ``n`` envs goes: CPU ns per env step of the whole ``step`` (with the random
+    actions), of farl's kernels in a bare loop (with and without the
+    observation), and of the bitboard anchor."""
+    v = fv.make("connect_four", n, seed=0, copy=False)
+    v.reset()
+    v.step(v.random_actions())
+    full = 1e9 / timed_rate(lambda: v.step(v.random_actions()), n, seconds)
+    g = v.game
+    states = v.kernel_states()
+    start = c4.initial_state(g.p, np.zeros(1, dtype=np.uint64))
+    obs = np.zeros((n,) + v.obs_shape, dtype=np.int8)
+    connect_four_kernel_plies(states, start, g.p, 1, 3, True, obs)
+    connect_four_kernel_plies(states, start, g.p, 1, 3, False, obs)
+    with_obs = 1e9 / timed_rate(lambda: connect_four_kernel_plies(states, start, g.p, 8, 3, True, obs), 8 * n,
+                                seconds)
+    bare = 1e9 / timed_rate(lambda: connect_four_kernel_plies(states, start, g.p, 8, 3, False, obs), 8 * n,
+                            seconds)
+    anchor = 1e9 / anchors_case(seconds)["rate"]
+    return [("`step(random_actions())`: what a user calls", full),
+            ("farl's Connect Four kernels in a bare loop: legal mask, random pick, afterstate, observation", with_obs),
+            ("the same without the observation", bare),
+            ("the bitboard anchor (two 49-bit boards, no mask or observation arrays)", anchor)]
+
+
 # -------------------------------------------------------------------------------------------------------- page
 def fmt(x) -> str:
     if isinstance(x, str):
@@ -240,8 +302,8 @@ def measure(rows, sizes, backends, seconds, max_python) -> dict:
             if backend == "anchors":
                 if name == "connect_four" and not params:
                     cells = dict.fromkeys(sizes, anchors_case(seconds))
-            elif backend == "farl":
-                cells = {n: farl_case(name, params, n, seconds) for n in sizes}
+            elif backend in ("farl", "farl-no-obs"):
+                cells = {n: farl_case(name, params, n, seconds, backend == "farl") for n in sizes}
             else:
                 table = {"pgx": PGX, "openspiel": OPENSPIEL, "pettingzoo": PETTINGZOO}[backend]
                 if key not in table:
@@ -264,7 +326,7 @@ def measure(rows, sizes, backends, seconds, max_python) -> dict:
     return results
 
 
-def page(results, rows, sizes, args, command, load) -> str:
+def page(results, rows, sizes, args, command, load, parts_of_a_step=()) -> str:
     lines = ["# Batched random self-play: steps per CPU second", "",
              f"Made by `{command}` on {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
              f"{platform.python_version()}, {time.strftime('%Y-%m-%d')}; machine load (1-minute average) "
@@ -302,6 +364,12 @@ def page(results, rows, sizes, args, command, load) -> str:
                 parts.append(f"{r:.2f}x {backend} (target {goal}x: {'met' if r >= goal else 'not met'})")
         if parts:
             lines.append(f"* {name} {key[1]}: " + "; ".join(parts))
+    if parts_of_a_step:
+        anchor = parts_of_a_step[-1][1]
+        lines += ["", "## Where a Connect Four step goes (1,024 envs)", "",
+                  "CPU nanoseconds per env step, measured in the same run (`anatomy()` in the script):", "",
+                  "| what runs | ns per env step | x the anchor |", "|---|---:|---:|"]
+        lines += [f"| {what} | {ns:.0f} | {ns / anchor:.1f} |" for what, ns in parts_of_a_step]
     return "\n".join(lines) + "\n"
 
 
@@ -312,6 +380,7 @@ def main(argv=None) -> int:
     ap.add_argument("--games", default="", help="comma-separated farl game names (default: all, Hex 11x11 too)")
     ap.add_argument("--backends", default=",".join(BACKENDS), help=f"comma-separated, of {', '.join(BACKENDS)}")
     ap.add_argument("--max-python-envs", type=int, default=1024, help="largest batch of the Python-loop backends")
+    ap.add_argument("--no-anatomy", action="store_true", help="skip the split of a Connect Four step's time")
     ap.add_argument("--out", default=str(ROOT / "docs/results/vector_speed.md"))
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -323,8 +392,13 @@ def main(argv=None) -> int:
     rows = [(n, p) for n, p in ROWS if not games or n in games]
     load_before = os.getloadavg()[0]
     results = measure(rows, sizes, backends, args.seconds, args.max_python_envs)
+    parts_of_a_step = []
+    if "farl" in backends and ("connect_four", {}) in rows and not args.no_anatomy:
+        parts_of_a_step = anatomy(args.seconds)
+        for what, ns in parts_of_a_step:
+            print(f"{ns:8.0f} ns per env step: {what}", flush=True)
     command = "python benchmarks/vector_speed.py " + " ".join(sys.argv[1:] if argv is None else argv)
-    text = page(results, rows, sizes, args, command.strip(), (load_before, os.getloadavg()[0]))
+    text = page(results, rows, sizes, args, command.strip(), (load_before, os.getloadavg()[0]), parts_of_a_step)
     atomic_write_text(Path(args.out), text)
     print(f"wrote {args.out}")
     return 0

@@ -402,3 +402,23 @@ def test_random_actions_are_legal_and_reproducible():
         runs.append(np.array(actions))
     np.testing.assert_array_equal(*runs)
     assert len(np.unique(runs[0])) > 1
+
+
+@pytest.mark.parametrize("name", ["connect_four", "game2048"])
+def test_a_batch_without_observations_plays_the_same_games(name):
+    seen = fv.make(name, 6, seed=9)
+    blind = fv.make(name, 6, seed=9, observations=False)
+    obs, _ = seen.reset()
+    assert blind.reset()[0] is None
+    for _ in range(40):  # games end and restart on the way
+        a = seen.random_actions()
+        np.testing.assert_array_equal(blind.random_actions(), a)
+        obs, rewards, term, trunc, info = seen.step(a)
+        none, rewards2, term2, trunc2, info2 = blind.step(a)
+        assert none is None and "final_obs" not in info2
+        np.testing.assert_array_equal(rewards2, rewards)
+        np.testing.assert_array_equal(term2, term)
+        np.testing.assert_array_equal(info2["action_mask"], info["action_mask"])
+        np.testing.assert_array_equal(info2["player"], info["player"])
+    np.testing.assert_array_equal(blind.observations(), obs)  # computed on request: the same
+    assert pickle.loads(pickle.dumps(blind)).step(blind.random_actions())[0] is None

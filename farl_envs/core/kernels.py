@@ -295,3 +295,21 @@ def _ol_board_inline(kernels, p, s, out):
     fn = _kernel(kernels, "board", inline=True)
     if fn is not None:
         return lambda kernels, p, s, out: fn(p, s, out)
+
+
+NO_CHANCE = "farl_envs.core.spec:no_chance"
+"""The compiled name of the chance kernel of every game without chance events."""
+
+
+def has_chance(kernels):
+    """Whether the game draws a chance event after a move: a constant of the compiled loop (its ``Kernels`` type
+    names the chance kernel), so a loop skips the stream's hashing for deterministic games at no run-time cost."""
+    return kernels.names[3] != NO_CHANCE
+
+
+@overload(has_chance)
+def _ol_has_chance(kernels):
+    if isinstance(kernels, KernelsType):
+        flag = kernels.names[3] != NO_CHANCE
+        return lambda kernels: flag
+

@@ -34,6 +34,7 @@ from farl_envs.core.kernels import (
     chance,
     chance_inline,
     compiled_name,
+    has_chance,
     initial_state,
     kernels_of,
     legal_actions,
@@ -102,13 +103,14 @@ def stream_word(seed, index, episode, move):
 
 
 @njit(cache=True, inline="always")
-def _show(kernels, p, states, i, obs, obs_flat, masks, players):
-    """Observation (of the seat to move), legal-action mask and mover of env ``i``."""
+def _show(kernels, p, states, i, obs, obs_flat, masks, players, observing=True):
+    """Observation (of the seat to move; skipped unless ``observing``), legal-action mask and mover of env ``i``."""
     s = states[i]
     seat = s[TO_MOVE]
     players[i] = seat
-    obs_flat[i, :] = 0
-    observe(kernels, p, s, seat, obs[i])
+    if observing:
+        obs_flat[i, :] = 0
+        observe(kernels, p, s, seat, obs[i])
     legal_actions_inline(kernels, p, s, masks[i])
 
 
@@ -134,15 +136,33 @@ def reset_all(kernels, p, states, seed, episodes, moves, returns, obs, obs_flat,
 
 
 @njit(cache=True)
+def check_actions(actions, pending, masks, out):
+    """Copy ``actions`` (``int64``) into ``out``, 0 for an env awaiting its autoreset (which ignores its action),
+    and return how many of the other envs got an action outside ``0..n_actions-1`` or not legal in their mask.
+    One pass over the batch instead of half a dozen numpy temporaries per step."""
+    bad = 0
+    n_actions = masks.shape[1]
+    for i in range(actions.shape[0]):
+        if pending[i]:
+            out[i] = 0
+            continue
+        a = actions[i]
+        if a < 0 or a >= n_actions or masks[i, a] == 0:
+            bad += 1
+        out[i] = a
+    return bad
+
+
+@njit(cache=True)
 def step_all(kernels, p, states, actions, pending, seed, episodes, moves, rewards, returns, ended,
-             obs, obs_flat, masks, players):
+             obs, obs_flat, masks, players, observing=True):
     """One step of every env (the actions were checked legal by the caller).
 
     An env with ``pending[i]`` (its game ended at the previous step) starts its next episode instead and ignores
     its action (next-step autoreset); an env with ``actions[i] < 0`` stays as it is (zero rewards); the others
     play ``actions[i]`` in place, then the chance event from the stream. ``rewards[i]`` gets the step's reward
     deltas, ``returns[i]`` their sum over the episode, ``ended[i]`` whether the game is over now (and
-    ``pending[i]`` with it). Then every env's observation, mask and mover.
+    ``pending[i]`` with it). Then every env's mask and mover, and its observation when ``observing``.
     """
     p, states, actions, pending, episodes, moves = (borrowed(p), borrowed(states), borrowed(actions),
                                                     borrowed(pending), borrowed(episodes), borrowed(moves))
@@ -166,20 +186,29 @@ def step_all(kernels, p, states, actions, pending, seed, episodes, moves, reward
             # the hot calls inlined (core/kernels.py's *_inline stubs): ~20 % of a Connect Four step
             afterstate_inline(kernels, p, s, actions[i], s, r)
             moves[i] += 1
-            if s[TERMINAL] == 0:
+            if has_chance(kernels) and s[TERMINAL] == 0:  # a constant: no hashing for deterministic games
                 rng[0] = stream_word(seed, i, episodes[i], moves[i])
                 chance_inline(kernels, p, s, rng)
             for k in range(n_players):
                 returns[i, k] += r[k]
             ended[i] = s[TERMINAL] != 0
             pending[i] = ended[i]
-        _show(kernels, p, states, i, obs, obs_flat, masks, players)
+        _show(kernels, p, states, i, obs, obs_flat, masks, players, observing)
 
 
 @njit(cache=True)
 def show_one(kernels, p, states, i, obs, obs_flat, masks, players):
     """Observation, mask and mover of env ``i`` alone (after ``set_state``)."""
     _show(kernels, p, states, i, obs, obs_flat, masks, players)
+
+
+@njit(cache=True)
+def observe_all(kernels, p, states, obs, obs_flat):
+    """Every env's observation, of the seat to move (a batch that does not observe at every step)."""
+    for i in range(states.shape[0]):
+        s = states[i]
+        obs_flat[i, :] = 0
+        observe(kernels, p, s, s[TO_MOVE], obs[i])
 
 
 @njit(cache=True)
@@ -208,7 +237,7 @@ def _move(kernels, p, s, i, a, seed, episodes, moves, rewards, returns, delta, r
     move's reward deltas to ``rewards[i]`` and ``returns[i]`` (``delta``, ``rng``: scratch)."""
     afterstate(kernels, p, s, a, s, delta)
     moves[i] += 1
-    if s[TERMINAL] == 0:
+    if has_chance(kernels) and s[TERMINAL] == 0:
         rng[0] = stream_word(seed, i, episodes[i], moves[i])
         chance(kernels, p, s, rng)
     for k in range(delta.shape[0]):

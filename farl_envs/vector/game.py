@@ -63,7 +63,8 @@ class VectorGame:
     ``n_actions``, ``obs_shape``.
     """
 
-    def __init__(self, name: str, num_envs: int, seed: int = 0, copy: bool = True, **params):
+    def __init__(self, name: str, num_envs: int, seed: int = 0, copy: bool = True, observations: bool = True,
+                 **params):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
         self.name = farl_envs._short_name(name)
@@ -72,6 +73,7 @@ class VectorGame:
         self.num_envs = int(num_envs)
         self.seed = _checked_seed(seed)
         self.copy = bool(copy)
+        self.observing = bool(observations)
         self._kernels = _loops.vector_kernels(self.game)
         g, n = self.game, self.num_envs
         self.n_players, self.n_actions, self.obs_shape = g.n_players, g.n_actions, tuple(g.obs_shape)
@@ -109,7 +111,7 @@ class VectorGame:
                          self._moves, self._returns, self._obs, self._flat_obs(), self._masks, self._players)
         self._started = True
         info = self._info(np.zeros(self.num_envs, dtype=bool))
-        return self._out(self._obs), info
+        return self._observed(), info
 
     def step(self, actions):
         """Play ``actions[i]`` in env ``i``; return ``(obs, rewards, terminated, truncated, info)``.
@@ -123,7 +125,7 @@ class VectorGame:
         autoreset = self._pending.copy()
         _loops.step_all(self._kernels, self.game.p, self._states, a, self._pending, np.uint64(self.seed),
                         self._episodes, self._moves, self._rewards, self._returns, self._ended, self._obs,
-                        self._flat_obs(), self._masks, self._players)
+                        self._flat_obs(), self._masks, self._players, self.observing)
         ended = self._ended
         truncated = np.zeros(self.num_envs, dtype=bool)
         if self.game.truncated is not None and ended.any():  # Python, only for the games that just ended
@@ -132,11 +134,12 @@ class VectorGame:
         terminated = ended & ~truncated
         info = self._info(autoreset)
         if ended.any():
-            info["final_obs"] = self._obs.copy()
-            info["_final_obs"] = ended.copy()
+            if self.observing:
+                info["final_obs"] = self._obs.copy()
+                info["_final_obs"] = ended.copy()
             info["final_returns"] = np.where(ended[:, None], self._returns, 0.0)
             info["_final_returns"] = ended.copy()
-        return self._out(self._obs), self._out(self._rewards), terminated, truncated, info
+        return self._observed(), self._out(self._rewards), terminated, truncated, info
 
     def afterstates(self, states: bool = False) -> Afterstates:
         """The afterstate of every legal action in every env, without stepping (:class:`Afterstates`); with
@@ -200,8 +203,11 @@ class VectorGame:
                         self._players)
 
     def observations(self) -> np.ndarray:
-        """The current observation of every env (of the seat to move: ``players()``)."""
+        """The current observation of every env (of the seat to move: ``players()``); computed here for a batch
+        made with ``observations=False``."""
         self._require_reset()
+        if not self.observing:
+            _loops.observe_all(self._kernels, self.game.p, self._states, self._obs, self._flat_obs())
         return self._obs.copy()
 
     def players(self) -> np.ndarray:
@@ -225,11 +231,12 @@ class VectorGame:
                 "_players")
         d = {k: getattr(self, k).copy() for k in keep}
         d.update(name=self.name, params=self.params, num_envs=self.num_envs, seed=self.seed, copy=self.copy,
-                 started=self._started)
+                 observations=self.observing, started=self._started)
         return d
 
     def __setstate__(self, d: dict) -> None:
-        VectorGame.__init__(self, d["name"], d["num_envs"], seed=d["seed"], copy=d["copy"], **d["params"])
+        VectorGame.__init__(self, d["name"], d["num_envs"], seed=d["seed"], copy=d["copy"],
+                            observations=d["observations"], **d["params"])
         for k, v in d.items():
             if k.startswith("_"):
                 setattr(self, k, v.copy())
@@ -238,6 +245,9 @@ class VectorGame:
     # -------------------------------------------------------------- helpers
     def _flat_obs(self) -> np.ndarray:
         return self._obs.reshape(self.num_envs, -1)
+
+    def _observed(self) -> np.ndarray | None:
+        return self._out(self._obs) if self.observing else None
 
     def _out(self, a: np.ndarray) -> np.ndarray:
         return a.copy() if self.copy else a
@@ -270,12 +280,11 @@ class VectorGame:
             a = a.astype(np.int64)
         if a.dtype.kind not in "iu":
             raise ValueError(f"actions must be integers, got dtype {a.dtype}")
-        self._actions[:] = np.where(self._pending, 0, a)  # an env awaiting its autoreset ignores its action
-        plays = ~self._pending
-        inside = (self._actions >= 0) & (self._actions < self.n_actions)
-        legal = inside & (self._masks[self._rows, np.where(inside, self._actions, 0)] != 0)
-        bad = np.flatnonzero(plays & ~legal)
-        if bad.size:
+        if _loops.check_actions(a.astype(np.int64, copy=False), self._pending, self._masks, self._actions):
+            plays = ~self._pending
+            inside = (a >= 0) & (a < self.n_actions)
+            legal = inside & (self._masks[self._rows, np.where(inside, a, 0)] != 0)
+            bad = np.flatnonzero(plays & ~legal)
             shown = ", ".join(f"env {i}: action {int(a[i])} (legal: {np.flatnonzero(self._masks[i]).tolist()})"
                               for i in bad[:3])
             more = f" and {bad.size - 3} more" if bad.size > 3 else ""
