@@ -19,7 +19,6 @@ from farl_agents.learners.agent import NTupleAgent
 from farl_agents.learners.config import LearnerConfig
 from farl_agents.loading import load_player
 from farl_agents.opponents import make_opponent
-from farl_agents.opponents.leaf_sources import agent_leaf, search_leaf
 from farl_agents.opponents.maxn import MaxN
 from farl_agents.opponents.paranoid import Paranoid
 from farl_agents.opponents.puct import PUCT
@@ -88,15 +87,28 @@ def test_only_agents_with_afterstate_values_can_be_wrapped():
         make_opponent("pretrained+expectimax2", "connect_four")
 
 
-def test_an_agent_trained_with_progress_shaping_is_refused_by_every_search():
-    # its value is tables + shaping x heuristic; the compiled leaves read the tables alone, which would search
-    # with values the agent never plays by
-    game = farl_envs.game_spec("chinese_checkers", players=3)
-    agent = NTupleAgent(game, LearnerConfig(shaping=10.0, use_symmetry=False, ntuple_count=4, ntuple_length=3,
+def test_an_agent_trained_with_progress_shaping_is_searched_with_the_values_it_plays_by():
+    # its value is tables + shaping x the game's heuristic (the potential it was trained against): a depth-1
+    # Max-N around it must give every player's reward + that value, not the tables alone
+    game = farl_envs.game_spec("sim", players=3)
+    agent = NTupleAgent(game, LearnerConfig(shaping=3.0, use_symmetry=False, ntuple_count=4, ntuple_length=3,
                                             ntuples="random-walk"))
-    for leaf in (agent_leaf, search_leaf):
-        with pytest.raises(ValueError, match="progress shaping"):
-            leaf(agent, game)
+    agent.net.weights[:] = np.random.default_rng(5).normal(0.0, 0.3, agent.net.weights.shape)
+    s = position(game, [0, 5, 9, 1, 6, 14])
+    vals = MaxN(1, agent=agent).action_values(game, s)
+    mask = np.zeros(game.n_actions, dtype=np.int8)
+    game.legal_actions(game.p, s, mask)
+    after, rew, checked, phi, largest = np.zeros_like(s), np.zeros(3), 0, np.zeros(3), 0.0
+    for a in np.flatnonzero(mask):
+        game.afterstate(game.p, s, int(a), after, rew)
+        game.heuristic(game.p, after, phi)
+        largest = max(largest, np.abs(phi).max())
+        for i in range(3):
+            v = 0.0 if after[TERMINAL] else agent.afterstate_value(after, i)
+            assert vals[a, i] == pytest.approx(rew[i] + v, abs=1e-9)
+            checked += 1
+    assert checked >= 3 * 10
+    assert largest > 0.01  # the potential is in play: the tables alone would give other values
 
 
 # ----------------------------------------------------------- hand-built positions

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from farl_agents.learners.agent import NTupleAgent
+from farl_agents.learners.kernels import potential_of
 from farl_agents.opponents.leaf_values import NTupleLeaf
 from farl_agents.opponents.value_protocol import AfterstateValues, checked_values
 from farl_envs.core.rng import make_rng
@@ -37,16 +38,14 @@ def agent_leaf(agent, game: GameSpec) -> NTupleLeaf:
         raise ValueError(f"{agent.name} learned action values ({agent.config.algo}), not afterstate values: "
                          f"the search wrappers take an n-tuple agent trained with TD (td-farl)")
     _check_game(agent, game)
-    if agent.config.shaping != 0.0:
-        raise ValueError(f"{agent.name} was trained with progress shaping (shaping={agent.config.shaping:g}): its "
-                         f"value of a position is its tables plus shaping x the game's heuristic, and the compiled "
-                         f"searches read the tables alone, so no search wrapper takes it yet; play it bare")
     scale = float(agent.config.reward_scale)
     if not np.isfinite(scale) or scale <= 0:
         raise ValueError(f"{agent.name}: reward_scale must be > 0, got {scale}")
+    shaping = float(agent.config.shaping)
     return NTupleLeaf(agent.net, np.zeros(game.n_cells, dtype=np.int32),
                       np.zeros(agent.net.sym_cells.shape[:2], dtype=np.int64), bool(agent.config.tanh_output),
-                      1.0 / scale, game.n_players == 2)
+                      1.0 / scale, game.n_players == 2, potential_of(game, shaping), shaping,
+                      np.zeros(game.n_players))
 
 
 def search_leaf(agent, game: GameSpec):

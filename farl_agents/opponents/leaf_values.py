@@ -15,10 +15,11 @@ position a player-centred TD agent learned to value. ``leaf`` is
 * ``None``: the game's heuristic (``hooks``), as the plain reference opponents play;
 * an :class:`NTupleLeaf` (made by :func:`~.leaf_sources.agent_leaf` from an n-tuple agent trained with
   TD): ``out[mover] = V_mover(s)`` from the mover's own tables, in the game's reward units (the learner's
-  ``reward_scale`` undone). In a two-player game, where every farl game is zero-sum, the
-  other player's entry is ``-V_mover(s)``; with three or more players each other player ``i`` gets
-  ``V_i(s)`` from its own tables (the only estimate the agent has; it learned ``V_i`` on positions ``i``
-  produced, so it is rougher here).
+  ``reward_scale`` undone); for an agent trained with progress shaping the tables plus the weighted
+  potential, as the agent itself plays (``NTupleAgent.afterstate_value``). In a two-player game, where every
+  farl game is zero-sum, the other player's entry is ``-V_mover(s)``; with three or more players each other
+  player ``i`` gets ``V_i(s)`` from its own tables (the only estimate the agent has; it learned ``V_i`` on
+  positions ``i`` produced, so it is rougher here).
 
 The choice is made while numba compiles (the leaf's type), so the loops stay one compiled function per
 game and evaluator, and the n-tuple evaluation runs inside them, with no Python per node.
@@ -35,6 +36,7 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
+from farl_agents.learners.kernels import Potential, potential
 from farl_agents.ntuple.network import Net, board_indices, value
 from farl_agents.opponents.search_hooks import heuristic
 from farl_envs.core.kernels import board
@@ -49,6 +51,9 @@ class NTupleLeaf(NamedTuple):
     tanh_output: bool          # the agent squashes its output with tanh
     scale: float               # 1 / reward_scale: network units -> the game's reward units
     zero_sum: bool             # two players: the other's value is minus the mover's
+    potential: Potential       # the shaping potential (the game's heuristic) of an agent trained with shaping
+    shaping: float             # its weight: the agent values a position as tables + shaping x potential
+    phi: np.ndarray            # float64[n_players]: scratch for the potential
 
 
 def leaf_value(leaf, kernels, hooks, p, s, mover, out):
@@ -66,13 +71,20 @@ def _ol_leaf_value(leaf, kernels, hooks, p, s, mover, out):
         def use_agent(leaf, kernels, hooks, p, s, mover, out):
             board(kernels, p, s, leaf.board)
             board_indices(leaf.net, leaf.board, leaf.idx)
+            potential(leaf.potential, p, s, leaf.phi, 0)  # fills phi; compiled to nothing without shaping
             if leaf.zero_sum:
-                v = value(leaf.net, mover, 0, leaf.idx, leaf.tanh_output) * leaf.scale
+                v = value(leaf.net, mover, 0, leaf.idx, leaf.tanh_output)
+                if leaf.shaping != 0.0:
+                    v += leaf.shaping * leaf.phi[mover]
+                v *= leaf.scale
                 out[0] = -v
                 out[1] = -v
                 out[mover] = v
             else:
                 for i in range(out.shape[0]):
-                    out[i] = value(leaf.net, i, 0, leaf.idx, leaf.tanh_output) * leaf.scale
+                    v = value(leaf.net, i, 0, leaf.idx, leaf.tanh_output)
+                    if leaf.shaping != 0.0:
+                        v += leaf.shaping * leaf.phi[i]
+                    out[i] = v * leaf.scale
         return use_agent
     return None
