@@ -23,6 +23,7 @@ from farl_agents.opponents.maxn import MaxN
 from farl_agents.opponents.paranoid import Paranoid
 from farl_agents.opponents.puct import PUCT
 from farl_agents.opponents.wrappers import split_wrapped
+from farl_agents.players import RandomPlayer
 from farl_envs.core.rng import make_rng
 from farl_envs.core.spec import TERMINAL, TO_MOVE
 
@@ -103,12 +104,26 @@ def test_an_agent_trained_with_progress_shaping_is_searched_with_the_values_it_p
         game.afterstate(game.p, s, int(a), after, rew)
         game.heuristic(game.p, after, phi)
         largest = max(largest, np.abs(phi).max())
-        for i in range(3):
-            v = 0.0 if after[TERMINAL] else agent.afterstate_value(after, i)
+        for i in range(3):  # a finished game keeps w x its potential (the agent's greedy score of such a move)
+            v = 3.0 * phi[i] if after[TERMINAL] else agent.afterstate_value(after, i)
             assert vals[a, i] == pytest.approx(rew[i] + v, abs=1e-9)
             checked += 1
     assert checked >= 3 * 10
     assert largest > 0.01  # the potential is in play: the tables alone would give other values
+    # over whole games (moves that end them included) the depth-1 search plays the agent's own moves
+    wrapped, rnd, rng = MaxN(1, agent=agent), RandomPlayer(), make_rng(8)
+    agent_moves = 0
+    for _ in range(3):
+        s = game.initial_state(game.p, rng)
+        while not s[TERMINAL]:
+            if s[TO_MOVE] == 0:
+                a = agent.act(game, s.copy(), make_rng(1))
+                assert wrapped.act(game, s.copy(), make_rng(1)) == a
+                agent_moves += 1
+            else:
+                a = rnd.act(game, s.copy(), rng)
+            game.afterstate(game.p, s, int(a), s, rew)
+    assert agent_moves >= 6
 
 
 # ----------------------------------------------------------- hand-built positions

@@ -88,3 +88,28 @@ def _ol_leaf_value(leaf, kernels, hooks, p, s, mover, out):
                     out[i] = v * leaf.scale
         return use_agent
     return None
+
+
+def final_value(leaf, p, s, out):
+    """``out`` = what a finished game ``s`` is worth beyond its rewards to the searching agent: zero, except for
+    an agent trained with progress shaping, which keeps w·Φ of the final position in its values (its greedy
+    choice scores a game-ending move r + w·Φ_mover(s)), so its searches must too (compiled)."""
+    raise NotImplementedError("final_value runs compiled only (inside the search loops)")
+
+
+@overload(final_value)
+def _ol_final_value(leaf, p, s, out):
+    if isinstance(leaf, (types.NoneType, types.Omitted)):
+        def nothing(leaf, p, s, out):
+            out[:] = 0.0
+        return nothing
+    if isinstance(leaf, types.NamedTuple) and leaf.instance_class is NTupleLeaf:
+        def shaped(leaf, p, s, out):
+            out[:] = 0.0
+            if leaf.shaping != 0.0:
+                potential(leaf.potential, p, s, leaf.phi, 0)
+                for i in range(out.shape[0]):
+                    out[i] = leaf.shaping * leaf.phi[i] * leaf.scale
+        return shaped
+    return None
+

@@ -58,7 +58,7 @@ import numpy as np
 from numba import njit
 
 from farl_agents.opponents.leaf_sources import agent_leaf
-from farl_agents.opponents.leaf_values import leaf_value
+from farl_agents.opponents.leaf_values import final_value, leaf_value
 from farl_agents.opponents.search_hooks import (
     apply_chance_outcome,
     chance_outcome_count,
@@ -197,7 +197,10 @@ def maxn_search(kernels, hooks, leaf, p, root, depth,
                 nodes += 1
                 rem = dleft[k] - 1
                 if S[k + 1, TERMINAL] != 0:
-                    _fold(k, rew[k], 0, kind, S, prob, best, bestset, height, root_vals, act)
+                    final_value(leaf, p, S[k + 1], vec)  # zero but for an agent trained with shaping
+                    for i in range(vec.shape[0]):
+                        vec[i] += rew[k, i]
+                    _fold(k, vec, 0, kind, S, prob, best, bestset, height, root_vals, act)
                 elif rem <= 0:
                     leaf_value(leaf, kernels, hooks, p, S[k + 1], S[k, TO_MOVE], vec)
                     for i in range(vec.shape[0]):

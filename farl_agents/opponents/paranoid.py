@@ -57,7 +57,7 @@ import numpy as np
 from numba import njit
 
 from farl_agents.opponents.leaf_sources import agent_leaf
-from farl_agents.opponents.leaf_values import leaf_value
+from farl_agents.opponents.leaf_values import final_value, leaf_value
 from farl_agents.opponents.maxn import TIE_EPS, _pick_best
 from farl_agents.opponents.search_hooks import (
     apply_chance_outcome,
@@ -93,7 +93,9 @@ def _order_moves(kernels, hooks, leaf, p, k, me, S, M, order, nmov, key, rew_tmp
         v = rew_tmp[me]
         if S[k + 1, TERMINAL] == 0:
             leaf_value(leaf, kernels, hooks, p, S[k + 1], S[k, TO_MOVE], hv)
-            v += hv[me]
+        else:
+            final_value(leaf, p, S[k + 1], hv)  # zero but for an agent trained with shaping
+        v += hv[me]
         key[k, j] = v if maximise else -v
     for j in range(1, n):  # stable insertion sort, descending key
         a = order[k, j]
@@ -174,7 +176,8 @@ def paranoid_search(kernels, hooks, leaf, p, root, depth,
                 r = rew[k, me]
                 rem = dleft[k] - 1
                 if S[k + 1, TERMINAL] != 0:
-                    _fold(k, r, me, S, kind, prob, val, alpha, beta, idx, nmov, order, root_vals)
+                    final_value(leaf, p, S[k + 1], hv)  # zero but for an agent trained with shaping
+                    _fold(k, r + hv[me], me, S, kind, prob, val, alpha, beta, idx, nmov, order, root_vals)
                 elif rem <= 0:
                     leaf_value(leaf, kernels, hooks, p, S[k + 1], S[k, TO_MOVE], hv)
                     _fold(k, r + hv[me], me, S, kind, prob, val, alpha, beta, idx, nmov, order, root_vals)

@@ -57,7 +57,7 @@ from numba import njit
 
 from farl_agents.ntuple.budget import check_search_memory
 from farl_agents.opponents.leaf_sources import search_leaf
-from farl_agents.opponents.leaf_values import NTupleLeaf, leaf_value
+from farl_agents.opponents.leaf_values import NTupleLeaf, final_value, leaf_value
 from farl_agents.opponents.mcts import MAX_ITERATIONS, _most_visited, root_statistics
 from farl_agents.opponents.search_hooks import hooks_of, search_kernels
 from farl_agents.opponents.value_protocol import checked_values
@@ -171,8 +171,7 @@ def _agent_q(kernels, hooks, leaf, p, s, mask, after, rew, vec, qv):
             continue
         afterstate(kernels, p, s, a, after, rew)
         if after[TERMINAL] != 0:
-            for i in range(vec.shape[0]):
-                vec[i] = 0.0
+            final_value(leaf, p, after, vec)  # zero but for an agent trained with shaping
         else:
             leaf_value(leaf, kernels, hooks, p, after, mover, vec)
         for i in range(vec.shape[0]):
@@ -270,7 +269,7 @@ def puct_search(kernels, hooks, leaf, p, root, iterations, c_puct, temperature, 
                                                visits, wsum, prior, expanded, n_nodes, s, mask, rew, path,
                                                step_rew, lo, hi, rng)
         if status == _AT_END:
-            est[:] = 0.0
+            final_value(leaf, p, s, est)  # zero but for an agent trained with shaping
         else:
             _agent_q(kernels, hooks, leaf, p, s, mask, after, rew, vec, qv)
             set_priors(s, node, prior, mask, qv, est, mid, half, temperature, adaptive, lo, hi)
