@@ -154,7 +154,7 @@ _NPLAYER = {
     # greedy on the untrained tables) ends inside the 300 turns, every reward is 0 and nothing is learned; with it
     # 96 % of the self-play games end in a win (docs/results/nplayer_learning.md, Chinese Checkers)
     "chinese_checkers3p": ("chinese_checkers", {"players": 3, "max_moves": 300},
-                           dict(ntuple_count=40, ntuple_length=6, use_symmetry=False, shaping=10.0, episodes=20_000)),
+                           dict(ntuple_count=40, ntuple_length=6, use_symmetry=False, shaping=10.0, episodes=100_000)),
     # EWN 6x6, 3 players: cell coding 1 (colour and cube group, 10 values), so 30 walks of 4 squares (10^4
     # weights each); no symmetry keeps the three corners
     "ewn3p": ("einstein_wurfelt_nicht", {"players": 3, "size": 6, "cell_coding": 1},
