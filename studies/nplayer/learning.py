@@ -113,7 +113,18 @@ def _row(variant: Variant) -> Row:
 _BOARDS = list(dict.fromkeys((v.key.split("-")[0], v.game, v.params) for v in VARIANTS))
 REFERENCES = [Row(f"{prefix}-{player}-vs-{OPPONENT}", game, player, OPPONENT, "initial", GAMES_PER_SEAT, params)
               for prefix, game, params in _BOARDS for player in (OPPONENT, "random", "maxn1")]
-ROWS = REFERENCES + [_row(v) for v in VARIANTS]
+WRAPPED = (("yav3-shaped", "maxn2"), ("yav3-shaped", "mcts300"), ("sim12-shaped", "maxn2"),
+           ("ewn3-gbgsched", "expectimax2"), ("ewn2-gbgsched", "expectimax3"))
+"""Trained variants searched at test time (``RUN+WRAPPER``, the strength issue's wrappers)."""
+
+
+def _wrapped_row(key: str, wrapper: str) -> Row:
+    variant = next(v for v in VARIANTS if v.key == key)
+    return Row(f"{key}+{wrapper}-vs-{OPPONENT}", variant.game, f"{RUNS / key}+{wrapper}", OPPONENT, "initial",
+               GAMES_PER_SEAT, variant.params, trained=key)
+
+
+ROWS = REFERENCES + [_row(v) for v in VARIANTS] + [_wrapped_row(k, w) for k, w in WRAPPED]
 
 
 def select(keys: list[str] | None) -> list[Row]:
@@ -122,11 +133,16 @@ def select(keys: list[str] | None) -> list[Row]:
         return list(ROWS)
     rows = []
     for key in keys:
-        found = [r for r in ROWS if key in (r.id, r.id.split("-")[0], r.trained) and r not in rows]
-        if not found and not any(key in (r.id, r.id.split("-")[0], r.trained) for r in ROWS):
+        found = [r for r in ROWS if key in (r.id, r.id.split("-")[0], r.trained, _name(r)) and r not in rows]
+        if not found and not any(key in (r.id, r.id.split("-")[0], r.trained, _name(r)) for r in ROWS):
             raise SystemExit(f"no rows match {key!r}; rows: {', '.join(r.id for r in ROWS)}")
         rows += found
     return rows
+
+
+def _name(row: Row) -> str:
+    """A trained row's run folder name, with its wrapper (``yav3-shaped+maxn2``); a reference's player."""
+    return Path(row.player).name if row.trained else row.player
 
 
 def _load(runs: Path, row_id: str) -> dict | None:
@@ -150,7 +166,9 @@ def table(runs: Path) -> list[str]:
             result = _load(runs, row.id)
             variant = next((v for v in VARIANTS if v.key == row.trained), None)
             what = variant.why if variant else "reference"
-            name = row.trained or row.player
+            name = _name(row)
+            if "+" in name:
+                what += f"; searched at test time ({name.split('+')[1]})"
             train_cmd = f" after `{variant.command()} --out {RUNS / variant.key}`" if variant else ""
             lines.append(f"| {name} | {cell(result) if result else '– (not run yet)'} | {_per_seat(result)} | "
                          f"{what} | `{row.command()}`{train_cmd} |")
