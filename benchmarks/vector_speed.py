@@ -14,6 +14,8 @@ threads, so a multi-threaded backend is counted per core) of:
   TicTacToe, 2048);
 * ``openspiel``: OpenSpiel's ``vector_env.SyncVectorEnv`` of ``rl_environment.Environment`` s (a Python loop over
   the envs, as OpenSpiel ships it) with random legal actions;
+* ``openspiel-loop``: plain pyspiel states in a Python loop (``legal_actions`` / ``apply_action``), OpenSpiel
+  without its RL environment layer;
 * ``pettingzoo``: PettingZoo's classic ``connect_four_v3`` / ``tictactoe_v3`` AEC envs, one Python loop over
   ``num_envs`` of them (``last`` / ``step`` / ``reset`` at the end). SuperSuit's vector wrappers
   (``pettingzoo_env_to_vec_env_v1``) take *parallel* envs, and the classic games are AEC envs with
@@ -61,7 +63,7 @@ OPENSPIEL = {("connect_four", ""): "connect_four", ("tictactoe", ""): "tic_tac_t
              ("breakthrough", ""): "breakthrough", ("clobber", ""): "clobber", ("amazons", ""): "amazons",
              ("lines_of_action", ""): "lines_of_action"}
 PETTINGZOO = {("connect_four", ""): "connect_four_v3", ("tictactoe", ""): "tictactoe_v3"}
-BACKENDS = ("farl", "farl-no-obs", "pgx", "openspiel", "pettingzoo", "anchors")
+BACKENDS = ("farl", "farl-no-obs", "pgx", "openspiel", "openspiel-loop", "pettingzoo", "anchors")
 
 
 def label(params: dict) -> str:
@@ -141,6 +143,29 @@ def openspiel_case(game_string: str, n: int, seconds: float) -> dict:
             legal = ts.observations["legal_actions"][ts.observations["current_player"]]
             outs.append(StepOutput(action=legal[int(rnd.integers(len(legal)))], probs=None))
         holder[0] = envs.step(outs, reset_if_done=True)[0]
+
+    return {"rate": timed_rate(go, n, seconds)}
+
+
+def openspiel_loop_case(game_string: str, n: int, seconds: float) -> dict:
+    """``n`` plain pyspiel states stepped in a Python loop (``legal_actions`` / ``apply_action``, chance outcomes
+    sampled by their probabilities, a new game when one ends): OpenSpiel without its RL environment layer."""
+    import pyspiel
+
+    rnd = np.random.default_rng(0)
+    game = pyspiel.load_game(game_string)
+    states = [game.new_initial_state() for _ in range(n)]
+
+    def go():
+        for i, st in enumerate(states):
+            while st.is_chance_node():
+                outcomes, probs = zip(*st.chance_outcomes())
+                st.apply_action(outcomes[int(rnd.choice(len(outcomes), p=probs))])
+            if st.is_terminal():
+                states[i] = game.new_initial_state()
+                continue
+            legal = st.legal_actions()
+            st.apply_action(legal[int(rnd.integers(len(legal)))])
 
     return {"rate": timed_rate(go, n, seconds)}
 
@@ -293,7 +318,7 @@ def fmt(x) -> str:
 def measure(rows, sizes, backends, seconds, max_python) -> dict:
     results = {}
     installed = {"pgx": find_spec("pgx") is not None and find_spec("jax") is not None,
-                 "openspiel": find_spec("pyspiel") is not None,
+                 "openspiel": find_spec("pyspiel") is not None, "openspiel-loop": find_spec("pyspiel") is not None,
                  "pettingzoo": find_spec("pettingzoo") is not None}
     for name, params in rows:
         key = (name, label(params))
@@ -305,7 +330,8 @@ def measure(rows, sizes, backends, seconds, max_python) -> dict:
             elif backend in ("farl", "farl-no-obs"):
                 cells = {n: farl_case(name, params, n, seconds, backend == "farl") for n in sizes}
             else:
-                table = {"pgx": PGX, "openspiel": OPENSPIEL, "pettingzoo": PETTINGZOO}[backend]
+                table = {"pgx": PGX, "openspiel": OPENSPIEL, "openspiel-loop": OPENSPIEL,
+                         "pettingzoo": PETTINGZOO}[backend]
                 if key not in table:
                     continue
                 for n in sizes:
@@ -317,6 +343,8 @@ def measure(rows, sizes, backends, seconds, max_python) -> dict:
                         cells[n] = pgx_case(table[key], n, seconds)
                     elif backend == "openspiel":
                         cells[n] = openspiel_case(table[key], n, seconds)
+                    elif backend == "openspiel-loop":
+                        cells[n] = openspiel_loop_case(table[key], n, seconds)
                     else:
                         cells[n] = pettingzoo_case(table[key], n, seconds)
             if cells:
