@@ -21,12 +21,11 @@ LONGEST_FIRST = (
     "test_tutorial.py",       # every tutorial command (~55)
     "test_equivalence.py",    # compiles each game's loop and plays it through the AEC path too (~55)
     "test_baselines.py",      # (~50)
-    "test_farl_effect.py",    # (~45)
     "test_descent_games.py",  # (~40)
     "test_ecosystem_truncation.py",  # (~35)
     "test_ply_chain.py",      # (~35)
+    "test_shaping.py",        # Chinese Checkers learning with shaping (~35)
     "test_examples.py",       # (~30)
-    "test_nemesh_full_budget.py",  # (~30)
     "test_readme.py",         # every README command (~25)
     "test_families.py",       # (~25)
     "test_backend.py",        # a two-node Ray cluster: little CPU, long waits

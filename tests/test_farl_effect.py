@@ -14,6 +14,7 @@ def test_agents_differ_only_in_final_adaptation():
     assert with_farl.config.seed == 3 and with_farl.config.episodes == 10 and params == {"rows": 5, "columns": 6}
 
 
+@pytest.mark.slow  # ~50 CPU s cold (Clobber's learner, MCTS and self-play loops, compiled for this test alone)
 def test_tiny_run_measures_resumes_and_tabulates(tmp_path, capsys):
     out = tmp_path / "fe.json"
     argv = ["--games", "clobber", "--seeds", "1", "--episodes", "20", "--games-per-seat", "1", "--mcts", "5",

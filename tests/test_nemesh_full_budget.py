@@ -13,6 +13,7 @@ def test_same_time_episodes_scales_by_the_cpu_ratio():
         full_budget.same_time_episodes(0.0, 60.0, 5_000)
 
 
+@pytest.mark.slow  # ~60 CPU s cold (its own Nemesh and TD-FARL loops); the default run's budget is 10 minutes
 def test_tiny_study_trains_evaluates_and_writes_the_page(tmp_path):
     work, page = tmp_path / "work", tmp_path / "page.md"
     argv = ["--work", str(work), "--out", str(page), "--fraction", "0.0005", "--td-episodes", "600",

@@ -29,8 +29,8 @@ CASES = [
     ("tictactoe", dict(tcl="exp", lam=0.5, trace_mode="rr"), 1500),
     # SARSA: one table per action, symmetric boards reading other actions' tables
     ("tictactoe", dict(algo="sarsa", tcl="id"), 800),
-    # three players, one table set each
-    ("nim3p", dict(), 1500),
+    # three players, one table set each (with -m slow: its paged loop is compiled for this test alone)
+    pytest.param("nim3p", dict(), 1500, marks=pytest.mark.slow),
 ]
 
 

@@ -90,17 +90,17 @@ def _wins_against_random(agent, game, games_per_seat) -> float:
 
 
 def test_shaping_makes_chinese_checkers_learnable():
-    """Without shaping no self-play game ends inside 300 turns, nothing is learned and the agent never wins against
-    two random players; with it most self-play games end and the agent wins almost every game against them."""
+    """Without shaping there is nothing to learn from: an agent on zero tables plays at random (every candidate
+    scores 0), and random players never finish a game inside 300 turns, so every reward and every weight stays 0
+    (nplayer_learning.md, section 5: 0 of 2,000 self-play episodes). With shaping most self-play games end and
+    the agent wins almost every game against two random players."""
     game = farl_envs.game_spec("chinese_checkers", players=3, max_moves=300)
+    rnd = RandomPlayer()
+    random_play = evaluate(game, rnd, rnd, n_games=10, seed=3).matchups[0]
+    assert random_play.n_games == 30 and random_play.wins == 0 and random_play.losses == 0
     base = dict(epsilon=0.15, alpha=1.0, alpha_final=0.5, lam=0.5, trace_mode="res", tcl="id", ntuple_count=40,
                 ntuple_length=6, use_symmetry=False, episodes=300, seed=2)
-    plain = NTupleAgent(game, LearnerConfig(**base))
-    ended_plain = np.any(plain.train(300)[:, :3] != 0, axis=1).sum()
     shaped = NTupleAgent(game, LearnerConfig(**base, shaping=10.0))
     ended_shaped = np.any(shaped.train(300)[:, :3] != 0, axis=1).sum()
-    assert ended_plain == 0 and not np.any(plain.net.weights)
     assert ended_shaped >= 200
-    wins = [_wins_against_random(a, game, 4) for a in (plain, shaped)]
-    assert wins[0] == 0.0
-    assert wins[1] >= 0.75
+    assert _wins_against_random(shaped, game, 4) >= 0.75
