@@ -80,6 +80,9 @@ VARIANTS = [
             "GBG's Yavalath settings (100 x 7 tuples), 300k episodes"),
     Variant("yav3-shaped", "yavalath3p", "yavalath", ("players=3",), {"shaping": 1.0},
             "the preset with progress shaping (weight 1) on the game's heuristic"),
+    Variant("yav3-shaped-untrained", "yavalath3p", "yavalath", ("players=3",), {"shaping": 1.0, "episodes": 1},
+            "the shaped preset after one episode (its values are the weighted heuristic): the control of the "
+            "searched shaped agent"),
     Variant("yav3-gbg-nofarl", "yavalath3p", "yavalath", ("players=3",),
             {**GBG_SCHEDULE, "ntuple_count": 100, "ntuple_length": 7, "episodes": 300_000, "farl": False,
              "farl_terminal": False}, "the same without final adaptation"),
@@ -97,6 +100,8 @@ VARIANTS = [
             "GBG's schedule, 60 walks of 6 edges, 300k episodes"),
     Variant("sim12-shaped", "sim3p", "sim", ("players=3", "nodes=12"), {"shaping": 1.0},
             "the K6 preset on K12 with progress shaping (weight 1) on the game's heuristic"),
+    Variant("sim12-shaped-untrained", "sim3p", "sim", ("players=3", "nodes=12"), {"shaping": 1.0, "episodes": 1},
+            "the shaped preset on K12 after one episode: the control of the searched shaped agent"),
 ]
 """The trainings, in the order the study runs them."""
 
@@ -113,7 +118,8 @@ def _row(variant: Variant) -> Row:
 _BOARDS = list(dict.fromkeys((v.key.split("-")[0], v.game, v.params) for v in VARIANTS))
 REFERENCES = [Row(f"{prefix}-{player}-vs-{OPPONENT}", game, player, OPPONENT, "initial", GAMES_PER_SEAT, params)
               for prefix, game, params in _BOARDS for player in (OPPONENT, "random", "maxn1")]
-WRAPPED = (("yav3-shaped", "maxn2"), ("yav3-shaped", "mcts300"), ("sim12-shaped", "maxn2"),
+WRAPPED = (("yav3-shaped", "maxn2"), ("yav3-shaped", "mcts300"), ("yav3-shaped-untrained", "mcts300"),
+           ("sim12-shaped", "maxn2"), ("sim12-shaped", "mcts300"), ("sim12-shaped-untrained", "mcts300"),
            ("ewn3-gbgsched", "expectimax2"), ("ewn2-gbgsched", "expectimax3"))
 """Trained variants searched at test time (``RUN+WRAPPER``, the strength issue's wrappers)."""
 
