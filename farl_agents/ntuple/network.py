@@ -52,9 +52,10 @@ step factor, libm's ``tanh`` for the output sigmoid, the value sum added in
 order into one float64. That is what lets a run resume identically and the
 compiled loop agree with the AEC loop to the last bit. :data:`FAST` swaps
 these three for cheaper ones that may change the last bits of what is learned:
-an inlined table-and-polynomial ``exp`` (relative error below 1e-9, far under
-a float32 weight's 6e-8), ``tanh`` through that ``exp``, and the value sum in
-four interleaved accumulators (no add waits for the one before). The choice is
+a table-and-polynomial ``exp`` compiled by numba (relative error below 1e-11,
+far under a float32 weight's 6e-8), ``tanh`` through that ``exp``, and the
+value sum in four interleaved accumulators (no add waits for the one before;
+for nets of 16 or more entries per value). The choice is
 part of the net's numba type, so each arithmetic compiles its own copy of the
 loops and the exact one is the same code as without the choice.
 """
