@@ -83,6 +83,9 @@ VARIANTS = [
     Variant("yav3-shaped-untrained", "yavalath3p", "yavalath", ("players=3",), {"shaping": 1.0, "episodes": 1},
             "the shaped preset after one episode (its values are the weighted heuristic): the control of the "
             "searched shaped agent"),
+    Variant("yav3-gbg-shaped", "yavalath3p", "yavalath", ("players=3",),
+            {**GBG_SCHEDULE, "ntuple_count": 100, "ntuple_length": 7, "episodes": 300_000, "shaping": 1.0},
+            "GBG's Yavalath settings with progress shaping (weight 1)"),
     Variant("yav3-gbg-nofarl", "yavalath3p", "yavalath", ("players=3",),
             {**GBG_SCHEDULE, "ntuple_count": 100, "ntuple_length": 7, "episodes": 300_000, "farl": False,
              "farl_terminal": False}, "the same without final adaptation"),
