@@ -104,3 +104,14 @@ def test_fast_math_othello_weights_are_close_to_the_exact_ones():
     scale = np.abs(exact).max()
     assert scale > 0
     assert np.abs(fast - exact).max() <= 1e-3 * scale  # the last bits may differ; the learning is the same
+
+
+def test_the_benchmarks_learning_table_compares_the_two_modes():
+    from script_modules import load_script
+
+    vs_gbg = load_script("benchmarks", "vs_gbg")
+    runs = [{"row": "nim", "farl": True, "seed": s, "fast_math": f, "episodes": 100, "episodes_asked": 100,
+             "scores": {"maxn15": [x, 0.05]}}
+            for s, f, x in ((0, False, 0.4), (1, False, 0.6), (0, True, 0.5), (1, True, 0.7))]
+    table = vs_gbg.learning_table(runs, ["nim"], 100)
+    assert "| nim | FARL | maxn15 | 100 | 0.500 ± 0.100 (2) | 0.600 ± 0.100 (2) | +0.71 |" in table
