@@ -9,13 +9,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from numba import njit
-from ttt_perfect import suboptimal_fraction, worst_outcome
+from ttt_perfect import agent_policy, suboptimal_fraction, worst_outcome
 
 from farl_agents.learners import LearnerConfig, NTupleAgent, paper_config
 from farl_agents.learners.agent_io import read_agent_file
 from farl_agents.ntuple import network
 from farl_agents.ntuple.network import EXACT, FAST, fast_exp, fast_tanh, fast_weight_sum, is_fast
-from farl_envs.core.rng import make_rng
 
 
 def test_exact_is_the_default_and_old_settings_load_as_exact():
@@ -73,23 +72,11 @@ def test_the_fast_value_sum_reads_the_same_entries():
 
 
 # ------------------------------------------------------------------ slow: each compiles a loop of its own
-def _policy(agent):
-    rng = make_rng(0)
-
-    def policy(board, mark):
-        s = np.zeros(12, np.int32)
-        s[3:] = board
-        s[0] = mark - 1
-        s[2] = sum(1 for v in board if v)
-        return agent.act(agent.game, s, rng)
-    return policy
-
-
 @pytest.mark.slow
 def test_fast_math_learns_tictactoe_as_the_exact_mode_does():
     agent = NTupleAgent("tictactoe", paper_config("tictactoe", seed=0).replace(fast_math=True))
     agent.train(agent.config.episodes)
-    policy = _policy(agent)
+    policy = agent_policy(agent)
     assert worst_outcome(policy, agent_mark=1) >= 0 and worst_outcome(policy, agent_mark=2) >= 0
     assert suboptimal_fraction(policy) < 0.04  # the exact mode's bound in tests/test_learners.py
 

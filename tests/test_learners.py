@@ -5,12 +5,11 @@ import math
 
 import numpy as np
 import pytest
-from ttt_perfect import suboptimal_fraction, worst_outcome
+from ttt_perfect import agent_policy, suboptimal_fraction, worst_outcome
 
 from farl_agents.learners import LearnerConfig, NTupleAgent, paper_config
 from farl_agents.ntuple.network import board_indices, build_net, value
 from farl_agents.ntuple.traces import adapt, horizon_entries, make_traces
-from farl_envs.core.rng import make_rng
 from farl_envs.games._grid import cell_action_symmetries, square_symmetries
 
 
@@ -144,25 +143,13 @@ def test_sarsa_and_q_episode_by_hand(algo, farl):
 
 
 # ---------------------------------------------------------------- learning TicTacToe with the paper preset
-def _policy(agent):
-    rng = make_rng(0)
-
-    def policy(board, mark):
-        s = np.zeros(12, np.int32)
-        s[3:] = board
-        s[0] = mark - 1
-        s[2] = sum(1 for v in board if v)
-        return agent.act(agent.game, s, rng)
-    return policy
-
-
 @pytest.fixture(scope="module")
 def ttt_agents():
     out = {}
     for farl in (True, False):
         agent = NTupleAgent("tictactoe", paper_config("tictactoe", farl=farl, seed=0))
         agent.train(agent.config.episodes)
-        out[farl] = _policy(agent)
+        out[farl] = agent_policy(agent)
     return out
 
 

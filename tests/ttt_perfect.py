@@ -62,3 +62,22 @@ def suboptimal_fraction(policy) -> float:
                 walk(board[:i] + (mark,) + board[i + 1:], 3 - mark)
     walk((0,) * 9, 1)
     return bad / len(seen)
+
+
+def agent_policy(agent):
+    """A farl TicTacToe agent as a policy of this solver's boards: ``policy(board, mark) -> cell``, the agent's
+    greedy move in the kernel state written by hand (seat to move, move count, the nine cells)."""
+    import numpy as np
+
+    from farl_envs.core.rng import make_rng
+
+    rng = make_rng(0)
+
+    def policy(board, mark):
+        s = np.zeros(12, np.int32)
+        s[3:] = board
+        s[0] = mark - 1
+        s[2] = sum(1 for v in board if v)
+        return agent.act(agent.game, s, rng)
+    return policy
+
