@@ -65,9 +65,7 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit, types
-from numba.core import cgutils
-from numba.extending import (NativeValue, box, intrinsic, models, overload, register_model, typeof_impl,
-                             unbox)
+from numba.extending import NativeValue, box, intrinsic, models, overload, register_model, typeof_impl, unbox
 
 
 class Arithmetic:
