@@ -12,12 +12,6 @@ per CPU-second and the ratio. GBG itself is never copied into farl.
 
 Without java/javac, or without a GBG checkout, it prints "skipped: ..." and exits 0.
 docs/results/vs_gbg.md has the measured table and what makes the comparison uneven.
-
-``--fast-math`` trains farl's side with ``LearnerConfig.fast_math`` (cheaper arithmetic that may change the last
-bits). ``--learning ROWS`` (no GBG needed) checks that it learns as well: Table 1's protocol
-(studies/table1: the row's paper settings and final evaluation) for ``--runs`` seeds with fast_math off and on,
-each run a fresh process one after the other, results appended to ``--json`` (a run already there is skipped,
-so the command resumes).
 """
 from __future__ import annotations
 
@@ -143,14 +137,14 @@ def run_gbg(gbg: Path, cp: str, game: str, java_opts: list[str], jit_seconds: fl
     return row
 
 
-def measure_farl(game: str, scale: float, table_layout: str = "auto", fast_math: bool = False) -> dict:
+def measure_farl(game: str, scale: float, table_layout: str = "auto") -> dict:
     """farl's paper preset for ``game``: warm-up (compiles the loop), then timed games, in this process.
 
     ``table_layout`` (``LearnerConfig.table_layout``): ``auto`` is farl's default (2048's tables paged),
-    ``dense`` holds every table entry from the start, as GBG does. ``fast_math``: ``LearnerConfig.fast_math``."""
+    ``dense`` holds every table entry from the start, as GBG does."""
     from farl_agents.learners import NTupleAgent, paper_config, paper_game_params
 
-    cfg = paper_config(game).replace(table_layout=table_layout, fast_math=fast_math)
+    cfg = paper_config(game).replace(table_layout=table_layout)
     warmup, games = budget(game, scale)
     agent = NTupleAgent(game, cfg, **paper_game_params(game))
     agent.train(warmup)
@@ -166,10 +160,10 @@ def measure_farl(game: str, scale: float, table_layout: str = "auto", fast_math:
     }
 
 
-def run_farl(game: str, scale: float, table_layout: str = "auto", fast_math: bool = False) -> dict:
+def run_farl(game: str, scale: float, table_layout: str = "auto") -> dict:
     """One fresh Python process pinned to core 0 running :func:`measure_farl`."""
     proc = subprocess.run([*pin(), sys.executable, __file__, "--farl-one", game, "--scale", str(scale),
-                           "--table-layout", table_layout, *(["--fast-math"] if fast_math else [])],
+                           "--table-layout", table_layout],
                           capture_output=True, text=True,
                           env={**os.environ, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"})
     if proc.returncode != 0:
@@ -220,89 +214,6 @@ def farl_commit() -> str:
     return head.stdout.strip() + (" + uncommitted changes" if dirty.stdout.strip() else "")
 
 
-def learning_run(task: dict) -> dict:
-    """One run of Table 1's protocol: ``task`` = ``{"row", "farl", "seed", "fast_math", "episodes"}`` (episodes
-    None: the paper's); train in this process, then the row's final evaluation (its opponents, start states and
-    games per seat, as studies/table1 does)."""
-    from farl_agents.learners import NTupleAgent
-    from farl_agents.runs.evaluation import evaluate_agent
-    from studies.table1.table1 import available
-    from studies.table1.table1_rows import find_row, plan
-
-    row = find_row(task["row"])
-    p = plan(row, "paper")
-    episodes = task["episodes"] or p.episodes
-    cfg = row.config(task["farl"], seed=task["seed"], episodes=episodes).replace(fast_math=task["fast_math"])
-    agent = NTupleAgent(row.game, cfg, **row.game_params)
-    agent.compile()
-    t = time.process_time()
-    agent.train(episodes)
-    train_cpu = time.process_time() - t
-    opps = [o.name for o in row.opponents if available(o)]
-    res = evaluate_agent(agent, opps, row.starts, p.final_games, seed=task["seed"])
-    scores = {}
-    for name, m in zip(opps, res.matchups):
-        scores[name] = [float(m.score), float(m.win_rate_se if m.win_rate is not None else m.score_se)]
-    return {**task, "episodes": episodes, "train_cpu_s": train_cpu, "scores": scores}
-
-
-def learning(rows: list[str], runs: int, episodes: int | None, out: str | None,
-             columns: list[bool] = (True, False)) -> int:
-    """``--learning``: every row x FARL / no-FARL x seed x arithmetic, one fresh process each (resumable through
-    ``out``); prints mean ± s.e. (over the runs) per cell and arithmetic."""
-    done = json.loads(Path(out).read_text())["runs"] if out and Path(out).exists() else []
-    key = lambda r: (r["row"], r["farl"], r["seed"], r["fast_math"], r["episodes_asked"])  # noqa: E731
-    have = {key(r) for r in done}
-    root = str(HERE.parent)
-    for row in rows:
-        for farl in columns:
-            for seed in range(runs):
-                for fast in (False, True):
-                    task = {"row": row, "farl": farl, "seed": seed, "fast_math": fast, "episodes": episodes}
-                    if key({**task, "episodes_asked": episodes}) in have:
-                        continue
-                    proc = subprocess.run([sys.executable, __file__, "--learning-one", json.dumps(task)],
-                                          capture_output=True, text=True, cwd=root,
-                                          env={**os.environ, "PYTHONPATH": root})
-                    if proc.returncode != 0:
-                        raise RuntimeError(f"learning run {task} failed:\n{proc.stderr[-3000:]}")
-                    r = json.loads(proc.stdout.strip().splitlines()[-1]) | {"episodes_asked": episodes,
-                                                                           "load": os.getloadavg()[0]}
-                    done.append(r)
-                    print(f"{row} {'farl' if farl else 'nofarl'} seed {seed} fast_math={fast}: "
-                          + ", ".join(f"{o} {v[0]:.3f}" for o, v in r["scores"].items())
-                          + f" ({r['train_cpu_s']:.1f} CPU-s)", flush=True)
-                    if out:
-                        Path(out).write_text(json.dumps({"farl_commit": farl_commit(), "runs": done}, indent=1)
-                                             + "\n")
-    print()
-    print(learning_table(done, rows, episodes))
-    return 0
-
-
-def learning_table(done: list[dict], rows: list[str], episodes: int | None) -> str:
-    """Markdown: per row, column and opponent the mean score ± s.e. over the runs, exact against fast_math."""
-    lines = ["| row | column | opponent | episodes | exact: mean ± s.e. (runs) | fast_math: mean ± s.e. (runs) "
-             "| difference ÷ s.e. of the difference |", "|---|---|---|---:|---:|---:|---:|"]
-    for row in rows:
-        for farl in (True, False):
-            cell = [r for r in done if r["row"] == row and r["farl"] == farl and r["episodes_asked"] == episodes]
-            if not cell:
-                continue
-            for opp in cell[0]["scores"]:
-                stats = []
-                for fast in (False, True):
-                    xs = [r["scores"][opp][0] for r in cell if r["fast_math"] == fast]
-                    mean = statistics.mean(xs) if xs else float("nan")
-                    se = statistics.stdev(xs) / len(xs) ** 0.5 if len(xs) > 1 else float("nan")
-                    stats.append((mean, se, len(xs)))
-                (m0, s0, n0), (m1, s1, n1) = stats
-                z = (m1 - m0) / (s0 ** 2 + s1 ** 2) ** 0.5 if s0 ** 2 + s1 ** 2 > 0 else 0.0
-                lines.append(f"| {row} | {'FARL' if farl else 'no FARL'} | {opp} | {cell[0]['episodes']:,} "
-                             f"| {m0:.3f} ± {s0:.3f} ({n0}) | {m1:.3f} ± {s1:.3f} ({n1}) | {z:+.2f} |")
-    return "\n".join(lines)
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--gbg", help="path of a GBG checkout (github WolfgangKonen/GBG)")
@@ -317,28 +228,11 @@ def main(argv=None) -> int:
     ap.add_argument("--json", help="also write every run's measurements to this file")
     ap.add_argument("--table-layout", choices=("auto", "dense", "paged"), default="auto",
                     help="farl's weight tables: auto (farl's default: 2048's paged) or dense (like GBG's) or paged")
-    ap.add_argument("--fast-math", action="store_true",
-                    help="farl trains with LearnerConfig.fast_math (cheaper arithmetic; may change the last bits)")
-    ap.add_argument("--learning", metavar="ROWS",
-                    help="instead of the speed: Table 1's protocol with fast_math off and on for these rows "
-                         "(e.g. nim,nim3p,othello); no GBG needed")
-    ap.add_argument("--runs", type=int, default=5, help="--learning: seeds per cell (0 .. runs-1)")
-    ap.add_argument("--episodes", type=int, default=None,
-                    help="--learning: training episodes per run (default: the paper's, as Table 1)")
-    ap.add_argument("--columns", default="farl,nofarl",
-                    help="--learning: Table 1's columns to run, farl and/or nofarl")
     ap.add_argument("--farl-one", help=argparse.SUPPRESS)
-    ap.add_argument("--learning-one", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.farl_one:
-        print(json.dumps(measure_farl(args.farl_one, args.scale, args.table_layout, args.fast_math)))
+        print(json.dumps(measure_farl(args.farl_one, args.scale, args.table_layout)))
         return 0
-    if args.learning_one:
-        print(json.dumps(learning_run(json.loads(args.learning_one))))
-        return 0
-    if args.learning:
-        columns = [c == "farl" for c in args.columns.split(",") if c in ("farl", "nofarl")]
-        return learning(args.learning.split(","), args.runs, args.episodes, args.json, columns)
     games = args.games.split(",")
     for game in games:
         if game not in GBG_AGENTS:
@@ -363,7 +257,7 @@ def main(argv=None) -> int:
         for game in games:
             for rep in range(args.repeats):  # the two sides alternate, so a change in load hits both
                 a = run_gbg(gbg, cp, game, args.java_opts.split(), args.jit_seconds, args.scale)
-                b = run_farl(game, args.scale, args.table_layout, args.fast_math)
+                b = run_farl(game, args.scale, args.table_layout)
                 runs[game]["gbg"].append(a)
                 runs[game]["farl"].append(b)
                 print(f"{game:13s} run {rep + 1}: GBG {a['games_per_cpu_s']:9.1f} games/CPU-s "
@@ -379,7 +273,6 @@ def main(argv=None) -> int:
     print(f"\nload average at the end {os.getloadavg()[0]:.2f}")
     if args.json:
         Path(args.json).write_text(json.dumps({"gbg_commit": gbg_commit(gbg), "farl_commit": farl_commit(),
-                                               "fast_math": args.fast_math,
                                                "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                                                "runs": runs}, indent=1) + "\n")
     return 0

@@ -126,8 +126,7 @@ class NTupleAgent:
                                         n_outputs, cfg.tcl != "none")
             layout = "paged" if dense_bytes >= PAGED_FROM_BYTES else "dense"
         self.net: Net = build_net(self.tuples, g.n_cell_values, g.n_players, n_outputs, cell_syms, action_syms,
-                                  cfg.use_symmetry, cfg.tcl != "none", cfg.tcl_init, paged=layout == "paged",
-                                  fast_math=cfg.fast_math)
+                                  cfg.use_symmetry, cfg.tcl != "none", cfg.tcl_init, paged=layout == "paged")
         n_sym, m = self.net.sym_cells.shape[:2]
         self.traces = make_traces(g.n_players, horizon_entries(cfg.lam, cfg.horizon_cut), n_sym, m)
         # a foreign game (a spec-like object trained through its own AEC env, see train_aec) has no kernels:

@@ -116,14 +116,6 @@ class LearnerConfig:
     """How the weight tables are held: ``dense`` (every entry from the start; fastest), ``paged`` (memory grows
     with the entries written; 2048's 768 MiB net needs about 100 MiB after 3,000 games, at ~1.2x the time per
     game) or ``auto`` (paged from 256 MiB of dense tables). The learned floats are the same."""
-    fast_math: bool = False
-    """Cheaper arithmetic in the compiled loops that may change the last bits of the learned weights: a
-    table-and-polynomial ``exp`` for TC-EXP's step factor, ``tanh`` through it for the output sigmoid, value sums
-    in four accumulators (``farl_agents/ntuple/network.py``). False (the default) keeps every float the paper's,
-    bit for bit, which is what makes a resumed run and the AEC loop agree with the compiled one to the last bit
-    (tests/test_equivalence.py). True: the weights may part from the exact ones in their last bits (and then,
-    through the moves chosen, further); speed and learning are measured in ``docs/results/vs_gbg.md``. The
-    loops compile once more for it."""
 
     def __post_init__(self):
         """Types first (``TypeError``/``ValueError`` naming the field: ``episodes=1.5``, ``episodes=True``,

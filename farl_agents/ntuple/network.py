@@ -45,87 +45,13 @@ loops and the Python AEC path call exactly the same code and produce the same
 floats. The functions are inlined into their compiled callers
 (``inline="always"``): a call that passes the ``Net`` tuple as arguments
 costs more than the table work of a small network.
-
-**Arithmetic** (``Net.arithmetic``, from ``LearnerConfig.fast_math``): by
-default every float is the paper's, bit for bit: libm's ``exp`` for TC-EXP's
-step factor, libm's ``tanh`` for the output sigmoid, the value sum added in
-order into one float64. That is what lets a run resume identically and the
-compiled loop agree with the AEC loop to the last bit. :data:`FAST` swaps
-these three for cheaper ones that may change the last bits of what is learned:
-a table-and-polynomial ``exp`` compiled by numba (relative error below 1e-11,
-far under a float32 weight's 6e-8), ``tanh`` through that ``exp``, and the
-value sum in four interleaved accumulators (no add waits for the one before;
-for nets of 16 or more entries per value). The choice is
-part of the net's numba type, so each arithmetic compiles its own copy of the
-loops and the exact one is the same code as without the choice.
 """
 from __future__ import annotations
 
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, types
-from numba.extending import NativeValue, box, intrinsic, models, overload, register_model, typeof_impl, unbox
-
-
-class Arithmetic:
-    """How the compiled code computes a net's floats: exact (the paper's, bit for bit) or fast (module
-    docstring). Two values, :data:`EXACT` and :data:`FAST`; the choice is in the numba type."""
-
-    __slots__ = ("fast",)
-
-    def __init__(self, fast: bool):
-        self.fast = bool(fast)
-
-    def __repr__(self) -> str:
-        return "FAST" if self.fast else "EXACT"
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Arithmetic) and self.fast == other.fast
-
-    def __hash__(self) -> int:
-        return hash(self.fast)
-
-    def __reduce__(self):
-        return (arithmetic, (self.fast,))
-
-
-EXACT = Arithmetic(False)
-"""libm's ``exp`` and ``tanh``, the value sum in order: the default, every float as the paper's."""
-FAST = Arithmetic(True)
-"""Cheaper ``exp``, ``tanh`` and value sums that may change the last bits (``LearnerConfig.fast_math``)."""
-
-
-def arithmetic(fast: bool) -> Arithmetic:
-    """:data:`FAST` or :data:`EXACT`."""
-    return FAST if fast else EXACT
-
-
-class ArithmeticType(types.Type):
-    def __init__(self, fast: bool):
-        self.fast = bool(fast)
-        super().__init__(name=f"Arithmetic({'fast' if fast else 'exact'})")
-
-
-_ARITHMETIC_TYPES = {False: ArithmeticType(False), True: ArithmeticType(True)}
-
-
-@typeof_impl.register(Arithmetic)
-def _typeof_arithmetic(val, c):
-    return _ARITHMETIC_TYPES[val.fast]
-
-
-register_model(ArithmeticType)(models.OpaqueModel)
-
-
-@unbox(ArithmeticType)
-def _unbox_arithmetic(typ, obj, c):
-    return NativeValue(c.context.get_constant_null(typ))  # all the information is in the type
-
-
-@box(ArithmeticType)
-def _box_arithmetic(typ, val, c):
-    return c.pyapi.unserialize(c.env_manager.serialize_object(arithmetic(typ.fast)))
+from numba import njit
 
 
 class Net(NamedTuple):
@@ -156,8 +82,6 @@ class Net(NamedTuple):
     """int64[1]: paged layout, how many pages have been handed out (page 0 not counted)"""
     lut_size: np.ndarray
     """int64[1]: the number of distinct indices, ``m * P**n``"""
-    arithmetic: Arithmetic = EXACT
-    """:data:`EXACT` (the default: the paper's floats, bit for bit) or :data:`FAST` (module docstring)"""
 
 
 PAGE_SIZE = 4
@@ -170,7 +94,7 @@ assert 1 << PAGE_BITS == PAGE_SIZE
 
 def build_net(tuples: np.ndarray, n_values: int, n_players: int, n_outputs: int,
               cell_symmetries: np.ndarray, action_symmetries: np.ndarray, use_symmetry: bool,
-              tcl: bool, tcl_init: float, paged: bool = False, fast_math: bool = False) -> Net:
+              tcl: bool, tcl_init: float, paged: bool = False) -> Net:
     """Allocate a zero-initialised network (GBG and the paper start all weights at 0).
 
     Args:
@@ -181,7 +105,6 @@ def build_net(tuples: np.ndarray, n_values: int, n_players: int, n_outputs: int,
         use_symmetry: False keeps only the identity (N_S = 1).
         tcl: allocate the TCL accumulators, both starting at ``tcl_init``.
         paged: the paged layout (module docstring): memory grows with the entries written.
-        fast_math: the :data:`FAST` arithmetic (module docstring); False keeps every float exact.
     """
     tuples = np.asarray(tuples, dtype=np.int64)
     if tuples.ndim != 2 or tuples.shape[0] == 0 or tuples.shape[1] == 0:
@@ -230,7 +153,7 @@ def build_net(tuples: np.ndarray, n_values: int, n_players: int, n_outputs: int,
     cell_use_count = np.array([len(u) for u in uses], dtype=np.int64)
     action_sym = np.ascontiguousarray(acts, dtype=np.int32)  # C order whatever the game built: one compiled type
     return Net(weights, tcl_n, tcl_a, sym_cells, powers, offsets, action_sym, cell_uses, cell_use_count, page_of,
-               np.zeros(1, dtype=np.int64), np.array([lut], dtype=np.int64), arithmetic(fast_math))
+               np.zeros(1, dtype=np.int64), np.array([lut], dtype=np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -304,11 +227,8 @@ def raw_value(net, player, output, idx):
     """ν: the weight sum over tuples and symmetric boards (TD: ``output`` 0).
 
     For SARSA/Q pass ``output = action``: symmetric board j reads the table of
-    the equivalent action ``action_sym[j, action]``. Exact: added in order;
-    fast: :func:`fast_weight_sum`.
+    the equivalent action ``action_sym[j, action]``.
     """
-    if is_fast(net.arithmetic) and idx.shape[0] * idx.shape[1] >= 16:  # is_fast: a constant of the net's type
-        return fast_weight_sum(net.weights, net.page_of, net.action_sym, player, output, idx)
     total = 0.0
     q = net.weights.shape[0] > 1
     for j in range(idx.shape[0]):
@@ -320,125 +240,14 @@ def raw_value(net, player, output, idx):
 
 @njit(cache=True, inline="always")
 def squash(nu, tanh_output):
-    """σ(ν): tanh or identity (libm's tanh; :func:`value` picks the net's arithmetic)."""
+    """σ(ν): tanh or identity."""
     return np.tanh(nu) if tanh_output else nu
 
 
 @njit(cache=True, inline="always")
 def value(net, player, output, idx, tanh_output):
     """V (or Q) = σ(ν) of a board given by its indices."""
-    nu = raw_value(net, player, output, idx)
-    if not tanh_output:
-        return nu
-    if is_fast(net.arithmetic):
-        return fast_tanh(nu)
-    return np.tanh(nu)
-
-
-# ----------------------------------------------------------------------------
-# Where the arithmetic differs (the module docstring). ``is_fast(net.arithmetic)`` is a constant of the net's numba
-# type: LLVM drops the branch of the other arithmetic, so the exact loops run the code they ran without the choice.
-# The fast pieces are plain compiled functions, not inlined by numba: in an exact loop each is one call in a
-# branch that is dropped, so the exact loops take no longer to compile (numba's inlining is what a big loop pays
-# for); they take scalars or a few arrays, which LLVM inlines or calls cheaply.
-# ----------------------------------------------------------------------------
-def is_fast(arith) -> bool:
-    """Whether ``arith`` is :data:`FAST` (compiled: a constant of its type)."""
-    return arith.fast
-
-
-@overload(is_fast)
-def _ol_is_fast(arith):
-    if not isinstance(arith, ArithmeticType):
-        return None
-    if arith.fast:
-        return lambda arith: True
-    return lambda arith: False
-
-
-@njit(cache=True, inline="always")
-def _exp(arith, x):
-    """e^x: libm's exp (exact) or :func:`fast_exp`."""
-    if is_fast(arith):
-        return fast_exp(x)
-    return np.exp(x)
-
-
-@njit(cache=True, inline="always")
-def _slot(page_of, k):
-    """:func:`read_slot` from the page table alone."""
-    if page_of.shape[0] == 0:
-        return k
-    return (np.int64(page_of[k >> PAGE_BITS]) << PAGE_BITS) | (k & (PAGE_SIZE - 1))
-
-
-@njit(cache=True)
-def fast_weight_sum(weights, page_of, action_sym, player, output, idx):
-    """ν in the fast arithmetic: each symmetric board's weights added into four accumulators in turn, so that no
-    add waits for the one before (Othello: 50 tuples x 8 boards per value). The same reads as :func:`raw_value`."""
-    t0 = 0.0
-    t1 = 0.0
-    t2 = 0.0
-    t3 = 0.0
-    q = weights.shape[0] > 1
-    m = idx.shape[1]
-    m4 = m - m % 4
-    for j in range(idx.shape[0]):
-        o = action_sym[j, output] if q else 0
-        for i in range(0, m4, 4):
-            t0 += weights[o, player, _slot(page_of, idx[j, i])]
-            t1 += weights[o, player, _slot(page_of, idx[j, i + 1])]
-            t2 += weights[o, player, _slot(page_of, idx[j, i + 2])]
-            t3 += weights[o, player, _slot(page_of, idx[j, i + 3])]
-        for i in range(m4, m):
-            t0 += weights[o, player, _slot(page_of, idx[j, i])]
-    return (t0 + t1) + (t2 + t3)
-
-
-# The fast exp: e^x = 2^k · 2^(j/32) · e^r with x = (32k + j) · ln2/32 + r, |r| <= ln2/64; 2^(j/32) from a table,
-# e^r from its Taylor polynomial of degree 4 (error below r^5/120 < 1.2e-12), 2^k put into the exponent bits.
-_EXP_STEPS = 32
-_EXP_TABLE = 2.0 ** (np.arange(_EXP_STEPS) / _EXP_STEPS)
-_INV_STEP = _EXP_STEPS / np.log(2.0)
-_STEP_HI = np.float64(np.float32(np.log(2.0) / _EXP_STEPS))  # a short ln2/32: n · _STEP_HI is exact for |n| < 2^29
-_STEP_LO = np.log(2.0) / _EXP_STEPS - _STEP_HI
-
-
-@intrinsic
-def _double_from_bits(typingctx, bits):
-    """The float64 whose IEEE-754 bits are the int64 ``bits``."""
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], context.get_value_type(types.float64))
-    return types.float64(types.int64), codegen
-
-
-@njit(cache=True)
-def fast_exp(x):
-    """e^x with a relative error below 1e-9 (the fast arithmetic's exp; 0 below -708, inf above 709)."""
-    if x < -708.0:
-        return 0.0
-    if x > 709.0:
-        return np.inf
-    n = np.int64(np.floor(x * _INV_STEP + 0.5))
-    r = (x - n * _STEP_HI) - n * _STEP_LO
-    k = n >> 5  # floor division by _EXP_STEPS
-    p = 1.0 + r * (1.0 + r * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0))))
-    return p * _EXP_TABLE[n & (_EXP_STEPS - 1)] * _double_from_bits((k + 1023) << 52)
-
-
-@njit(cache=True)
-def fast_tanh(x):
-    """tanh(x) through :func:`fast_exp` (an odd polynomial near 0, where 1 - e^(-2|x|) would cancel)."""
-    a = abs(x)
-    if a < 0.04:
-        x2 = x * x
-        return x * (1.0 - x2 * (1.0 / 3.0 - x2 * (2.0 / 15.0 - x2 * (17.0 / 315.0))))
-    if a > 19.0:
-        t = 1.0
-    else:
-        e = fast_exp(-2.0 * a)
-        t = (1.0 - e) / (1.0 + e)
-    return t if x >= 0.0 else -t
+    return squash(raw_value(net, player, output, idx), tanh_output)
 
 
 @njit(cache=True, inline="always")
@@ -476,7 +285,7 @@ def apply_change(net, player, output, idx, step, change, tcl_exp, tcl_beta, skip
                     ratio = abs(net.tcl_n[o, player, at]) / net.tcl_a[o, player, at]
                     if tcl_exp:
                         # exp(β · 0) is exactly 1: the entries whose changes all had one sign (and new ones) skip exp
-                        factor = 1.0 if ratio == 1.0 else _exp(net.arithmetic, tcl_beta * (ratio - 1.0))
+                        factor = 1.0 if ratio == 1.0 else np.exp(tcl_beta * (ratio - 1.0))
                     else:
                         factor = ratio
                 net.tcl_n[o, player, at] += change
