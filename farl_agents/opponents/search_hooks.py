@@ -44,11 +44,11 @@ HOOK_NAMES = ("heuristic", "chance_outcome_count", "apply_chance_outcome")
 SEARCH_LOOPS = ("farl_agents/opponents/mcts.py", "farl_agents/opponents/maxn.py", "farl_agents/opponents/paranoid.py",
                 "farl_agents/opponents/bench.py", "farl_agents/opponents/search_hooks.py",
                 "farl_agents/opponents/puct.py", "farl_agents/opponents/leaf_values.py",
-                "farl_agents/ntuple/network.py", "farl_agents/descent/expand.py")
+                "farl_agents/ntuple/network.py", "farl_agents/learners/kernels.py", "farl_agents/descent/expand.py")
 """The modules of farl's cached search loops over a game's kernels (MCTS, PUCT, Max-N, Paranoid, Othello's Bench
-player, Descent's expansion), of these hooks and of the agents' leaf values (the n-tuple network's evaluation is
-compiled into the wrapped searches): the sources of :func:`search_kernels`' stamp besides the game's own
-(farl_envs' playout loop, which MCTS calls, is always in it)."""
+player, Descent's expansion), of these hooks and of the agents' leaf values (the n-tuple network's evaluation and
+a shaped agent's potential are compiled into the wrapped searches): the sources of :func:`search_kernels`'
+stamp besides the game's own (farl_envs' playout loop, which MCTS calls, is always in it)."""
 
 
 @njit(cache=True)
