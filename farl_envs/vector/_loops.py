@@ -136,19 +136,16 @@ def reset_all(kernels, p, states, seed, episodes, moves, returns, obs, obs_flat,
 
 
 @njit(cache=True)
-def check_actions(actions, pending, masks, out):
+def check_actions(actions, pending, masks, out, illegal):
     """Copy ``actions`` (``int64``) into ``out``, 0 for an env awaiting its autoreset (which ignores its action),
-    and return how many of the other envs got an action outside ``0..n_actions-1`` or not legal in their mask.
-    One pass over the batch instead of half a dozen numpy temporaries per step."""
+    mark in ``illegal`` the other envs whose action is outside ``0..n_actions-1`` or not legal in their mask, and
+    return how many they are. One pass over the batch instead of half a dozen numpy temporaries per step."""
     bad = 0
     n_actions = masks.shape[1]
     for i in range(actions.shape[0]):
-        if pending[i]:
-            out[i] = 0
-            continue
-        a = actions[i]
-        if a < 0 or a >= n_actions or masks[i, a] == 0:
-            bad += 1
+        a = 0 if pending[i] else actions[i]
+        illegal[i] = not pending[i] and (a < 0 or a >= n_actions or masks[i, a] == 0)
+        bad += illegal[i]
         out[i] = a
     return bad
 

@@ -280,11 +280,9 @@ class VectorGame:
             a = a.astype(np.int64)
         if a.dtype.kind not in "iu":
             raise ValueError(f"actions must be integers, got dtype {a.dtype}")
-        if _loops.check_actions(a.astype(np.int64, copy=False), self._pending, self._masks, self._actions):
-            plays = ~self._pending
-            inside = (a >= 0) & (a < self.n_actions)
-            legal = inside & (self._masks[self._rows, np.where(inside, a, 0)] != 0)
-            bad = np.flatnonzero(plays & ~legal)
+        illegal = np.zeros(self.num_envs, dtype=np.bool_)
+        if _loops.check_actions(a.astype(np.int64, copy=False), self._pending, self._masks, self._actions, illegal):
+            bad = np.flatnonzero(illegal)
             shown = ", ".join(f"env {i}: action {int(a[i])} (legal: {np.flatnonzero(self._masks[i]).tolist()})"
                               for i in bad[:3])
             more = f" and {bad.size - 3} more" if bad.size > 3 else ""

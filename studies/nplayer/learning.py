@@ -111,9 +111,11 @@ VARIANTS = [
 TRAININGS = {v.key: v.argv() for v in VARIANTS}
 
 
-def _row(variant: Variant) -> Row:
-    return Row(f"{variant.key}-vs-{OPPONENT}", variant.game, str(RUNS / variant.key), OPPONENT, "initial",
-               GAMES_PER_SEAT, variant.params, trained=variant.key)
+def _row(variant: Variant, wrapper: str = "") -> Row:
+    """The evaluation row of a trained variant, searched at test time with ``wrapper`` (``maxn2``) if given."""
+    name = f"{variant.key}+{wrapper}" if wrapper else variant.key
+    return Row(f"{name}-vs-{OPPONENT}", variant.game, str(RUNS / name), OPPONENT, "initial", GAMES_PER_SEAT,
+               variant.params, trained=variant.key)
 
 
 #: every (game, params) of a variant once: MCTS1000, random and Max-N1 (one ply on the game's heuristic: what a
@@ -127,13 +129,8 @@ WRAPPED = (("yav3-shaped", "maxn2"), ("yav3-shaped", "mcts300"), ("yav3-shaped-u
 """Trained variants searched at test time (``RUN+WRAPPER``, the strength issue's wrappers)."""
 
 
-def _wrapped_row(key: str, wrapper: str) -> Row:
-    variant = next(v for v in VARIANTS if v.key == key)
-    return Row(f"{key}+{wrapper}-vs-{OPPONENT}", variant.game, f"{RUNS / key}+{wrapper}", OPPONENT, "initial",
-               GAMES_PER_SEAT, variant.params, trained=key)
-
-
-ROWS = REFERENCES + [_row(v) for v in VARIANTS] + [_wrapped_row(k, w) for k, w in WRAPPED]
+ROWS = REFERENCES + [_row(v) for v in VARIANTS] + [_row(next(v for v in VARIANTS if v.key == key), wrapper)
+                                                    for key, wrapper in WRAPPED]
 
 
 def select(keys: list[str] | None) -> list[Row]:
@@ -142,10 +139,10 @@ def select(keys: list[str] | None) -> list[Row]:
         return list(ROWS)
     rows = []
     for key in keys:
-        found = [r for r in ROWS if key in (r.id, r.id.split("-")[0], r.trained, _name(r)) and r not in rows]
-        if not found and not any(key in (r.id, r.id.split("-")[0], r.trained, _name(r)) for r in ROWS):
+        matching = [r for r in ROWS if key in (r.id, r.id.split("-")[0], r.trained, _name(r))]
+        if not matching:
             raise SystemExit(f"no rows match {key!r}; rows: {', '.join(r.id for r in ROWS)}")
-        rows += found
+        rows += [r for r in matching if r not in rows]
     return rows
 
 
