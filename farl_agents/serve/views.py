@@ -93,6 +93,9 @@ def layout(g: GameSpec) -> dict | None:
         from farl_envs.games._yavalath_board import cell_coords
         cells = [[c + r / 2, r * math.sqrt(3) / 2] for r, c in cell_coords(int(g.params["size"]))]
         return {"kind": "hex", "cells": _shift(cells), "colours": colours}
+    if g.name == "rubiks_cube":  # the stickers in the cube's net (U over L F R B over D); twists are buttons
+        from farl_envs.games._rubiks_cube_board import net_cells
+        return {"kind": "square", "cells": net_cells(int(g.params["size"])), "colours": colours}
     if g.name == "chinese_checkers":
         from farl_envs.games._chinese_checkers_board import COL, ROW
         cells = [[int(c) / 2, int(r) * math.sqrt(3) / 2] for r, c in zip(ROW, COL)]
@@ -146,6 +149,11 @@ def pieces(g: GameSpec, s: np.ndarray) -> list[dict] | None:
         codes = np.asarray(g.paint(g.p, s)).reshape(n * n)
         return [{} if v == 0 else {"owner": (v - 1) // k, "kind": "cube", "label": str((v - 1) % k + 1),
                                    "fill": _rgb(g.cell_colors[v])} for v in codes.tolist()]
+    if g.name == "rubiks_cube":  # each sticker in its face's colour (paint's index 1 + colour, on the net)
+        from farl_envs.games._rubiks_cube_board import net_cells
+        grid = g.paint(g.p, s)
+        return [{"kind": "cube", "fill": _rgb(g.cell_colors[int(grid[y, x])])}
+                for x, y in net_cells(int(g.params["size"]))]
     if g.name == "amazons":
         return [{} if v == 0 else ({"owner": v - 1, "kind": "queen"} if v in (1, 2)
                                    else ({"kind": "arrow"} if v == 3 else {"kind": "left"})) for v in b.tolist()]
@@ -168,6 +176,8 @@ def action_paths(g: GameSpec, s: np.ndarray, legal: list[int]) -> dict[int, list
         return {a: [] for a in legal}
     if g.name == "santorini":
         return {a: _santorini_paths(a) for a in legal}
+    if g.name == "rubiks_cube":  # a twist moves a whole layer: one button per twist
+        return {a: [] for a in legal}
     if g.name == "sim":  # an edge: click it, or its two vertices (cells n_cells + vertex) in either order
         from farl_envs.games.sim import edge_list
         m, ends = g.n_cells, edge_list(int(g.params["nodes"]))
