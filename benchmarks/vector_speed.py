@@ -21,9 +21,14 @@ threads, so a multi-threaded backend is counted per core) of:
   (``pettingzoo_env_to_vec_env_v1``) take *parallel* envs, and the classic games are AEC envs with
   ``is_parallelizable=False``, so no SuperSuit vectorisation applies to them; whether SuperSuit is installed is
   noted on the page;
-* ``anchors`` (Connect Four only): a hand-written numba bitboard random-playout loop (two 49-bit boards, column
-  heights, no observation, no mask array): plies per CPU second, the ceiling of this kind of kernel on this
-  machine. It does not depend on ``num_envs``.
+* ``anchors`` (Connect Four, Othello, Hex 11x11): a hand-written numba random-playout loop per game, no
+  observation, no mask array (Connect Four: two 49-bit boards and column heights; Othello: two 64-bit boards,
+  shift-and-mask move generation; Hex: a list of the empty cells and a union-find of the groups): plies per CPU
+  second, the ceiling of a random ply on this machine. It does not depend on ``num_envs``.
+
+Then, unless ``--no-anatomy``, each of these three games' step at 1,024 envs split into its parts (the game's
+kernels in a bare loop with and without the observation; Hex also without its connection search) beside the
+anchor.
 
 The Python-loop backends (OpenSpiel, PettingZoo) step their envs one by one, so their rate per env hardly
 depends on the batch: they are measured up to ``--max-python-envs`` (1,024) and the larger sizes say so.
@@ -46,8 +51,8 @@ from numba import njit
 import farl_envs
 import farl_envs.vector as fv
 from farl_agents.atomic import atomic_write_text
-from farl_envs.core.spec import TERMINAL, TO_MOVE
-from farl_envs.games import connect_four as c4
+from farl_envs.core.spec import HEADER, PLY, TERMINAL, TO_MOVE
+from farl_envs.games import hex as hex_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 SIZES = (1, 64, 1024, 16384)
@@ -234,12 +239,152 @@ def connect_four_bitboard_plies(n_plies, seed):
     return plies
 
 
-def anchors_case(seconds: float) -> dict:
-    connect_four_bitboard_plies(100, 1)  # compile (or load from the cache)
+@njit(cache=True)
+def _othello_shift(x, d):
+    """The bits of ``x`` moved one square in direction ``d`` (0-7: E, W, N, S, NE, NW, SE, SW; bit = 8 row + col),
+    with the squares that would wrap around an edge dropped."""
+    not_a = np.uint64(0xFEFEFEFEFEFEFEFE)  # no stone may arrive on column 0 from the east-going shifts
+    not_h = np.uint64(0x7F7F7F7F7F7F7F7F)
+    if d == 0:
+        return (x << np.uint64(1)) & not_a
+    if d == 1:
+        return (x >> np.uint64(1)) & not_h
+    if d == 2:
+        return x << np.uint64(8)
+    if d == 3:
+        return x >> np.uint64(8)
+    if d == 4:
+        return (x << np.uint64(9)) & not_a
+    if d == 5:
+        return (x << np.uint64(7)) & not_h
+    if d == 6:
+        return (x >> np.uint64(7)) & not_a
+    return (x >> np.uint64(9)) & not_h
+
+
+@njit(cache=True)
+def othello_bitboard_plies(n_plies, seed):
+    """Random Othello games on two 64-bit boards until ``n_plies`` moves are played (passes not counted); returns
+    the moves played. Legal moves by the shift-and-mask flood in each of the 8 directions, flips by walking from
+    the placed disc; a player without a move passes, two passes end the game. Random numbers: xorshift64."""
+    x = np.uint64(seed) | np.uint64(1)
+    one = np.uint64(1)
+    plies = 0
+    while plies < n_plies:
+        own = (one << np.uint64(28)) | (one << np.uint64(35))  # the mover's discs (black: d5, e4)
+        other = (one << np.uint64(27)) | (one << np.uint64(36))
+        passes = 0
+        while passes < 2:
+            empty = ~(own | other)
+            moves = np.uint64(0)
+            for d in range(8):
+                t = _othello_shift(own, d) & other
+                for _ in range(5):
+                    t |= _othello_shift(t, d) & other
+                moves |= _othello_shift(t, d) & empty
+            if moves == 0:
+                passes += 1
+                own, other = other, own
+                continue
+            passes = 0
+            k = 0
+            m = moves
+            while m != 0:
+                m &= m - one
+                k += 1
+            x ^= x << np.uint64(13)
+            x ^= x >> np.uint64(7)
+            x ^= x << np.uint64(17)
+            pick = np.int64(x % np.uint64(k))
+            m = moves
+            for _ in range(pick):
+                m &= m - one
+            move = m & (~m + one)  # the lowest remaining move
+            flips = np.uint64(0)
+            for d in range(8):
+                line = np.uint64(0)
+                y = _othello_shift(move, d)
+                while y != 0 and (y & other) != 0:
+                    line |= y
+                    y = _othello_shift(y, d)
+                if (y & own) != 0:
+                    flips |= line
+            own |= move | flips
+            other &= ~flips
+            own, other = other, own
+            plies += 1
+    return plies
+
+
+@njit(cache=True)
+def _root(parent, i):
+    while parent[i] != i:
+        parent[i] = parent[parent[i]]  # path halving
+        i = parent[i]
+    return i
+
+
+@njit(cache=True)
+def hex_union_find_plies(n_plies, seed, size):
+    """Random Hex games on a ``size`` x ``size`` board until ``n_plies`` stones are placed; returns them. The empty
+    cells sit in one array (a move swaps its cell out, no mask); each placed stone joins its same-coloured
+    neighbours' groups and its goal edges (four extra nodes) in a union-find with path halving, and a player wins
+    when its two edges share a root. Random numbers: xorshift64."""
+    x = np.uint64(seed) | np.uint64(1)
+    cells = size * size
+    board = np.zeros(cells, dtype=np.int64)
+    parent = np.zeros(cells + 4, dtype=np.int64)
+    empty = np.zeros(cells, dtype=np.int64)
+    dr = np.array([0, 0, -1, 1, -1, 1])
+    dc = np.array([-1, 1, 0, 0, 1, -1])
+    plies = 0
+    while plies < n_plies:
+        for i in range(cells + 4):
+            parent[i] = i
+        for i in range(cells):
+            board[i] = 0
+            empty[i] = i
+        left = cells
+        mover = 0
+        while left > 0:
+            x ^= x << np.uint64(13)
+            x ^= x >> np.uint64(7)
+            x ^= x << np.uint64(17)
+            j = np.int64(x % np.uint64(left))
+            a = empty[j]
+            left -= 1
+            empty[j] = empty[left]
+            board[a] = mover + 1
+            plies += 1
+            r, c = a // size, a % size
+            line = r if mover == 0 else c  # player_0 joins top and bottom, player_1 left and right
+            if line == 0:
+                parent[_root(parent, a)] = _root(parent, cells + 2 * mover)
+            if line == size - 1:
+                parent[_root(parent, a)] = _root(parent, cells + 2 * mover + 1)
+            for d in range(6):
+                nr, nc = r + dr[d], c + dc[d]
+                if 0 <= nr < size and 0 <= nc < size and board[nr * size + nc] == mover + 1:
+                    parent[_root(parent, nr * size + nc)] = _root(parent, a)
+            if _root(parent, cells + 2 * mover) == _root(parent, cells + 2 * mover + 1):
+                break
+            mover = 1 - mover
+    return plies
+
+
+ANCHORS = {("connect_four", ""): (connect_four_bitboard_plies, ()),
+           ("othello", ""): (othello_bitboard_plies, ()),
+           ("hex", "size=11"): (hex_union_find_plies, (11,))}
+"""The hand-written playout loop of each game that has one: the ceiling of a random self-play ply there."""
+
+
+def anchors_case(key, seconds: float) -> dict:
+    loop, extra = ANCHORS[key]
+    loop(100, 1, *extra)  # compile (or load from the cache)
     chunk = [10_000]
 
     def go():
-        connect_four_bitboard_plies(chunk[0], 7)
+        loop(chunk[0], 7, *extra)
 
     rate = timed_rate(go, chunk[0], min(seconds, 0.2))
     chunk[0] = max(10_000, int(rate * 0.05))
@@ -247,12 +392,14 @@ def anchors_case(seconds: float) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------------- anatomy
-@njit(cache=True)
-def connect_four_kernel_plies(states, start, p, rounds, seed, observe_too, obs):
-    """``rounds`` random plies in every game of ``states`` through farl's own Connect Four kernels (array board,
-    ``legal_actions`` mask, ``afterstate`` with its four-in-a-row check), restarting a game when it ends: the
-    vector step's work without its streams, reward arrays, Python, and (unless ``observe_too``) observation."""
-    mask = np.zeros(7, dtype=np.int8)
+@njit
+def kernel_plies(legal_actions, afterstate, observe, n_actions, states, start, p, rounds, seed, observe_too, obs,
+                 obs_flat):
+    """``rounds`` random plies in every game of ``states`` through a game's own kernels (passed in: its
+    ``legal_actions`` mask, ``afterstate`` with its end-of-game check, ``observe``), restarting a game when it
+    ends: the vector step's work without its streams, reward arrays, Python, and (unless ``observe_too``) the
+    observation."""
+    mask = np.zeros(n_actions, dtype=np.int8)
     rewards = np.zeros(2)
     x = np.uint64(seed) | np.uint64(1)
     for _ in range(rounds):
@@ -260,48 +407,93 @@ def connect_four_kernel_plies(states, start, p, rounds, seed, observe_too, obs):
             s = states[i]
             if s[TERMINAL] != 0:  # a new game
                 s[:] = start
-            n = c4.legal_actions(p, s, mask)
+            n = legal_actions(p, s, mask)
             x ^= x << np.uint64(13)
             x ^= x >> np.uint64(7)
             x ^= x << np.uint64(17)
             k = np.int64(x % np.uint64(n))
             a = 0
-            for j in range(7):
+            for j in range(n_actions):
                 if mask[j] != 0:
                     if k == 0:
                         a = j
                         break
                     k -= 1
-            c4.afterstate(p, s, a, s, rewards)
+            afterstate(p, s, a, s, rewards)
             if observe_too:
-                obs[i, :] = 0
-                c4.observe(p, s, s[TO_MOVE], obs[i])
+                obs_flat[i, :] = 0
+                observe(p, s, s[TO_MOVE], obs[i])
     return rounds * states.shape[0]
 
 
-def anatomy(seconds: float, n: int = 1024) -> list:
-    """Where a Connect Four step at ``n`` envs goes: CPU ns per env step of the whole ``step`` (with the random
-    actions), of farl's kernels in a bare loop (with and without the
-    observation), and of the bitboard anchor."""
-    v = fv.make("connect_four", n, seed=0, copy=False)
+@njit
+def hex_plies_without_search(states, start, p, rounds, seed):
+    """Hex's part of :func:`kernel_plies` without the connection search: the legal mask, the random pick, the
+    stone written and the mover switched, the game restarted once the board is full."""
+    n_actions = p[0] * p[0]
+    mask = np.zeros(n_actions, dtype=np.int8)
+    x = np.uint64(seed) | np.uint64(1)
+    for _ in range(rounds):
+        for i in range(states.shape[0]):
+            s = states[i]
+            if s[TERMINAL] != 0 or s[PLY] >= n_actions:
+                s[:] = start
+            n = hex_rules.legal_actions(p, s, mask)
+            x ^= x << np.uint64(13)
+            x ^= x >> np.uint64(7)
+            x ^= x << np.uint64(17)
+            k = np.int64(x % np.uint64(n))
+            a = 0
+            for j in range(n_actions):
+                if mask[j] != 0:
+                    if k == 0:
+                        a = j
+                        break
+                    k -= 1
+            s[HEADER + a] = s[TO_MOVE] + 1
+            s[TO_MOVE] = 1 - s[TO_MOVE]
+            s[PLY] += 1
+    return rounds * states.shape[0]
+
+
+ANATOMY = (("connect_four", {}), ("othello", {}), ("hex", {"size": 11}))
+"""The games whose step :func:`anatomy` splits (the three with a pgx and an anchor figure)."""
+
+
+def anatomy(name: str, params: dict, seconds: float, n: int = 1024) -> list:
+    """Where a step of ``name`` at ``n`` envs goes: CPU ns per env step of the whole ``step`` (with the random
+    actions), of the game's kernels in a bare loop (with and without the observation), for Hex of the same loop
+    without its connection search, and of the hand-written anchor."""
+    v = fv.make(name, n, seed=0, copy=False, **params)
     v.reset()
     v.step(v.random_actions())
     full = 1e9 / timed_rate(lambda: v.step(v.random_actions()), n, seconds)
     g = v.game
     states = v.kernel_states()
-    start = c4.initial_state(g.p, np.zeros(1, dtype=np.uint64))
+    start = g.initial_state(g.p, np.zeros(1, dtype=np.uint64))
     obs = np.zeros((n,) + v.obs_shape, dtype=np.int8)
-    connect_four_kernel_plies(states, start, g.p, 1, 3, True, obs)
-    connect_four_kernel_plies(states, start, g.p, 1, 3, False, obs)
-    with_obs = 1e9 / timed_rate(lambda: connect_four_kernel_plies(states, start, g.p, 8, 3, True, obs), 8 * n,
-                                seconds)
-    bare = 1e9 / timed_rate(lambda: connect_four_kernel_plies(states, start, g.p, 8, 3, False, obs), 8 * n,
-                            seconds)
-    anchor = 1e9 / anchors_case(seconds)["rate"]
-    return [("`step(random_actions())`: what a user calls", full),
-            ("farl's Connect Four kernels in a bare loop: legal mask, random pick, afterstate, observation", with_obs),
-            ("the same without the observation", bare),
-            ("the bitboard anchor (two 49-bit boards, no mask or observation arrays)", anchor)]
+
+    def plies(observe_too, rounds=8):
+        return kernel_plies(g.legal_actions, g.afterstate, g.observe, g.n_actions, states, start, g.p, rounds, 3,
+                            observe_too, obs, obs.reshape(n, -1))
+
+    plies(True, 1)
+    plies(False, 1)
+    rows = [("`step(random_actions())`: what a user calls", full),
+            ("the game's kernels in a bare loop: legal mask, random pick, afterstate, observation",
+             1e9 / timed_rate(lambda: plies(True), 8 * n, seconds)),
+            ("the same without the observation", 1e9 / timed_rate(lambda: plies(False), 8 * n, seconds))]
+    if name == "hex":
+        hex_plies_without_search(states, start, g.p, 1, 3)
+        rows.append(("the same without the connection search (mask, pick, stone placed)",
+                     1e9 / timed_rate(lambda: hex_plies_without_search(states, start, g.p, 8, 3), 8 * n, seconds)))
+    rows.append((ANCHOR_NAMES[name], 1e9 / anchors_case((name, label(params)), seconds)["rate"]))
+    return rows
+
+
+ANCHOR_NAMES = {"connect_four": "the bitboard anchor (two 49-bit boards, no mask or observation arrays)",
+                "othello": "the bitboard anchor (two 64-bit boards, shift-and-mask move generation)",
+                "hex": "the union-find anchor (a list of empty cells, groups joined as stones are placed)"}
 
 
 # -------------------------------------------------------------------------------------------------------- page
@@ -325,8 +517,8 @@ def measure(rows, sizes, backends, seconds, max_python) -> dict:
         for backend in backends:
             cells = {}
             if backend == "anchors":
-                if name == "connect_four" and not params:
-                    cells = dict.fromkeys(sizes, anchors_case(seconds))
+                if key in ANCHORS:
+                    cells = dict.fromkeys(sizes, anchors_case(key, seconds))
             elif backend in ("farl", "farl-no-obs"):
                 cells = {n: farl_case(name, params, n, seconds, backend == "farl") for n in sizes}
             else:
@@ -392,24 +584,36 @@ def page(results, rows, sizes, args, command, load, parts_of_a_step=()) -> str:
                 parts.append(f"{r:.2f}x {backend} (target {goal}x: {'met' if r >= goal else 'not met'})")
         if parts:
             lines.append(f"* {name} {key[1]}: " + "; ".join(parts))
-    if parts_of_a_step:
-        anchor = parts_of_a_step[-1][1]
-        lines += ["", "## Where a Connect Four step goes (1,024 envs)", "",
+    for (name, params), parts in parts_of_a_step:
+        key = (name, label(params))
+        anchor = parts[-1][1]
+        title = name + (f" {key[1]}" if key[1] else "")
+        lines += ["", f"## Where a step goes: {title}, 1,024 envs", "",
                   "CPU nanoseconds per env step, measured in the same run (`anatomy()` in the script):", "",
                   "| what runs | ns per env step | x the anchor |", "|---|---:|---:|"]
-        lines += [f"| {what} | {ns:.0f} | {ns / anchor:.1f} |" for what, ns in parts_of_a_step]
-        full, with_obs, bare = (ns for _, ns in parts_of_a_step[:3])
-        pgx = results.get((("connect_four", ""), "pgx"), {}).get(1024)
-        goal = f" A step at 10x pgx's rate here would take {1e9 / pgx['rate'] / 10:.0f} ns." \
-            if isinstance(pgx, dict) else ""
-        lines += ["", f"Of the {full:.0f} ns a user's step takes, the observation (two int8 planes of the 42 cells, "
-                  f"written through 3-D indices) is about {with_obs - bare:.0f}; the move, legal mask and "
-                  f"four-in-a-row check on farl's array board {bare:.0f}, against {anchor:.0f} for the bitboard "
-                  f"anchor; the rest ({full - with_obs:.0f}) is the batch's own work: the random actions' stream, "
-                  "the reward and return arrays, the autoreset bookkeeping and the Python around the compiled "
-                  f"call.{goal} The kernels are the games' one source of rules, shared with the AEC env and the "
-                  "learners; they, not the batching, set this floor. `observations=False` (the `farl-no-obs` "
-                  "rows) drops the observation for callers that do not read it."]
+        lines += [f"| {what} | {ns:.0f} | {ns / anchor:.1f} |" for what, ns in parts]
+        full, with_obs, bare = (ns for _, ns in parts[:3])
+        pgx = results.get((key, "pgx"), {}).get(1024)
+        goal = f" A step at 10x pgx's rate would take {1e9 / pgx['rate'] / 10:.0f} ns." if isinstance(pgx, dict) \
+            else ""
+        own = full - with_obs
+        own = f"{own:.0f}" if own > 0.05 * full else "too little to tell from the noise of this run"
+        text = (f"Of the {full:.0f} ns a user's step takes, the observation is about {with_obs - bare:.0f}, the "
+                f"game's kernels (move, legal mask, end-of-game check on farl's array board) {bare:.0f} against "
+                f"{anchor:.0f} for the anchor, and the batch's own work (the random actions' stream, the reward and "
+                f"return arrays, the autoreset bookkeeping, the Python around the compiled call) {own}.{goal}")
+        if name == "hex":
+            search = bare - parts[3][1]
+            text += (f" Hex's afterstate searches the placed stone's whole group for a connection between its two "
+                     f"edges at every move once a player has `size` stones: {search:.0f} ns of the {bare:.0f}, "
+                     "where the anchor's union-find joins a stone to its neighbours' groups in a few steps. A "
+                     "union-find in the game's state would remove most of it, at the price of a state that is "
+                     "no longer the board alone (every hand-built position would need its groups rebuilt).")
+        lines += ["", text]
+    if parts_of_a_step:
+        lines += ["", "The kernels are the games' one source of rules, shared with the AEC env, the learners and "
+                  "the searches; they, not the batching, set the floor of a step. `observations=False` (the "
+                  "`farl-no-obs` rows) drops the observation for callers that do not read it."]
     return "\n".join(lines) + "\n"
 
 
@@ -420,7 +624,8 @@ def main(argv=None) -> int:
     ap.add_argument("--games", default="", help="comma-separated farl game names (default: all, Hex 11x11 too)")
     ap.add_argument("--backends", default=",".join(BACKENDS), help=f"comma-separated, of {', '.join(BACKENDS)}")
     ap.add_argument("--max-python-envs", type=int, default=1024, help="largest batch of the Python-loop backends")
-    ap.add_argument("--no-anatomy", action="store_true", help="skip the split of a Connect Four step's time")
+    ap.add_argument("--no-anatomy", action="store_true",
+                    help="skip the split of a step's time (Connect Four, Othello, Hex 11x11)")
     ap.add_argument("--out", default=str(ROOT / "docs/results/vector_speed.md"))
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -433,10 +638,13 @@ def main(argv=None) -> int:
     load_before = os.getloadavg()[0]
     results = measure(rows, sizes, backends, args.seconds, args.max_python_envs)
     parts_of_a_step = []
-    if "farl" in backends and ("connect_four", {}) in rows and not args.no_anatomy:
-        parts_of_a_step = anatomy(args.seconds)
-        for what, ns in parts_of_a_step:
-            print(f"{ns:8.0f} ns per env step: {what}", flush=True)
+    if "farl" in backends and not args.no_anatomy:
+        for name, params in ANATOMY:
+            if (name, params) in rows:
+                parts = anatomy(name, params, args.seconds)
+                parts_of_a_step.append(((name, params), parts))
+                for what, ns in parts:
+                    print(f"{name:12s} {ns:8.0f} ns per env step: {what}", flush=True)
     command = "python benchmarks/vector_speed.py " + " ".join(sys.argv[1:] if argv is None else argv)
     text = page(results, rows, sizes, args, command.strip(), (load_before, os.getloadavg()[0]), parts_of_a_step)
     atomic_write_text(Path(args.out), text)
