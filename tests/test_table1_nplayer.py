@@ -12,7 +12,7 @@ from farl_envs.games.sim import edge_list
 from studies.table1 import final_rewards, table1
 from studies.table1.table1_rows import NPLAYER_ROWS, find_row, prefix
 
-NPLAYER_KEYS = ("sim3p", "yavalath3p", "chinese_checkers3p", "ewn3p")
+NPLAYER_KEYS = ("sim3p", "sim12_3p", "yavalath3p", "chinese_checkers3p", "ewn3p")
 
 
 def test_presets_and_rows_fit_their_games():
@@ -33,7 +33,7 @@ def test_presets_and_rows_fit_their_games():
         assert smoke.episodes < quick.episodes <= paper.episodes == farl.episodes
         assert paper.episodes % paper.eval_every == 0 and quick.episodes % quick.eval_every == 0
         assert not row.percent and not row.paper_figures
-    with pytest.raises(ValueError, match="known: sim3p, yavalath3p"):
+    with pytest.raises(ValueError, match="known: sim3p, sim12_3p, yavalath3p"):
         nplayer_config("sim4p")
     with pytest.raises(ValueError, match="no N-player preset"):
         nplayer_game("nim3p")

@@ -147,6 +147,11 @@ _NPLAYER = {
     # Sim K6, 3 players: 15 edge cells (4 values); 20 walks of 5 edges over edges that share a node;
     # the 12 polygon symmetries
     "sim3p": ("sim", {"players": 3, "nodes": 6}, dict(ntuple_count=20, ntuple_length=5, episodes=100_000)),
+    # Sim K12, 3 players (GBG's board): 66 edge cells, the same tuples; progress shaping w=1 on the game's
+    # heuristic (a player's "dead" edges, those it can no longer colour without a triangle, against the others'),
+    # without which the K6 preset on K12 scores -0.87 against two MCTS1000 (docs/results/nplayer_learning.md)
+    "sim12_3p": ("sim", {"players": 3, "nodes": 12},
+                 dict(ntuple_count=20, ntuple_length=5, shaping=1.0, episodes=100_000)),
     # Yavalath, 61 cells, 3 players: 30 walks of 6 hexagonal neighbours (4^6 weights each), 12 symmetries
     "yavalath3p": ("yavalath", {"players": 3, "size": 5}, dict(ntuple_count=30, ntuple_length=6, episodes=100_000)),
     # Chinese Checkers, 121 holes, 3 players: 40 walks of 6 holes; no symmetry keeps the three camps. Progress
