@@ -113,5 +113,54 @@ def net_cells(n: int) -> list[list[int]]:
     return cells
 
 
+def cubies(n: int, stickers) -> tuple:
+    """``(cp, co, ep, eo)`` of the cube of size ``n`` with sticker ``stickers[facelet]`` on each facelet, per
+    slot: the cubie in it (numbered by its home slot) and its twist or flip (which facelet of the slot holds the
+    cubie's reference sticker); ``ep``/``eo`` empty for the 2x2x2. Raises ``ValueError`` when a slot's stickers
+    are not the stickers of one cubie in their cyclic order."""
+    out = []
+    groups = [corner_facelets(n)] + ([edge_facelets()] if n == 3 else [])
+    for facelets in groups:
+        k = facelets.shape[1]
+        home = {int(f): (c, i) for c, row in enumerate(facelets) for i, f in enumerate(row)}
+        perm, ori = np.zeros(len(facelets), dtype=np.int64), np.zeros(len(facelets), dtype=np.int64)
+        for slot, row in enumerate(facelets):
+            found = [home.get(int(stickers[f]), (-1, -1)) for f in row]
+            cubie, first = found[0]
+            if cubie < 0 or any(found[i] != (cubie, (first + i) % k) for i in range(k)):
+                raise ValueError(f"the stickers of slot {slot} are not one cubie's in their cyclic order")
+            perm[slot], ori[slot] = cubie, (-first) % k
+        out += [perm, ori]
+    if n == 2:
+        out += [np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)]
+    return tuple(out)
+
+
+def stickers(n: int, cp, co, ep=(), eo=()) -> np.ndarray:
+    """The stickers of the cube with cubie ``cp[slot]`` in each corner slot twisted by ``co[slot]`` (and
+    ``ep``/``eo`` for the 3x3x3 edges), the inverse of :func:`cubies` (no reachability check: the rules'
+    ``validate`` does that)."""
+    s = np.arange(6 * n * n, dtype=np.int32)
+    groups = [(corner_facelets(n), cp, co)] + ([(edge_facelets(), ep, eo)] if n == 3 else [])
+    for facelets, perm, ori in groups:
+        k = facelets.shape[1]
+        for slot in range(len(perm)):
+            for i in range(k):
+                s[facelets[slot, (i + int(ori[slot])) % k]] = facelets[int(perm[slot]), i]
+    return s
+
+
+def parity(perm) -> int:
+    """1 for an odd permutation, 0 for an even one."""
+    perm, seen, odd = [int(v) for v in perm], set(), 0
+    for i in range(len(perm)):
+        j, length = i, 0
+        while j not in seen:
+            seen.add(j)
+            j, length = perm[j], length + 1
+        odd ^= (length > 0 and length % 2 == 0)
+    return int(odd)
+
+
 #: GBG's colours of the faces U, L, F, D, R, B: white, blue, orange, yellow, green, red
 FACE_COLOURS = ((245, 245, 245), (30, 90, 220), (255, 140, 0), (250, 215, 0), (20, 160, 60), (200, 20, 30))

@@ -259,54 +259,16 @@ def _size(p) -> int:
 
 
 def cubies(p, s) -> tuple:
-    """``(cp, co, ep, eo)`` of ``s``, per slot: the cubie in it (numbered by its home slot) and its twist or flip
-    (which facelet of the slot holds the cubie's reference sticker); ``ep``/``eo`` empty for the 2x2x2. Raises
-    ``ValueError`` when a slot's stickers are not the stickers of one cubie in their cyclic order."""
-    n = _size(p)
-    stickers = np.asarray(s)[HEADER:HEADER + 6 * n * n]
-    out = []
-    groups = [geo.corner_facelets(n)] + ([geo.edge_facelets()] if n == 3 else [])
-    for facelets in groups:
-        k = facelets.shape[1]
-        home = {int(f): (c, i) for c, row in enumerate(facelets) for i, f in enumerate(row)}
-        perm, ori = np.zeros(len(facelets), dtype=np.int64), np.zeros(len(facelets), dtype=np.int64)
-        for slot, row in enumerate(facelets):
-            found = [home.get(int(stickers[f]), (-1, -1)) for f in row]
-            cubie, first = found[0]
-            if cubie < 0 or any(found[i] != (cubie, (first + i) % k) for i in range(k)):
-                raise ValueError(f"the stickers of slot {slot} are not one cubie's in their cyclic order")
-            perm[slot], ori[slot] = cubie, (-first) % k
-        out += [perm, ori]
-    if n == 2:
-        out += [np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)]
-    return tuple(out)
+    """``(cp, co, ep, eo)`` of ``s`` per slot (:func:`~farl_envs.games._rubiks_cube_board.cubies`)."""
+    return geo.cubies(_size(p), np.asarray(s)[HEADER:])
 
 
 def from_cubies(p, cp, co, ep=(), eo=(), ply: int = 0) -> np.ndarray:
-    """The state with cubie ``cp[slot]`` in each corner slot twisted by ``co[slot]`` (and ``ep``/``eo`` for the
-    3x3x3 edges), the inverse of :func:`cubies` (no reachability check: see ``validate``)."""
+    """The state of those cubies (:func:`~farl_envs.games._rubiks_cube_board.stickers`), ``ply`` twists played."""
     n = _size(p)
     s = np.zeros(HEADER + 6 * n * n, dtype=np.int32)
-    s[HEADER:] = np.arange(6 * n * n)
-    s[PLY] = ply
-    groups = [(geo.corner_facelets(n), cp, co)] + ([(geo.edge_facelets(), ep, eo)] if n == 3 else [])
-    for facelets, perm, ori in groups:
-        k = facelets.shape[1]
-        for slot in range(len(perm)):
-            for i in range(k):
-                s[HEADER + facelets[slot, (i + int(ori[slot])) % k]] = facelets[int(perm[slot]), i]
+    s[HEADER:], s[PLY] = geo.stickers(n, cp, co, ep, eo), ply
     return s
-
-
-def _parity(perm) -> int:
-    perm, seen, odd = [int(v) for v in perm], set(), 0
-    for i in range(len(perm)):
-        j, length = i, 0
-        while j not in seen:
-            seen.add(j)
-            j, length = perm[j], length + 1
-        odd ^= (length > 0 and length % 2 == 0)
-    return int(odd)
 
 
 def validate(p, s) -> str:
@@ -326,7 +288,7 @@ def validate(p, s) -> str:
         centres = [f * 9 + 4 for f in range(6)]
         if any(int(s[HEADER + c]) != c for c in centres):
             return "the centres never move"
-        if _parity(cp) != _parity(ep):
+        if geo.parity(cp) != geo.parity(ep):
             return "the corner and edge permutations must have the same parity"
         if int(eo.sum()) % 2:
             return "the edge flips must sum to an even number"
@@ -375,6 +337,11 @@ def symmetries(p) -> np.ndarray:
     return np.arange(n_cells, dtype=np.int32)[None, :]
 
 
+def action_symmetries(p) -> np.ndarray:
+    """The identity only, as :func:`symmetries`."""
+    return np.arange(int(n_actions_of(p)), dtype=np.int32)[None, :]
+
+
 def cell_neighbours(p) -> list[list[int]]:
     """GBG's STICKER2 adjacency: every other cell (2x2x2); every other corner or every other edge cell (3x3x3)."""
     if _size(p) == 2:
@@ -408,6 +375,7 @@ def make_spec(size: int = 2, metric: str = "half", scramble_min: int = 1, scramb
         max_plies=max_twists, reward_range=(STEP_REWARD * max_twists, SOLVED_REWARD + STEP_REWARD),
         initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate, board=board,
         observe=observe, validate=validate, render_text=render_text, symmetries=symmetries,
-        action_names=ACTION_NAMES[(size, metric)], truncated=truncated, cell_neighbours=cell_neighbours,
+        action_symmetries=action_symmetries, action_names=ACTION_NAMES[(size, metric)], truncated=truncated,
+        cell_neighbours=cell_neighbours,
         cell_colors=((60, 60, 60),) + geo.FACE_COLOURS, grid_shape=(3 * size, 4 * size), paint=paint,
     )
