@@ -10,8 +10,8 @@ threads, so a multi-threaded backend is counted per core) of:
 * ``farl-no-obs``: the same made with ``observations=False`` (no observation computed per step: random playouts,
   learners that read ``afterstates()``);
 * ``pgx``: pgx on CPU JAX, ``jax.jit(jax.vmap(step))`` with pgx's ``auto_reset`` and a random legal action
-  (categorical over the mask) in the same jitted call; compile time beside (Connect Four, Othello, Hex 11x11,
-  TicTacToe, 2048);
+  (categorical over the mask) in the same jitted call, XLA on one thread (:data:`PGX_XLA_FLAGS`); compile time
+  beside (Connect Four, Othello, Hex 11x11, TicTacToe, 2048);
 * ``openspiel``: OpenSpiel's ``vector_env.SyncVectorEnv`` of ``rl_environment.Environment`` s (a Python loop over
   the envs, as OpenSpiel ships it) with random legal actions;
 * ``openspiel-loop``: plain pyspiel states in a Python loop (``legal_actions`` / ``apply_action``), OpenSpiel
@@ -100,7 +100,15 @@ def farl_case(name: str, params: dict, n: int, seconds: float, observations: boo
 
 
 # -------------------------------------------------------------------------------------------------------- pgx
+PGX_XLA_FLAGS = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+"""XLA on one thread for the pgx rows (unless ``XLA_FLAGS`` is set). With its default thread pool, pgx's
+Connect Four steps per CPU second at 1,024 envs ranged from 0.86-0.93 M (quiet machine, load 0.2-1.2) to 1.5 M
+(load 5) in this script's runs: idle pool workers spin, and their spinning is CPU time of the process, more of it
+the more cores are free. One thread has no idle workers: a per-core figure that does not depend on the load."""
+
+
 def pgx_case(game_id: str, n: int, seconds: float) -> dict:
+    os.environ.setdefault("XLA_FLAGS", PGX_XLA_FLAGS)  # read when jax first starts its CPU backend
     import jax
     import jax.numpy as jnp
     import pgx
