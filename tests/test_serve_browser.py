@@ -165,7 +165,7 @@ def test_game2048_by_arrow_keys(server, browser, tmp_path):
 
 SMALL = {"amazons": {"board_size": 6}, "breakthrough": {"rows": 5, "columns": 5}, "hex": {"size": 5},
          "chinese_checkers": {"max_moves": 12}, "lines_of_action": {"max_game_length": 40},
-         "outer_open_gomoku": {"size": 7}, "surakarta": {"no_capture_limit": 6}}
+         "outer_open_gomoku": {"size": 7}, "surakarta": {"no_capture_limit": 6}, "rubiks_cube": {"max_twists": 12}}
 """Parameters that keep a whole game by clicks short (the file runs in about three minutes)."""
 
 
