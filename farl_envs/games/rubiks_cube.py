@@ -66,7 +66,9 @@ BR), 28..39 their facelets (0..1): P = 12. The 2x2x2 layout is GBG's 2x7 field; 
 (2x2x2); every other corner cell or every other edge cell (3x3x3).
 
 Symmetries. The n-tuple board declares the identity only. The cube's 24 colour symmetries (GBG's ``nSym``:
-recolour the cube by a whole-cube rotation and rotate it back) are not implemented yet.
+recolour the cube by a whole-cube rotation and rotate it back) are not implemented: on the sticker board they
+change the cells' values (which slot, which facelet) as well as their order, and a farl symmetry is a
+permutation of cells; they would need a board-level transform of their own.
 
 Version history: v0, first release.
 """
