@@ -147,6 +147,18 @@ def test_tampered_shapes_are_refused(trained, tmp_path):
     np.savez(bad, **arrays)
     with pytest.raises(AgentFileError, match="unknown learner options"):
         NTupleAgent.load(bad)
+    # a retired option: its one value that means today's learner loads (files of that time), any other is refused
+    del meta["config"]["wings"]
+    for value, loads in ((False, True), (True, False)):
+        meta["config"]["fast_math"] = value
+        arrays["meta"] = np.array(json.dumps(meta))
+        np.savez(bad, **arrays)
+        if loads:
+            assert NTupleAgent.load(bad).config == LearnerConfig.from_dict(
+                {k: v for k, v in meta["config"].items() if k != "fast_math"})
+        else:
+            with pytest.raises(AgentFileError, match="fast_math=True is no longer supported"):
+                NTupleAgent.load(bad)
 
 
 def test_agent_of_another_board_encoding_is_refused(trained, tmp_path):

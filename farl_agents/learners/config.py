@@ -179,6 +179,12 @@ class LearnerConfig:
     @classmethod
     def from_dict(cls, d: dict) -> "LearnerConfig":
         known = {f.name for f in fields(cls)}
+        for name, today in RETIRED.items():
+            if name in d:
+                if d[name] != today:
+                    raise ValueError(f"learner option {name}={d[name]!r} is no longer supported (only {today!r}, "
+                                     "which every learner now does)")
+                d = {k: v for k, v in d.items() if k != name}
         unknown = set(d) - known
         if unknown:
             raise ValueError(f"unknown learner options: {', '.join(sorted(unknown))}")
@@ -189,6 +195,12 @@ class LearnerConfig:
 
     def replace(self, **changes) -> "LearnerConfig":
         return dataclasses.replace(self, **changes)
+
+
+RETIRED = {"fast_math": False}
+"""Options that once existed, with the one value that means what farl does today: a file that sets it so (agents
+and runs of that time) loads without it, any other value is refused. ``fast_math`` (cheaper ``exp``/``tanh``)
+was removed in November 2026: it bought no measurable speed (docs/results/vs_gbg.md)."""
 
 
 def _cells(tuples) -> tuple:

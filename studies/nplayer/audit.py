@@ -7,6 +7,9 @@ Two measurements for ``docs/results/nplayer_learning.md``:
   (or lost) on its own move — *forced* when every legal move there gave it a negative reward (Yavalath's
   forced block onto a three, Sim's last edges), *chosen* otherwise — a loss on someone else's move, or a draw.
   Only the first non-zero reward of the player counts (an out player keeps his -1).
+* :func:`value_spread`: the quantiles of the agent's values of every legal move's afterstate, from the mover's
+  seat, along random games: how far its value function tells one move from another (a learner whose values sit in a
+  narrow band plays its moves almost alike, whatever it learned).
 * :func:`coverage`: the share of a game's deciding patterns (Yavalath's straight lines of 3 and of 4 cells,
   Sim's triangles of 3 edges) that lie wholly inside at least one n-tuple, in any of the symmetric images the
   agent evaluates: a tuple that holds a whole pattern can value it exactly; patterns split over tuples are seen
@@ -15,6 +18,7 @@ Two measurements for ``docs/results/nplayer_learning.md``:
     python -m studies.nplayer.audit runs/nplayer/yav3-preset --vs mcts1000 --games 10
     python -m studies.nplayer.audit mcts1000 --game yavalath --param players=3 --games 10
     python -m studies.nplayer.audit runs/gbg_agents/yavalath.farl.npz --coverage-only
+    python -m studies.nplayer.audit runs/nplayer/yav3-preset runs/nplayer/yav3-nofarl --values
 """
 from __future__ import annotations
 
@@ -128,6 +132,30 @@ def coverage(tuples: np.ndarray, symmetries: np.ndarray, cells: list[tuple]) -> 
     return seen / len(cells) if cells else float("nan")
 
 
+QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
+
+
+def value_spread(agent: NTupleAgent, game, games: int = 30, seed: int = 0) -> np.ndarray:
+    """The :data:`QUANTILES` of ``agent``'s values V(s'|mover) of the afterstates s' of every legal move that does
+    not end the game, over ``games`` games of uniformly random moves (seed ``seed``)."""
+    rng = np.random.default_rng(seed)
+    mask, rewards, values = np.zeros(game.n_actions, np.int8), np.zeros(game.n_players), []
+    for g in range(games):
+        s = np.array(game.initial_state(game.p, make_rng(seed + g)))
+        while not s[TERMINAL]:
+            game.legal_actions(game.p, s, mask)
+            mover = int(s[TO_MOVE])
+            for a in np.flatnonzero(mask):
+                after = s.copy()
+                game.afterstate(game.p, s, a, after, rewards)
+                if not after[TERMINAL]:
+                    values.append(agent.afterstate_value(after, mover))
+            game.afterstate(game.p, s, int(rng.choice(np.flatnonzero(mask))), s, rewards)
+            if not s[TERMINAL]:
+                game.chance(game.p, s, make_rng(int(rng.integers(1 << 62))))
+    return np.quantile(np.asarray(values), QUANTILES)
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("agents", nargs="+", help="agent files or run folders (or opponent names with --game)")
@@ -135,6 +163,8 @@ def main(argv=None) -> None:
     ap.add_argument("--games", type=int, default=6, help="games per seat")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--coverage-only", action="store_true", help="print the pattern coverage without playing")
+    ap.add_argument("--values", action="store_true",
+                    help="print the quantiles of the agents' afterstate values along random games, without playing")
     ap.add_argument("--game", help="the game of opponent names among the agents (agent files bring their own)")
     ap.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="a parameter of --game")
     args = ap.parse_args(argv)
@@ -142,6 +172,14 @@ def main(argv=None) -> None:
     if args.game:
         named = farl_envs.game_spec(args.game, **{k: int(v) if v.isdigit() else v
                                                   for k, v in (p.split("=", 1) for p in args.param)})
+    if args.values:
+        print("| agent | " + " | ".join(f"{100 * q:.0f} %" for q in QUANTILES) + " |")
+        print("|---|" + "---:|" * len(QUANTILES))
+        for text in args.agents:
+            agent = NTupleAgent.load(text)
+            row = value_spread(agent, agent.game, args.games * agent.game.n_players, args.seed)
+            print(f"| {text} | " + " | ".join(f"{v:+.2f}" for v in row) + " |", flush=True)
+        return
     print("| agent | " + " | ".join(CLASSES) + " | pattern coverage |")
     print("|---|" + "---|" * (len(CLASSES) + 1))
     for text in args.agents:
