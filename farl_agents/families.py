@@ -10,6 +10,8 @@ ntuple      td-farl, td, sarsa-farl, sarsa,         Konen & Bagheri 2020 (FARL);
 nemesh      nemesh                                  Shalita, Saranga & Haim 2013 (Agent Nemesh)
 descent     descent                                 Cohen-Solal 2020 (descent, UBFM)
 sb3         maskable-ppo, dqn                       the deep-RL baselines (Stable-Baselines3)
+alphazero   alphazero                               Silver et al. 2018 (AlphaZero); Petosa & Balch
+                                                    2019 (N players)
 ==========  ======================================  ==============================================
 
 Each family has one *hooks* module with the same names in it:
@@ -63,6 +65,12 @@ def _sb3_hooks() -> ModuleType:
     return family
 
 
+def _alphazero_hooks() -> ModuleType:
+    from farl_agents.alphazero import family  # imports no torch: training and loading do
+
+    return family
+
+
 @dataclass(frozen=True)
 class Family:
     name: str
@@ -91,6 +99,9 @@ FAMILIES = (
     Family("sb3", ("maskable-ppo", "dqn"), _sb3_hooks, (),
            "deep-RL baselines: MaskablePPO and masked DQN (Stable-Baselines3; optional extra 'baselines'); "
            "agent files are SB3's .zip"),
+    Family("alphazero", ("alphazero",), _alphazero_hooks, ("farl-alphazero-agent",),
+           "AlphaZero: batched self-play with PUCT, a policy/value net, a value per player (Silver et al. 2018; "
+           "Petosa & Balch 2019); torch via the optional extra 'baselines'"),
 )
 
 

@@ -37,8 +37,11 @@ FAMILY_RUNS = {
     "descent": (["tictactoe", "--algo", "descent", "--minutes", "0.03", "--move-iterations", "8",
                  "--eval-every", "0.6"], "random"),
     "sb3": (["tictactoe", "--algo", "maskable-ppo", "--timesteps", "8192", "--eval-every", "2048"], "random"),
+    "alphazero": (["tictactoe", "--algo", "alphazero", "--minutes", "0.02", "--games", "16", "--simulations", "4",
+                   "--play-simulations", "2", "--eval-every", "0.6"], "random"),
 }
 HAVE_SB3 = all(importlib.util.find_spec(m) for m in ("stable_baselines3", "sb3_contrib", "torch"))
+HAVE_TORCH = importlib.util.find_spec("torch") is not None
 COMMON_FLAGS = ("--out", "--resume", "--seed", "--quiet", "--stop-after", "--checkpoint-minutes", "--eval-every",
                 "--eval-vs", "--eval-games", "--eval-starts", "--eval-seed", "--eval-jobs", "--param", "--config",
                 "--set", "--preset")
@@ -74,7 +77,7 @@ def test_one_cli_contract_every_family_takes_the_common_flags_and_its_own(family
 
 @pytest.mark.parametrize("family", list(FAMILY_RUNS))
 def test_train_interrupt_resume_eval_play(family, tmp_path, monkeypatch, capsys):
-    if family == "sb3" and not HAVE_SB3:
+    if family in ("sb3", "alphazero") and not (HAVE_SB3 if family == "sb3" else HAVE_TORCH):
         pytest.skip("needs the optional extra 'baselines' (Stable-Baselines3, torch)")
     argv, opponent = FAMILY_RUNS[family]
     out = tmp_path / family

@@ -286,6 +286,7 @@ LAYERS = (
     ("backend", ("farl_agents.backend",)),
     ("harness", ("farl_agents.players", "farl_agents.openings", "farl_agents.eval_results")),
     ("agents", ("farl_agents.learners", "farl_agents.nemesh", "farl_agents.descent", "farl_agents.baselines",
+                "farl_agents.alphazero",
                 "farl_agents.opponents", "farl_agents.pretrained", "farl_agents.evaluate")),
     ("runs", ("farl_agents.runs", "farl_agents.families")),
     ("loading", ("farl_agents.loading", "farl_agents.checkout", "farl_agents.descent.run", "farl_agents.ladder")),
