@@ -98,7 +98,7 @@ class Trees:
 
     def __init__(self, game, batch: int, cap: int):
         b, a, n = int(batch), game.n_actions, game.n_players
-        longest = int(min(game.max_plies, 100_000)) + 2
+        longest = int(min(game.max_plies, cap)) + 2  # a descent passes expanded nodes only: at most cap - 1
         self.batch, self.cap = b, int(cap)
         self.children = np.full((b, cap, a), -1, dtype=np.int32)
         self.visits = np.zeros((b, cap))

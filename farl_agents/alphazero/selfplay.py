@@ -90,7 +90,8 @@ class SelfPlay:
         self.obs, self.masks = obs, info["action_mask"]
         self.returns = np.zeros((c.games, g.n_players))
         self.records: list[list] = [[] for _ in range(c.games)]
-        self.env_rngs = np.array([[int(x)] for x in self.rng.integers(1, 2**63, size=c.games)], dtype=np.uint64)
+        words = np.random.default_rng([c.seed, self.games_played]).integers(1, 2**63, size=c.games)
+        self.env_rngs = words.astype(np.uint64).reshape(c.games, 1)  # the searches' chance draws
 
     def step(self) -> tuple[int, float, float]:
         """One self-play move in every game, then the network updates it pays for; returns (games finished,
@@ -179,8 +180,9 @@ class SelfPlay:
         return games, reward0, plies
 
     def compile(self) -> None:
-        """Compile the search loops for this game (or load them from numba's cache), touching no weight and
-        no generator: one simulation on a throw-away tree with a constant evaluator."""
+        """Compile the search loops and the batched env's for this game (or load them from numba's cache),
+        touching no weight and no generator: a throw-away env stepped once, two simulations on a throw-away
+        tree with a constant evaluator."""
         g = self.game
         trees = Trees(g, 1, 2)
         root = np.zeros((1, g.state_size), dtype=np.int32)
@@ -190,6 +192,9 @@ class SelfPlay:
         def zeros(obs, masks):
             return np.zeros((len(obs), g.n_actions), np.float32), np.zeros((len(obs), g.n_players), np.float32)
 
+        envs = farl_envs.vector.make(g.name, 1, seed=0, copy=False, **g.params)  # the batched env's loops
+        envs.reset()
+        envs.step(envs.random_actions())
         active = np.ones(1, dtype=np.bool_)
         run_search(trees, g, self.kernels, root, active, 2, zeros, 1.0, np.zeros((1, g.n_actions)), 0.25,
                    np.array([[1]], dtype=np.uint64))
