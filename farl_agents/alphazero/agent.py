@@ -45,8 +45,12 @@ class AlphaZeroAgent:
 
     def __init__(self, game, net, net_settings: dict, simulations: int = 100, c_puct: float = 1.25,
                  name: str | None = None, info: dict | None = None):
+        import torch
+
         from farl_agents.alphazero.network import Evaluator
         from farl_agents.alphazero.search import Trees, search_kernels
+
+        torch.set_num_threads(1)  # one position at a time (and in --jobs workers): more threads only wait
 
         if isinstance(simulations, bool) or not isinstance(simulations, (int, np.integer)) or simulations < 0:
             raise ValueError(f"simulations must be an integer >= 0, got {simulations!r}")
@@ -193,9 +197,6 @@ def load_agent(path, game=None, simulations: int | None = None) -> AlphaZeroAgen
 
     meta, spec, arrays = read_agent_file(path, game)
     need_torch()
-    import torch
-
-    torch.set_num_threads(1)  # one position at a time: more threads only wait for each other
     ns = dict(meta["network"])
     net = build_net(spec, ns["kind"], ns["filters"], ns["blocks"], ns["hidden"])
     load_net_arrays(net, arrays)
