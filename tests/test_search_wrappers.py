@@ -236,7 +236,7 @@ def test_farl_train_curves_take_wrapped_players(tmp_path, capsys):
 
 
 def test_a_wrapped_pretrained_agent_brings_its_game_parameters(capsys):
-    # the shipped Sim agent plays 3 players on K6, not the game's defaults (2 players; K12 for 3): as for plain
+    # the shipped Sim agent plays 3 players on K12, not the game's default of 2 players: as for plain
     # `pretrained` (Sim: its Max-N loop with the agent's leaf is compiled in this file anyway, pretrained+maxn2 above)
     assert cli.main(["eval", "pretrained+maxn1", "--game", "sim", "--vs", "random", "--games", "1"]) == 0
     assert "pretrained+maxn1" in capsys.readouterr().out
