@@ -296,7 +296,8 @@ def test_a_crafted_agent_file_cannot_run_code(ttt_run, tmp_path, capsys):
 def test_self_play_teaches_the_searching_agent_to_hold_the_perfect_player(torch):
     """Learning, far from noise: with 16 simulations per move from TicTacToe's 10 Table 1 starts against
     Max-N10 (perfect), the untrained net scores 0.175 (s.e. 0.055); after 250 self-play steps of 64 games
-    (about 1,800 games, 7 s here) 0.45 (s.e. 0.03; seeds 1 and 3: 0.375, 0.30). Single-threaded torch and
+    (about 1,800 games, 7 s here) 0.45 (s.e. 0.03; seeds 1 and 3: 0.375, 0.30, so the threshold, 0.35, keeps
+    three s.e. below this seed's score rather than claiming every seed passes). Single-threaded torch and
     seeded generators make the run repeatable."""
     from farl_agents.alphazero.agent import AlphaZeroAgent
     from farl_agents.alphazero.config import AlphaZeroConfig
@@ -316,4 +317,4 @@ def test_self_play_teaches_the_searching_agent_to_hold_the_perfect_player(torch)
     assert score() <= 0.25
     for _ in range(250):
         sp.step()
-    assert score() >= 0.4
+    assert score() >= 0.35
