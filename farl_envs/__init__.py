@@ -57,6 +57,7 @@ GAMES: dict[str, GameEntry] = {
                                         "farl_envs.games.einstein_wurfelt_nicht:make_spec"),
     "game2048": GameEntry(0, "farl/2048-v0", "farl_envs.games.game2048:make_spec"),
     "hex": GameEntry(0, "farl/Hex-v0", "farl_envs.games.hex:make_spec"),
+    "kuhn_poker": GameEntry(0, "farl/KuhnPoker-v0", "farl_envs.games.kuhn_poker:make_spec"),
     "lines_of_action": GameEntry(0, "farl/LinesOfAction-v0", "farl_envs.games.lines_of_action:make_spec"),
     "nim": GameEntry(0, "farl/Nim-v0", "farl_envs.games.nim:make_spec_2p"),
     "nim3p": GameEntry(0, "farl/Nim3P-v0", "farl_envs.games.nim:make_spec_3p"),

@@ -4,12 +4,14 @@
 name (``make_opponent``)  player                                        games
 ======================  ==============================================  =================
 ``random``              :class:`~farl_agents.players.RandomPlayer`      all
-``maxn`` / ``maxn15``   :class:`MaxN` (depth 15 unless given;           all (expectimax-N
-                        the games' leaf heuristics)                     over chance events)
-``paranoid`` /          :class:`Paranoid` (Sturtevant & Korf 2000:      all
-``paranoid6``           alpha-beta against the coalition of the
+``maxn`` / ``maxn15``   :class:`MaxN` (depth 15 unless given;           all of perfect
+                        the games' leaf heuristics)                     information (expectimax-N
+                                                                        over chance events)
+``paranoid`` /          :class:`Paranoid` (Sturtevant & Korf 2000:      all of perfect
+``paranoid6``           alpha-beta against the coalition of the         information
                         others; depth 6 unless given)
-``mcts`` / ``mcts5000`` :class:`MCTS` (1000 iterations unless given)    all
+``mcts`` / ``mcts5000`` :class:`MCTS` (1000 iterations unless given)    all of perfect
+                                                                        information
 ``bench`` / ``heur``    :class:`BenchPlayer`                            Othello
 ``bench-gbg``           :class:`BenchPlayer` as GBG plays it (``gbg``)  Othello
 ``edax`` / ``edax1``    :class:`EdaxPlayer` (depth 1 unless given)      Othello (binary needed)
@@ -26,6 +28,10 @@ name (``make_opponent``)  player                                        games
 ``pretrained``          the agent shipped for the game                  those listed by
                         (:mod:`farl_agents.pretrained`)                 ``farl pretrained list``
 ======================  ==============================================  =================
+
+The searches (Max-N, Paranoid, MCTS and the search wrappers ``pretrained+mcts100`` ...) play on the full
+state; on a game with hidden information (``GameSpec.hidden_information``: Kuhn poker) they would see the
+others' cards, so :func:`make_opponent` refuses them there with that reason; ``random`` plays every game.
 
 Names are parsed strictly (:func:`parse_opponent`): case and surrounding
 blanks are ignored, nothing else. A number follows its name directly, as
@@ -55,7 +61,7 @@ from farl_agents.opponents.mcts import MAX_ITERATIONS, MCTS
 from farl_agents.opponents.mohex import MoHexPlayer
 from farl_agents.opponents.nim import BoutonPlayer, nim3p_player
 from farl_agents.opponents.paranoid import Paranoid
-from farl_agents.opponents.wrappers import split_wrapped, wrap
+from farl_agents.opponents.wrappers import refuse_hidden_information, split_wrapped, wrap
 from farl_agents.players import RandomPlayer
 from farl_envs.core.spec import GameSpec
 
@@ -153,18 +159,22 @@ def make_opponent(spec: str, game):
 
     Raises ``ValueError`` for names :func:`parse_opponent` refuses, for an MCTS
     whose node arrays would exceed the memory limit on ``game``, and for opponents that cannot
-    play ``game`` (``pretrained``: a game without a shipped agent, or with other parameters than the
-    agent's; ``grhino``/``mohex``: a game or board size the engine does not play); ``EdaxPlayer``,
-    ``GRhinoPlayer`` and ``MoHexPlayer`` raise ``RuntimeError`` when their engine is missing.
+    play ``game`` (the searches: a game with hidden information; ``pretrained``: a game without a shipped
+    agent, or with other parameters than the agent's; ``grhino``/``mohex``: a game or board size the engine
+    does not play); ``EdaxPlayer``, ``GRhinoPlayer`` and ``MoHexPlayer`` raise ``RuntimeError`` when their
+    engine is missing.
     """
     wrapped = split_wrapped(spec)
     if wrapped is not None:
+        refuse_hidden_information(_game(game), spec.strip())
         return _wrapped_pretrained(spec, wrapped, game)
     name = parse_opponent(spec)
     g = _game(game)
     kind = name.kind
     if kind == "random":
         return RandomPlayer()
+    if kind in ("maxn", "paranoid", "mcts"):
+        refuse_hidden_information(g, spec.strip())
     if kind in ("maxn", "paranoid"):
         return MaxN(name.value) if kind == "maxn" else Paranoid(name.value)
     if kind == "mcts":

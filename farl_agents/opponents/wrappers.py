@@ -94,6 +94,15 @@ def split_wrapped(text, caps: dict | None = None) -> WrappedName | None:
     return WrappedName(inner, search, int(digits))
 
 
+def refuse_hidden_information(game: GameSpec, what: str) -> None:
+    """``ValueError`` when ``game`` has hidden information (``GameSpec.hidden_information``): the searches
+    (Max-N, Paranoid, MCTS, PUCT, expectimax-N) play on the full state and would see the others' cards."""
+    if game.hidden_information:
+        raise ValueError(f"{what} is a perfect-information search: it would read the hidden part of the state "
+                         f"({game.id} has hidden information: the other players' cards), so it does not play "
+                         f"{game.id}; use random or a learned agent that reads boards or observations")
+
+
 def wrap(inner, name: WrappedName, game: GameSpec, display: str | None = None):
     """The search ``name.search`` around the player ``inner`` on ``game``; ``ValueError`` with the reason when
     ``inner`` has no afterstate values for ``game`` a search of that kind can read, or the search does not fit
@@ -103,8 +112,10 @@ def wrap(inner, name: WrappedName, game: GameSpec, display: str | None = None):
     value protocol (:class:`~farl_agents.opponents.value_protocol.AfterstateValues`: Nemesh, descent, the SB3
     baselines) gets ``+mcts<N>`` only, the PUCT loop calling it once per expanded position (Max-N, Paranoid
     and expectimax-N are compiled depth-first searches that cannot call Python; they refuse it and name
-    ``+mcts<N>``); every other player is refused with the reason.
+    ``+mcts<N>``); every other player is refused with the reason, and so is every search on a game with hidden
+    information (:func:`refuse_hidden_information`).
     """
+    refuse_hidden_information(game, f"+{name.search}{name.number}")
     if name.search == "mcts":
         search_leaf(inner, game)  # refuses players without a value function before anything is built
     else:

@@ -37,10 +37,12 @@ makes numba allocate when ``out`` is ``s``):
     afterstate is never terminal). Default: :func:`no_chance`.
 ``board(p, s, out)``
     the cells in n-tuple encoding into ``out`` (``int32[n_cells]``). Default:
-    :func:`stored_cells`, the cells as stored right after the header.
+    :func:`stored_cells`, the cells as stored right after the header. In a
+    game with hidden information (``hidden_information``): only what the
+    player who made the last move may see.
 ``observe(p, s, seat, out)``
     the observation planes as ``seat`` sees them, into ``out`` (``int8``,
-    shape ``obs_shape``).
+    shape ``obs_shape``); with hidden information, only what ``seat`` may see.
 
 Python-level helpers (not compiled, called rarely): ``validate(p, s) -> str``
 (empty when ``s`` is a legal position, else the reason), ``render_text(p, s)``
@@ -136,6 +138,12 @@ class GameSpec:
     symmetries: Callable
     has_chance: bool = False
     """True when ``chance`` draws something after a move (2048's tile, a die)."""
+    hidden_information: bool = False
+    """True when a player may not see the whole state (Kuhn poker: the others' cards). The state still holds
+    everything (``get_state``, ``validate``, searches read it); ``observe(p, s, seat, out)`` shows only what
+    ``seat`` may see, and the ``board`` kernel only what the player who made the last move may see (the
+    learners value an afterstate for that player). The perfect-information searches (Max-N, Paranoid, MCTS,
+    the search wrappers) would read the hidden part and refuse such a game."""
     chance: Callable = no_chance
     """The ``chance`` kernel; games without chance keep :func:`no_chance`."""
     board: Callable = stored_cells
