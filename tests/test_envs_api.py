@@ -33,7 +33,8 @@ def test_every_rules_module_is_registered_and_every_line_builds_its_own_game():
     modules = {path.stem for path in games_dir.glob("*.py") if not path.stem.startswith("_")}
     builders = {farl_envs.make_spec_function(name).__module__.rpartition(".")[2] for name in GAMES}
     assert builders == modules
-    assert len(GAMES) == len(farl_envs.GAMES) >= 19 and "lines_of_action_v0" in GAMES and "rubiks_cube_v0" in GAMES
+    assert len(GAMES) == len(farl_envs.GAMES) >= 20 and "lines_of_action_v0" in GAMES and "rubiks_cube_v0" in GAMES
+    assert "kuhn_poker_v0" in GAMES
     for name in GAMES:
         assert farl_envs.game_spec(name).id == name
         assert farl_envs.gymnasium_id(name).endswith(name[name.rindex("_v"):].replace("_", "-"))
@@ -55,7 +56,8 @@ def test_unknown_game_names_the_known_ones(bad):
     ("connect_four", {"cols": 3}), ("connect_four", {"rows": 11}), ("connect_four", {"rows": "6"}),
     ("hex", {"size": 1}), ("hex", {"size": 14}), ("nim", {"heaps": 0}), ("nim", {"max_take": 9}),
     ("tictactoe", {"size": 4}), ("nim3p", {"extra_rule": "yes"}), ("amazons", {"board_size": 7}),
-    ("sim", {"players": 5}), ("sim", {"nodes": 3}), ("yavalath", {"size": 1}), ("yavalath", {"players": 4}),
+    ("sim", {"players": 5}), ("kuhn_poker", {"players": 4}),
+    ("kuhn_poker", {"players": True}), ("sim", {"nodes": 3}), ("yavalath", {"size": 1}), ("yavalath", {"players": 4}),
     ("chinese_checkers", {"players": 5}), ("einstein_wurfelt_nicht", {"players": 5}), ("santorini", {"size": 6}),
     ("outer_open_gomoku", {"size": 4}), ("surakarta", {"no_capture_limit": 0}), ("breakthrough", {"rows": 1}),
     ("clobber", {"rows": 1}), ("rubiks_cube", {"size": 4}), ("rubiks_cube", {"metric": "slice"}),

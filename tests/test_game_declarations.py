@@ -101,6 +101,22 @@ def test_declarations_are_well_formed(name):
         assert spec.n_players == 2 and not spec.has_chance
 
 
+@pytest.mark.parametrize("name", [n for n in NAMES if SPECS[n].hidden_information])
+def test_the_searches_refuse_games_with_hidden_information(name):
+    """Max-N, Paranoid, MCTS and the search wrappers read the full state, the others' cards included: on a game
+    with hidden information (Kuhn poker) make_opponent refuses them with that reason; random plays."""
+    from farl_agents.opponents import RandomPlayer, make_opponent
+
+    for opponent in ("maxn", "maxn2", "paranoid", "mcts", "mcts100", "pretrained+mcts100", "pretrained+maxn2"):
+        with pytest.raises(ValueError, match="hidden information"):
+            make_opponent(opponent, name)
+    assert isinstance(make_opponent("random", name), RandomPlayer)
+
+
+def test_hidden_information_is_declared_by_the_card_games_only():
+    assert [n for n in NAMES if SPECS[n].hidden_information] == ["kuhn_poker"]
+
+
 def test_every_declared_view_is_a_drawing_of_the_browser_page():
     script = (ROOT / "farl_agents" / "serve" / "static" / "app.js").read_text(encoding="utf-8")
     block = re.search(r"const DRAW = \{(.*?)\};", script, re.S).group(1)

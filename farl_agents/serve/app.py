@@ -201,6 +201,8 @@ class JSON(JSONResponse):
 def _opponents(g) -> list[dict]:
     """The reference opponents that can play game ``g`` (budget: the number the page lets one edit)."""
     out = [{"name": "random", "label": "random moves"}]
+    if g.hidden_information:  # the searches would read the others' cards (make_opponent refuses them)
+        return out
     if not g.has_chance:
         out.append({"name": "maxn", "label": "Max-N (depth)", "budget": 10 if g.n_players > 2 else 15})
     out.append({"name": "mcts", "label": "MCTS (iterations)", "budget": 1000})

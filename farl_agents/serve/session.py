@@ -185,6 +185,8 @@ class Session:
         g.board(g.p, self.state, board)
         paint = g.paint(g.p, self.state).tolist() if g.paint is not None else None
         legal = self.legal()
+        # hidden information (Kuhn poker): the person at the table sees only the own cards (views.visible_seats)
+        visible = views.visible_seats(g, self.state, [i for i, s in enumerate(self.seats) if s.human])
         return {
             "id": self.id, "game": g.name, "params": g.params, "n_players": g.n_players,
             "seats": [{"seat": i, "human": s.human, "name": s.name, "choice": s.choice}
@@ -196,7 +198,8 @@ class Session:
             "result": self.result_text(), "human_to_move": (not self.over) and self.seats[self.mover].human,
             "thinking": self.pending is not None, "can_undo": bool(self.history),
             "roll": views.roll(g, self.state),
-            **views.describe(g, self.state, legal),  # layout, pieces, each legal action's clicks, seat colours
+            **views.describe(g, self.state, legal, visible),  # layout, pieces, each action's clicks, seat colours
+            **views.private(g, self.state, visible),  # text, board and paint without the cards hidden from the viewer
         }
 
     # --------------------------------------------------------- agent thoughts

@@ -12,7 +12,13 @@ The page (``static/app.js``) keeps no rules. For every game it gets from here
 * the **clicks of each legal action** (:func:`action_paths`): the cells a
   person clicks in order (from, to, build ...), as one or more orders; an
   action without cells (a pass) becomes a button;
-* the seats' colours, who is out (``GameSpec.eliminated``) and EinStein's die.
+* the seats' colours, who is out (``GameSpec.eliminated``) and EinStein's die;
+* in a game with hidden information (``GameSpec.hidden_information``: Kuhn poker),
+  what the person at the table may see (:func:`visible_seats`, :func:`private`):
+  the page's text, n-tuple board, picture and pieces show the cards of the
+  person's own seat only while the hand runs; every card once it is over (a
+  showdown for all, a fold included: the page's choice); all of them when only
+  agents play (a spectator); none when several people share the screen.
 
 The clicks come from the game's kernel: a placement game's action is its
 cell; a move game's action is played on a copy of the state with the game's
@@ -37,7 +43,7 @@ import math
 
 import numpy as np
 
-from farl_envs.core.spec import TERMINAL, GameSpec
+from farl_envs.core.spec import HEADER, TERMINAL, GameSpec
 
 SEAT_COLOURS = ((200, 40, 40), (40, 80, 200), (230, 170, 30), (40, 160, 60), (150, 60, 190), (40, 190, 200))
 """A seat's colour where its pieces have no colour of their own (Sim's edges, the seat list)."""
@@ -100,6 +106,9 @@ def layout(g: GameSpec) -> dict | None:
         from farl_envs.games._chinese_checkers_board import COL, ROW
         cells = [[int(c) / 2, int(r) * math.sqrt(3) / 2] for r, c in zip(ROW, COL)]
         return {"kind": "hole", "cells": _shift(cells), "colours": colours}
+    if g.name == "kuhn_poker":  # one row per seat: its card, its first and its second action; bets are buttons
+        return {"kind": "square", "cells": [[c, q] for q in range(g.n_players) for c in range(3)],
+                "colours": colours}
     if len(g.grid_shape) != 2 or g.grid_shape[0] * g.grid_shape[1] != g.n_cells:
         return None  # nothing to place cells with: the page shows the game's text and move buttons
     rows, cols = g.grid_shape
@@ -128,10 +137,21 @@ def _shift(cells: list) -> list:
 
 
 # ---------------------------------------------------------------------------------------------------- pieces
-def pieces(g: GameSpec, s: np.ndarray) -> list[dict] | None:
-    """Per cell what stands on it (see the module docstring); None for the games drawn by their own code."""
+def pieces(g: GameSpec, s: np.ndarray, visible: tuple | None = None) -> list[dict] | None:
+    """Per cell what stands on it (see the module docstring); None for the games drawn by their own code.
+    ``visible``: the seats whose hidden cards are shown (None: all; :func:`visible_seats`)."""
     if g.name in DRAWN or layout(g) is None:
         return None
+    if g.name == "kuhn_poker":  # a card face up ("?" when hidden from the viewer), then "pass" / "bet"
+        grid = _kuhn_paint(g, s, visible)
+        out = []
+        for q in range(g.n_players):
+            card = int(grid[q, 0])
+            out.append({"owner": q, "kind": "cube", "label": "JQKA"[card - 3] if card else "?",
+                        "fill": _rgb(g.cell_colors[card])})
+            out += [{} if v == 0 else {"owner": q, "kind": "cube", "label": g.action_names[v - 1],
+                                       "fill": _rgb(g.cell_colors[v])} for v in grid[q, 1:].tolist()]
+        return out
     b = board_cells(g, s)
     if g.name == "santorini":
         from farl_envs.games.santorini import DOME, WORKER_BASE
@@ -176,7 +196,7 @@ def action_paths(g: GameSpec, s: np.ndarray, legal: list[int]) -> dict[int, list
         return {a: [] for a in legal}
     if g.name == "santorini":
         return {a: _santorini_paths(a) for a in legal}
-    if g.name == "rubiks_cube":  # a twist moves a whole layer: one button per twist
+    if g.name in ("rubiks_cube", "kuhn_poker"):  # a twist moves a whole layer, a bet is no cell: buttons
         return {a: [] for a in legal}
     if g.name == "sim":  # an edge: click it, or its two vertices (cells n_cells + vertex) in either order
         from farl_envs.games.sim import edge_list
@@ -259,11 +279,49 @@ def roll(g: GameSpec, s: np.ndarray) -> int | None:
     return int(s[ROLL])
 
 
-def describe(g: GameSpec, s: np.ndarray, legal: list[int]) -> dict:
-    """The view's board part: layout, pieces, every legal action's click orders, seats' colours and who is out."""
+def describe(g: GameSpec, s: np.ndarray, legal: list[int], visible: tuple | None = None) -> dict:
+    """The view's board part: layout, pieces, every legal action's click orders, seats' colours and who is out;
+    ``visible`` as for :func:`pieces`."""
     paths = action_paths(g, s, legal)
-    return {"layout": layout(g), "pieces": pieces(g, s), "seat_colours": seat_colours(g),
+    return {"layout": layout(g), "pieces": pieces(g, s, visible), "seat_colours": seat_colours(g),
             "out": eliminated(g, s), "paths": {str(a): p for a, p in paths.items()}}
 
 
-__all__ = ["action_paths", "describe", "layout", "move_cells", "pieces", "seat_colours"]
+# ---------------------------------------------------------------------------------------- hidden information
+def visible_seats(g: GameSpec, s: np.ndarray, humans: list[int]) -> tuple | None:
+    """The seats whose hidden information the page shows: None (everything) in a game without hidden
+    information, once the game is over, or when no person plays (agents only: a spectator); else the seat of
+    the one person at the table, or no seat when several people share the screen."""
+    if not g.hidden_information or s[TERMINAL] or not humans:
+        return None
+    return (humans[0],) if len(humans) == 1 else ()
+
+
+def _kuhn_paint(g: GameSpec, s: np.ndarray, visible: tuple | None) -> np.ndarray:
+    """Kuhn poker's picture (one row per seat: card, first and second action) with the cards of the seats not
+    in ``visible`` turned face down (0)."""
+    grid = np.asarray(g.paint(g.p, s)).copy()
+    if visible is not None:
+        for q in range(g.n_players):
+            if q not in visible:
+                grid[q, 0] = 0
+    return grid
+
+
+def private(g: GameSpec, s: np.ndarray, visible: tuple | None) -> dict:
+    """What replaces the page's full-state fields (``text``, ``board``, ``paint``) when the viewer may not see
+    everything (``visible`` is not None; :func:`visible_seats`): the same fields with the hidden cards left out."""
+    if visible is None:
+        return {}
+    if g.name != "kuhn_poker":
+        raise ValueError(f"{g.id} has hidden information and no private view in farl serve")
+    from farl_envs.games.kuhn_poker import public_text, seat_text
+    b = board_cells(g, s)
+    last = int(s[HEADER + g.n_players])  # the last mover, whose card is the board's first cell
+    if last not in visible:
+        b[0] = 0
+    text = seat_text(g.p, s, visible[0]) if len(visible) == 1 else public_text(g.p, s)
+    return {"text": text, "board": b.tolist(), "paint": _kuhn_paint(g, s, visible).tolist()}
+
+
+__all__ = ["action_paths", "describe", "layout", "move_cells", "pieces", "private", "seat_colours", "visible_seats"]

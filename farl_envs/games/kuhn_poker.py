@@ -261,16 +261,17 @@ def render_text(p, s) -> str:
     return f"{cards} | betting {bets} | {status}"
 
 
-def seat_text(p, s, seat: int) -> str:
-    """What ``seat`` may see: its own card, the betting, the result or the player to act (the others' cards
-    only once the hand is over, as at a showdown table; a fold shows them too: the page's choice, documented
-    in :mod:`farl_agents.serve.views`)."""
-    if s[TERMINAL]:
-        return render_text(p, s)
+def public_text(p, s) -> str:
+    """What everybody sees of a running hand: the betting and the player to act (no card)."""
     n = int(p[0])
     bets = "".join("pb"[int(x)] for x in s[HEADER + n + 1:HEADER + n + 1 + int(s[PLY])]) or "-"
-    return (f"your card (player_{seat}): {CARD_NAMES[int(s[HEADER + seat])]} | betting {bets} | "
-            f"player_{int(s[TO_MOVE])} to act")
+    return f"betting {bets} | player_{int(s[TO_MOVE])} to act"
+
+
+def seat_text(p, s, seat: int) -> str:
+    """What ``seat`` may see of a running hand: its own card, the betting and the player to act (``farl serve``
+    shows the full deal, :func:`render_text`, once the hand is over)."""
+    return f"your card (player_{seat}): {CARD_NAMES[int(s[HEADER + seat])]} | {public_text(p, s)}"
 
 
 def paint(p, s) -> np.ndarray:
