@@ -88,7 +88,17 @@ def declarations(spec) -> list[tuple[str, str]]:
 
 
 def _afterstate_section(spec) -> str:
-    """What ``afterstate(action)`` means for this game: the whole step, or the step before its chance event."""
+    """What ``afterstate(action)`` means for this game: the whole step, or the step before its chance event
+    (and, with hidden information, which view of it the n-tuple board is)."""
+    if spec.hidden_information:
+        return (
+            "This game has **hidden information**. `env.unwrapped.afterstate(action)` is exactly the position "
+            "that `env.step(action)` produces, computed without stepping; its `state` is the full state (every "
+            "card, as `get_state()`), but its `board` (the n-tuple cells the learners rate) holds only what the "
+            "player who moved may see: the hidden part of the game is, from the mover's view, a chance outcome "
+            "drawn before the move. `observe(agent)` shows each agent its own view only. The "
+            "perfect-information searches (Max-N, Paranoid, MCTS, the search wrappers) refuse the game."
+        )
     if spec.has_chance:
         return (
             "This game has **chance events**. `env.unwrapped.afterstate(action)` is the position right "
@@ -147,6 +157,8 @@ def page(name: str) -> str:
         ("observation shape", f"`{tuple(spec.obs_shape)}`"),
         ("n-tuple cells / values P", f"{spec.n_cells} / {spec.n_cell_values}"),
         ("chance", "yes" if spec.has_chance else "no"),
+        *([("hidden information", "yes (`observe` and the n-tuple board show a player's own view)")]
+          if spec.hidden_information else []),
         *declarations(spec),
     ]
     lines = [
