@@ -484,3 +484,34 @@ def test_a_new_game_gets_the_default_board():
         to = (r + breakthrough.DIR_ROW[direction]) * 8 + c + breakthrough.DIR_COL[direction]
         assert d["paths"][str(a)] == [[r * 8 + c, to]]
     assert d["pieces"][8]["owner"] == 0 and d["pieces"][48]["owner"] == 1 and d["pieces"][20] == {}
+
+
+def test_kuhn_poker_shows_the_person_only_the_own_card(client):
+    """Hidden information: while the hand runs, the page's text, n-tuple board, picture and pieces hold the
+    person's card and never the opponent's (face down, "?"); once it is over every card is shown; a table of
+    agents only shows every card (a spectator); the searches are not offered and a seat asking for one is refused."""
+    import farl_envs
+    from farl_envs.core.rng import make_rng
+
+    g = farl_envs.game_spec("kuhn_poker")
+    for seed in range(6):
+        cards = g.initial_state(g.p, make_rng(seed))[3:5].tolist()  # the session deals from make_rng(seed)
+        v = new(client, "kuhn_poker", ["human", "random"], seed=seed)
+        while not v["terminal"]:
+            assert v["text"].startswith(f"your card (player_0): {'JQK'[cards[0]]} |"), v["text"]
+            assert "player_1:" not in v["text"]
+            assert [row[0] for row in v["paint"]] == [3 + cards[0], 0]
+            assert v["pieces"][0]["label"] == "JQK"[cards[0]] and v["pieces"][3]["label"] == "?"
+            assert v["board"][0] in (0, cards[0] + 1)  # the last mover's card only when that is the person
+            if v["human_to_move"]:
+                v = client.post(f"/api/game/{v['id']}/move", json={"action": 1}).json()
+            else:
+                v = client.post(f"/api/game/{v['id']}/agent", json={}).json()
+        assert f"player_1:{'JQK'[cards[1]]}" in v["text"] and v["pieces"][3]["label"] == "JQK"[cards[1]]
+    v = new(client, "kuhn_poker", ["random", "random"], seed=1)
+    assert v["pieces"][3]["label"] != "?" and "player_1:" in v["text"]
+    info = client.get("/api/games").json()
+    offered = next(x for x in (info["games"] if isinstance(info, dict) else info) if x["name"] == "kuhn_poker")
+    assert [o["name"] for o in offered["opponents"]] == ["random"]
+    r = client.post("/api/new", json={"game": "kuhn_poker", "seats": ["human", "mcts100"]})
+    assert r.status_code == 400 and "hidden information" in r.json()["error"]
