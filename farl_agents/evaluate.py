@@ -10,7 +10,7 @@ opponent filling the other two; for 2048 it plays alone.
 
 Start positions (``start_states``):
 
-* ``"initial"`` -- the game's start (2048: a fresh random start per game);
+* ``"initial"`` -- the game's start (2048, Kuhn poker's deal: a fresh random start per game);
 * ``"all-1ply"`` -- every distinct position after one move (GBG's
   "different starts" draw from the start and these);
 * ``"othello-4ply"`` -- the paper's Othello protocol: all 244 four-ply

@@ -106,7 +106,7 @@ def resolve_starts(game: GameSpec, start_states):
     """``(description, starts)``; ``starts`` is a list of states or a tag ``"fresh"``/``("random", k)``."""
     if isinstance(start_states, str):
         if start_states == "initial":
-            if game.has_chance:
+            if game.has_chance or game.hidden_information:  # a hidden deal is a chance event at the start
                 return "initial", "fresh"
             return "initial", [game.initial_state(game.p, make_rng(0))]
         if start_states == "all-1ply":

@@ -410,3 +410,27 @@ def test_the_perfect_information_searches_refuse_the_game():
     for name in ("maxn3", "paranoid2", "mcts50", "pretrained+mcts100", "pretrained+expectimax2"):
         with pytest.raises(ValueError, match="hidden information"):
             make_opponent(name, "kuhn_poker")
+
+
+def test_evaluations_deal_afresh_every_game():
+    """The deal is hidden chance at the start: an evaluation's "initial" start is a fresh deal per game, not the
+    one deal of make_rng(0) (an agent evaluated on one deal won every game as player_0)."""
+    from farl_agents.evaluate import evaluate
+    from farl_agents.openings import resolve_starts
+
+    g = spec(2)
+    assert resolve_starts(g, "initial") == ("initial", "fresh")
+    games = evaluate(g, "random", ["random"], n_games=60, seed=3, seats=[0], keep_games=True).matchups[0].games
+    assert {r["score"] for r in games} >= {-2.0, -1.0, 1.0, 2.0}
+
+
+def test_the_reward_of_a_hand_ending_action_depends_on_the_hidden_cards():
+    """Why a learner must not choose by ``reward + V`` here (the module docstring): calling a bet with the queen
+    gets +2 against the jack and -2 against the king, on the same board (the queen's view)."""
+    g = spec(2)
+    outcomes = {}
+    for other in (J, K):
+        s, _ = play(g, dealt(g, [other, Q]), (BET,))
+        t, rew = play(g, s, (BET,))
+        outcomes[other] = (board(g, t).tolist(), rew[1])
+    assert outcomes[J][0] == outcomes[K][0] and (outcomes[J][1], outcomes[K][1]) == (2.0, -2.0)

@@ -63,6 +63,14 @@ perfect-information searches (Max-N, Paranoid, MCTS, the search wrappers) would 
 others' cards included, and refuse this game (``farl_agents.opponents``); random play and learners that read
 boards or observations play it fairly.
 
+What the rewards of an afterstate tell. The action that ends the hand (a call, a fold, the last pass) gets
+the chips at once, and at a showdown they depend on the others' cards: ``afterstate(action)`` of such an action
+shows its mover the result before he acts (calling a bet with a queen: +2 or -2 tells the other card). A
+player that chooses by ``reward + V(board)`` over the candidates, as farl's TD learners and ``farl serve``'s
+value overlay do, therefore reads hidden information through those rewards; a fair learner values a
+hand-ending candidate by what it knows (its board, trained towards the rewards it met), not by its reward.
+Farl's learners do not do that yet: their results on this game are not those of fair play.
+
 State: the common header (the player to move is ``ply mod players``, also once the hand is over), then the
 card of every seat (0 .. players), the player who moved last (-1 before any move), then one entry per
 action of the betting, in order (-1 not played, 0 pass, 1 bet; at most ``2 * players - 1`` actions).
@@ -296,6 +304,13 @@ def action_symmetries(p) -> np.ndarray:
     return np.arange(2, dtype=np.int32)[None, :]
 
 
+def cell_neighbours(p) -> list[list[int]]:
+    """Every other cell (the board is a short sequence, the drawn grid is not its layout): random-walk
+    n-tuples may join the card with any action."""
+    n_cells = 2 * int(p[0])
+    return [[j for j in range(n_cells) if j != i] for i in range(n_cells)]
+
+
 def make_spec(players: int = 2) -> GameSpec:
     """Kuhn poker for ``players`` (2 or 3; ``ValueError`` otherwise)."""
     if isinstance(players, bool) or players not in (2, 3):
@@ -310,5 +325,5 @@ def make_spec(players: int = 2) -> GameSpec:
         action_symmetries=action_symmetries, action_names=ACTION_NAMES, hidden_information=True,
         cell_colors=((60, 60, 60), (150, 150, 150), (230, 170, 30), (90, 160, 90), (70, 120, 200),
                      (190, 70, 70), (150, 60, 190)),
-        grid_shape=(n, 3), paint=paint,
+        grid_shape=(n, 3), paint=paint, cell_neighbours=cell_neighbours,
     )
