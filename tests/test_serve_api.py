@@ -515,3 +515,19 @@ def test_kuhn_poker_shows_the_person_only_the_own_card(client):
     assert [o["name"] for o in offered["opponents"]] == ["random"]
     r = client.post("/api/new", json={"game": "kuhn_poker", "seats": ["human", "mcts100"]})
     assert r.status_code == 400 and "hidden information" in r.json()["error"]
+
+
+def test_kuhn_poker_thoughts_leave_the_hand_ending_moves_blank():
+    """The value overlay of an n-tuple agent adds a move's reward; a call's reward would tell the person the
+    other card, so in a game with hidden information a hand-ending move gets no value."""
+    from farl_agents.learners.agent import NTupleAgent
+    from farl_agents.learners.config import LearnerConfig
+    from farl_agents.serve.session import Seat, Session
+
+    agent = NTupleAgent("kuhn_poker", LearnerConfig(ntuple_length=4, ntuple_count=1))
+    session = Session("k", agent.game, [Seat("agent", agent), Seat("human")], seed=0)
+    session.agent_move_done(1)  # the agent bets: the person may call (ends the hand) or fold (ends it too)
+    assert session.thoughts()["values"] == {"0": None, "1": None}
+    fresh = Session("k2", agent.game, [Seat("human"), Seat("agent", agent)], seed=0)
+    values = fresh.thoughts()["values"]  # the first move never ends the hand: both valued
+    assert set(values) == {"0", "1"} and None not in values.values()

@@ -208,7 +208,8 @@ class Session:
 
         The first seat (in seat order) whose player can score moves gives them: an n-tuple TD agent
         each move's afterstate value (plus the move's immediate reward; a terminal afterstate is worth
-        its reward alone), Max-N its search value, MCTS each move's share of its visits, AB / AB-DL
+        its reward alone, and is left blank in a game with hidden information, where that reward would show
+        the hidden cards: Kuhn poker's call), Max-N its search value, MCTS each move's share of its visits, AB / AB-DL
         the solver's score of each column, Bench its positional score (the players' ``move_scores``).
         The best one is the move that player would choose. Runs on the agent thread (see
         :class:`AgentWorker`); searches draw from their own generator, so showing the values changes
@@ -228,6 +229,9 @@ class Session:
                 values = {}
                 for a in legal:
                     g.afterstate(g.p, s, a, after, rew)
+                    if after[TERMINAL] and g.hidden_information:  # its reward would tell the hidden cards
+                        values[a] = math.nan
+                        continue
                     v = float(rew[mover]) + (0.0 if after[TERMINAL] else p.afterstate_value(after, mover))
                     values[a] = v
                 return _thought_result(p.name, "afterstate value (n-tuple network)", values, mover)
