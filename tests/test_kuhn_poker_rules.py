@@ -434,3 +434,18 @@ def test_the_reward_of_a_hand_ending_action_depends_on_the_hidden_cards():
         t, rew = play(g, s, (BET,))
         outcomes[other] = (board(g, t).tolist(), rew[1])
     assert outcomes[J][0] == outcomes[K][0] and (outcomes[J][1], outcomes[K][1]) == (2.0, -2.0)
+
+
+def test_farl_play_shows_the_person_only_the_own_card():
+    import io
+
+    from farl_agents.cli.play import play_session
+    from farl_agents.players import RandomPlayer
+
+    g = spec(2)
+    cards = g.initial_state(g.p, make_rng(5))[HEADER:HEADER + 2].tolist()  # play_session deals from make_rng(seed)
+    out = io.StringIO()
+    play_session(g, RandomPlayer(), 0, io.StringIO("pass\nquit\n"), out, seed=5)  # player_1 passes too here
+    before, _, last = out.getvalue().partition("| betting pp |")[0].rpartition("\n")  # ends on the second pass
+    assert f"your card (player_0): {'JQK'[cards[0]]}" in before and "player_1:" not in before
+    assert last == f"player_0:{'JQK'[cards[0]]} player_1:{'JQK'[cards[1]]} "  # the whole deal once it is over

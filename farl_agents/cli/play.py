@@ -67,7 +67,11 @@ def play_session(game, opponent, seat: int, inp, out, seed: int = 0) -> int:
 
     def show(s):
         say()
-        say(game.render_text(game.p, s))
+        if game.hidden_information and not s[TERMINAL]:  # the person's own cards only (Kuhn poker), as farl serve
+            from farl_agents.serve.views import private
+            say(private(game, s, (seat,))["text"])
+        else:
+            say(game.render_text(game.p, s))
 
     def step(s, total, a):
         game.afterstate(game.p, s, int(a), s, rew)
