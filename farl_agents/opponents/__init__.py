@@ -166,7 +166,6 @@ def make_opponent(spec: str, game):
     """
     wrapped = split_wrapped(spec)
     if wrapped is not None:
-        refuse_hidden_information(_game(game), spec.strip())
         return _wrapped_pretrained(spec, wrapped, game)
     name = parse_opponent(spec)
     g = _game(game)
@@ -212,6 +211,7 @@ def _wrapped_pretrained(spec: str, wrapped, game):
     if wrapped.inner.lower() != "pretrained":
         raise ValueError(f"{spec!r}: here the wrapped player must be pretrained (agent:PATH and run folders are "
                          f"read where files are: farl eval/play/serve/ladder, farl_agents.loading.load_player)")
+    refuse_hidden_information(_game(game), spec.strip())  # before looking for a shipped agent (wrap() refuses too)
     agent = _pretrained(game, _game(game))
     return wrap(agent, wrapped, agent.game, display=spec.strip())
 
