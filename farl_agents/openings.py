@@ -102,11 +102,19 @@ def random_opening(game: GameSpec, plies: int, rng: np.ndarray, tries: int = 100
     raise ValueError(f"{game.id}: no random {plies}-ply opening that is not over in {tries} tries")
 
 
+def random_start(game: GameSpec, tries: int = 4) -> bool:
+    """True when ``game``'s ``initial_state`` draws from its rng (Rubik's cube's scramble, Kuhn poker's deal):
+    seen by comparing the starts of a few seeds. Such a game's "initial" evaluations start every game afresh, as
+    a chance game's do; one fixed start would evaluate a single scramble or deal."""
+    first = np.asarray(game.initial_state(game.p, make_rng(0)))
+    return any(not np.array_equal(first, game.initial_state(game.p, make_rng(seed))) for seed in range(1, tries + 1))
+
+
 def resolve_starts(game: GameSpec, start_states):
     """``(description, starts)``; ``starts`` is a list of states or a tag ``"fresh"``/``("random", k)``."""
     if isinstance(start_states, str):
         if start_states == "initial":
-            if game.has_chance or game.hidden_information:  # a hidden deal is a chance event at the start
+            if game.has_chance or random_start(game):  # a scramble or a deal: a fresh one every game
                 return "initial", "fresh"
             return "initial", [game.initial_state(game.p, make_rng(0))]
         if start_states == "all-1ply":

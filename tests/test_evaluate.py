@@ -87,6 +87,29 @@ def test_one_player_game_2048_needs_no_opponent():
     assert len({g["plies"] for g in m.games}) > 1  # fresh random starts
 
 
+def test_a_random_start_is_drawn_afresh_for_every_game():
+    """A game whose start draws from its rng without chance later (Rubik's cube's scramble) is evaluated on a
+    fresh start per game, as 2048 is: one fixed scramble would measure a single cube. Deterministic starts stay
+    the one position."""
+    from farl_agents.openings import random_start, resolve_starts
+
+    cube = farl_envs.game_spec("rubiks_cube", scramble_min=1, scramble_max=1, max_twists=1)
+    assert random_start(cube) and not cube.has_chance
+    assert resolve_starts(cube, "initial") == ("initial", "fresh")
+
+
+    class FirstTwist:  # always the same twist: its result changes only with the scramble
+        name = "first-twist"
+
+        def act(self, game, state, rng):
+            return 0
+
+    m = evaluate(cube, FirstTwist(), None, n_games=60, seed=2, keep_games=True).matchups[0]
+    assert {g["score"] for g in m.games} == {-0.04, 0.96}  # solved by that twist or not: different scrambles
+    ttt = farl_envs.game_spec("tictactoe")
+    assert not random_start(ttt) and resolve_starts(ttt, "initial")[1] != "fresh"
+
+
 def test_start_state_sets():
     ttt = farl_envs.game_spec("tictactoe")
     r = evaluate(ttt, RandomPlayer(), RandomPlayer(), start_states="all-1ply", seed=1)
