@@ -90,7 +90,7 @@ from farl_envs.core.bits import lowest_bit, popcount
 from farl_envs.core.kernel_utils import copy_state
 from farl_envs.core.spec import HEADER, PLY, TERMINAL, TO_MOVE, GameSpec, check_header
 from farl_envs.games._fixed_ntuples import OTHELLO
-from farl_envs.games._grid import cell_action_symmetries, square_symmetries
+from farl_envs.games._grid import cell_action_symmetries, square_symmetries, stone_planes
 
 SIZE = 8
 N_CELLS = SIZE * SIZE
@@ -288,11 +288,8 @@ def board(p, s, out):
 
 @njit(cache=True)
 def observe(p, s, seat, out):
-    out[:] = 0
-    for c in range(N_CELLS):
-        v = s[HEADER + c]
-        if v != 0:
-            out[c // SIZE, c % SIZE, 0 if v == seat + 1 else 1] = 1
+    """``seat``'s view into ``out`` (``int8[8, 8, 2]``): own discs, then the opponent's."""
+    stone_planes(s, HEADER, SIZE, SIZE, seat, out)
 
 
 def _connected(cells: np.ndarray) -> bool:
