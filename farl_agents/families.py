@@ -82,6 +82,11 @@ class Family:
     """``format`` strings in the ``meta`` JSON of its agent files (``.npz``)."""
     info: str
     """One line for ``farl info``."""
+    observations_only: bool = False
+    """The family learns and plays from a seat's observation alone, so it may train a game with hidden
+    information (``GameSpec.hidden_information``). The others read more than a seat may see: the n-tuple
+    learners choose by a move's reward plus its afterstate's value, and a move that ends a card game is rewarded
+    by the cards in every hand; the search-based families read the full state."""
 
     def trainer(self):
         """The family's :class:`~farl_agents.runs.trainer.Trainer` class."""
@@ -98,7 +103,7 @@ FAMILIES = (
            "descent / UBFM / ID / MCTS self-play with tree, root or terminal learning (Cohen-Solal 2020)"),
     Family("sb3", ("maskable-ppo", "dqn"), _sb3_hooks, (),
            "deep-RL baselines: MaskablePPO and masked DQN (Stable-Baselines3; optional extra 'baselines'); "
-           "agent files are SB3's .zip"),
+           "agent files are SB3's .zip", observations_only=True),
     Family("alphazero", ("alphazero",), _alphazero_hooks, ("farl-alphazero-agent",),
            "AlphaZero: batched self-play with PUCT, a policy/value net, a value per player (Silver et al. 2018; "
            "Petosa & Balch 2019); torch via the optional extra 'baselines'"),

@@ -449,3 +449,17 @@ def test_farl_play_shows_the_person_only_the_own_card():
     before, _, last = out.getvalue().partition("| betting pp |")[0].rpartition("\n")  # ends on the second pass
     assert f"your card (player_0): {'JQK'[cards[0]]}" in before and "player_1:" not in before
     assert last == f"player_0:{'JQK'[cards[0]]} player_1:{'JQK'[cards[1]]} "  # the whole deal once it is over
+
+
+def test_only_learners_of_observations_may_train_a_hidden_information_game():
+    """The n-tuple learners choose by a move's reward plus a value, and a call's reward tells the showdown; the
+    searching families read the full state: a run of any of them on Kuhn poker is refused, naming the families
+    that learn from a seat's observation alone (SB3's)."""
+    from farl_agents import families
+    from farl_agents.learners import LearnerConfig
+    from farl_agents.runs.spec import RunSpec
+
+    assert [f.name for f in families.FAMILIES if f.observations_only] == ["sb3"]
+    with pytest.raises(ValueError, match="hides information.*observations alone: sb3"):
+        RunSpec("kuhn_poker", {}, LearnerConfig(ntuple_length=4), eval_vs=("random",), family="ntuple")
+    RunSpec("tictactoe", {}, LearnerConfig(), eval_vs=("random",), family="ntuple")  # other games as before

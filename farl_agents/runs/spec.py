@@ -58,7 +58,12 @@ class RunSpec:
         object.__setattr__(self, "game", game.name)
         object.__setattr__(self, "game_params", dict(game.params))
         object.__setattr__(self, "eval_vs", tuple(self.eval_vs))
-        families.get(self.family)  # a known family
+        family = families.get(self.family)  # a known family
+        if game.hidden_information and not family.observations_only:
+            learners = ", ".join(f.name for f in families.FAMILIES if f.observations_only)
+            raise ValueError(f"{game.id} hides information (each seat sees its own cards), and the {family.name} "
+                             f"learners read more than a seat may see (a move's reward at a showdown, or the full "
+                             f"state); train it with a family that learns from observations alone: {learners}")
         if self.eval_every < 0:
             raise ValueError("eval_every must be >= 0")
         if self.eval_games is not None and self.eval_games < 1:
