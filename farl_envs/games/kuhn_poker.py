@@ -69,7 +69,9 @@ shows its mover the result before he acts (calling a bet with a queen: +2 or -2 
 player that chooses by ``reward + V(board)`` over the candidates, as farl's TD learners and ``farl serve``'s
 value overlay do, therefore reads hidden information through those rewards; a fair learner values a
 hand-ending candidate by what it knows (its board, trained towards the rewards it met), not by its reward.
-Farl's learners do not do that yet: their results on this game are not those of fair play.
+Farl's n-tuple learners do not do that yet, so ``farl train`` refuses this game for them (and for the
+searching families); the SB3 baselines (``--algo maskable-ppo``), which learn from a seat's observation alone,
+train it.
 
 State: the common header (the player to move is ``ply mod players``, also once the hand is over), then the
 card of every seat (0 .. players), the player who moved last (-1 before any move), then one entry per
