@@ -33,57 +33,25 @@ its ``observe`` kernel (:func:`search_kernels`, whose stamp covers this file and
 """
 from __future__ import annotations
 
-import hashlib
-import importlib
-import inspect
 import math
-from pathlib import Path
 
 import numpy as np
 from numba import njit
-from numba.extending import overload
 
-from farl_envs.core.kernels import Kernels, KernelsType, afterstate, chance, compiled_name, kernels_of, legal_actions
+from farl_envs.core.kernels import Kernels, afterstate, chance, kernels_with_observe, legal_actions, observe
 from farl_envs.core.spec import TERMINAL, TO_MOVE
 
 LOOPS = ("farl_agents/alphazero/search.py",)
 """The sources of the loops over :func:`search_kernels`' value (they join its stamp)."""
-OBSERVE = 5
-"""Index of ``observe`` in the names of :func:`search_kernels`' value (after the core's five kernels)."""
 
 AT_END, NEW, FULL = 0, 1, 2
 """How a descent stopped: at the end of the game, at a position to expand, or at a new child the full tree
 has no row for (valued as a leaf, never expanded; cannot happen with ``simulations + 1`` rows)."""
 
-_FOUND: dict = {}
-
 
 def search_kernels(game) -> Kernels:
     """The :class:`Kernels` value of ``game`` for this module's loops: the core kernels and ``observe``."""
-    base = kernels_of(game, loops=LOOPS)
-    found = _FOUND.get(game.observe)
-    if found is None or found[0] is not base:
-        name = compiled_name(game.observe)
-        if not name:
-            raise ValueError(f"{game.name}: the observe kernel must be a module-level @njit function")
-        h = hashlib.sha1(base.stamp.encode())
-        h.update(Path(inspect.getfile(game.observe.py_func)).resolve().read_bytes())
-        found = _FOUND[game.observe] = (base, Kernels(base.names + (name,), h.hexdigest()[:12]))
-    return found[1]
-
-
-def observe(kernels, p, s, seat, out):
-    """The game's ``observe(p, s, seat, out)`` named by a :func:`search_kernels` value."""
-    module, _, function = kernels.names[OBSERVE].partition(":")
-    return getattr(importlib.import_module(module), function)(p, s, seat, out)
-
-
-@overload(observe)
-def _ol_observe(kernels, p, s, seat, out):
-    if isinstance(kernels, KernelsType) and len(kernels.names) > OBSERVE:
-        module, _, function = kernels.names[OBSERVE].partition(":")
-        fn = getattr(importlib.import_module(module), function)
-        return lambda kernels, p, s, seat, out: fn(p, s, seat, out)
+    return kernels_with_observe(game, LOOPS)
 
 
 class Trees:

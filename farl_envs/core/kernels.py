@@ -147,6 +147,30 @@ def kernels_of(game, loops: tuple = ()) -> Kernels:
     return found
 
 
+OBSERVE = len(KERNEL_NAMES)
+"""Index of the game's ``observe`` in the names of a :func:`kernels_with_observe` value."""
+
+_WITH_OBSERVE: dict = {}
+
+
+def kernels_with_observe(game, loops: tuple) -> Kernels:
+    """:func:`kernels_of` plus the game's ``observe`` kernel, for loops that write observations (the batched envs,
+    AlphaZero's search). ``observe`` sits at index :data:`OBSERVE` of the names, which only the stub
+    :func:`observe` reads (the other stubs read indices 0-4); the stamp adds ``observe``'s module, so editing it
+    gives a new cache entry. ``ValueError`` when ``observe`` is not a module-level ``@njit`` function."""
+    base = kernels_of(game, loops=loops)
+    key = (game.observe, tuple(loops))
+    found = _WITH_OBSERVE.get(key)
+    if found is None or found[0] is not base:
+        name = compiled_name(game.observe)
+        if not name:
+            raise ValueError(f"{game.name}: the observe kernel must be a module-level @njit function")
+        h = hashlib.sha1(base.stamp.encode())
+        h.update(Path(inspect.getfile(game.observe.py_func)).resolve().read_bytes())
+        found = _WITH_OBSERVE[key] = (base, Kernels(base.names + (name,), h.hexdigest()[:12]))
+    return found[1]
+
+
 def compiled_name(fn) -> str:
     """``"module:function"`` of a module-level ``@njit`` function (the name a compiled loop resolves); "" for
     anything else (a plain Python function, a closure, a function its module does not hold under that name)."""
@@ -295,6 +319,18 @@ def _ol_board_inline(kernels, p, s, out):
     fn = _kernel(kernels, "board", inline=True)
     if fn is not None:
         return lambda kernels, p, s, out: fn(p, s, out)
+
+
+def observe(kernels, p, s, seat, out):
+    """The game's ``observe(p, s, seat, out)`` named by a :func:`kernels_with_observe` value."""
+    return _resolve(kernels.names[OBSERVE])(p, s, seat, out)
+
+
+@overload(observe)
+def _ol_observe(kernels, p, s, seat, out):
+    if isinstance(kernels, KernelsType) and len(kernels.names) > OBSERVE:
+        fn = _resolve(kernels.names[OBSERVE])
+        return lambda kernels, p, s, seat, out: fn(p, s, seat, out)
 
 
 NO_CHANCE = "farl_envs.core.spec:no_chance"

@@ -2,10 +2,9 @@
 
 The loops take the game's kernels as one :class:`~farl_envs.core.kernels.Kernels` value, as
 :mod:`farl_envs.core.playout` does, so numba compiles one specialised copy per game and caches it on disk. The
-value made here (:func:`vector_kernels`) names one kernel more than the core's: the game's ``observe``, at index
-:data:`OBSERVE` of its names, which only the stub :func:`observe` below reads (the core's stubs read indices 0-4
-and are unaffected). Its stamp covers this package's sources and ``observe``'s module, so an edit of either gives
-a new cache entry, never stale code.
+value made here (:func:`vector_kernels`) names one kernel more than the core's, the game's ``observe``
+(:func:`~farl_envs.core.kernels.kernels_with_observe`). Its stamp covers this package's sources and
+``observe``'s module, so an edit of either gives a new cache entry, never stale code.
 
 Chance and random starts draw from a **counter-based stream**: before every draw the game's ``uint64[1]``
 generator (:mod:`farl_envs.core.rng`) is set to :func:`stream_word` of (seed, env index, episode, move), a
@@ -14,37 +13,26 @@ SplitMix64-style hash. An env's random events therefore depend on nothing but it
 """
 from __future__ import annotations
 
-import hashlib
-import importlib
-import inspect
-from pathlib import Path
-
 import numpy as np
 from numba import njit
-from numba.extending import overload
 
 from farl_envs.core.kernel_utils import borrowed
 from farl_envs.core.kernels import (
-    KERNEL_NAMES,
     Kernels,
-    KernelsType,
     afterstate,
     afterstate_inline,
     board,
     chance,
     chance_inline,
-    compiled_name,
     has_chance,
     initial_state,
-    kernels_of,
+    kernels_with_observe,
     legal_actions,
     legal_actions_inline,
+    observe,
 )
 from farl_envs.core.rng import GOLDEN_GAMMA, mix64, rng_choice_mask, rng_choice_mask_counted
 from farl_envs.core.spec import TERMINAL, TO_MOVE
-
-OBSERVE = len(KERNEL_NAMES)
-"""Index of the ``observe`` kernel in the names of :func:`vector_kernels`' value."""
 
 LOOPS = ("farl_envs/vector/*.py",)
 """The sources of the loops over :func:`vector_kernels`' value (they join its stamp)."""
@@ -57,36 +45,11 @@ OPPONENT_STREAM = np.uint64(0x8EBC6AF09C88C6E3)
 seed's)."""
 
 
-_VECTOR_KERNELS: dict = {}
-
-
 def vector_kernels(game) -> Kernels:
-    """The :class:`Kernels` value of ``game``'s batched loops: the core kernels plus ``observe`` (see the module
-    docstring). ``ValueError`` when a kernel is not a module-level ``@njit`` function."""
-    found = _VECTOR_KERNELS.get(game.observe)
-    base = kernels_of(game, loops=LOOPS)
-    if found is None or found[0] is not base:
-        name = compiled_name(game.observe)
-        if not name:
-            raise ValueError(f"{game.name}: the observe kernel must be a module-level @njit function")
-        h = hashlib.sha1(base.stamp.encode())
-        h.update(Path(inspect.getfile(game.observe.py_func)).resolve().read_bytes())
-        found = _VECTOR_KERNELS[game.observe] = (base, Kernels(base.names + (name,), h.hexdigest()[:12]))
-    return found[1]
-
-
-def observe(kernels, p, s, seat, out):
-    """The game's ``observe(p, s, seat, out)`` named by a :func:`vector_kernels` value."""
-    module, _, function = kernels.names[OBSERVE].partition(":")
-    return getattr(importlib.import_module(module), function)(p, s, seat, out)
-
-
-@overload(observe)
-def _ol_observe(kernels, p, s, seat, out):
-    if isinstance(kernels, KernelsType) and len(kernels.names) > OBSERVE:
-        module, _, function = kernels.names[OBSERVE].partition(":")
-        fn = getattr(importlib.import_module(module), function)
-        return lambda kernels, p, s, seat, out: fn(p, s, seat, out)
+    """The :class:`Kernels` value of ``game``'s batched loops: the core kernels plus ``observe``
+    (:func:`~farl_envs.core.kernels.kernels_with_observe`). ``ValueError`` when a kernel is not a module-level
+    ``@njit`` function."""
+    return kernels_with_observe(game, LOOPS)
 
 
 @njit(cache=True)
