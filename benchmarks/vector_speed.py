@@ -400,6 +400,26 @@ def anchors_case(key, seconds: float) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------------- anatomy
+@njit(cache=True, inline="always")
+def _xorshift(x):
+    """The next word of a xorshift64 generator."""
+    x ^= x << np.uint64(13)
+    x ^= x >> np.uint64(7)
+    x ^= x << np.uint64(17)
+    return x
+
+
+@njit(cache=True, inline="always")
+def _kth_legal(mask, k):
+    """The ``k``-th (0-based) legal action of ``mask``."""
+    for j in range(mask.shape[0]):
+        if mask[j] != 0:
+            if k == 0:
+                return j
+            k -= 1
+    return 0
+
+
 @njit
 def kernel_plies(legal_actions, afterstate, observe, n_actions, states, start, p, rounds, seed, observe_too, obs,
                  obs_flat):
@@ -416,17 +436,8 @@ def kernel_plies(legal_actions, afterstate, observe, n_actions, states, start, p
             if s[TERMINAL] != 0:  # a new game
                 s[:] = start
             n = legal_actions(p, s, mask)
-            x ^= x << np.uint64(13)
-            x ^= x >> np.uint64(7)
-            x ^= x << np.uint64(17)
-            k = np.int64(x % np.uint64(n))
-            a = 0
-            for j in range(n_actions):
-                if mask[j] != 0:
-                    if k == 0:
-                        a = j
-                        break
-                    k -= 1
+            x = _xorshift(x)
+            a = _kth_legal(mask, np.int64(x % np.uint64(n)))
             afterstate(p, s, a, s, rewards)
             if observe_too:
                 obs_flat[i, :] = 0
@@ -447,17 +458,8 @@ def hex_plies_without_search(states, start, p, rounds, seed):
             if s[TERMINAL] != 0 or s[PLY] >= n_actions:
                 s[:] = start
             n = hex_rules.legal_actions(p, s, mask)
-            x ^= x << np.uint64(13)
-            x ^= x >> np.uint64(7)
-            x ^= x << np.uint64(17)
-            k = np.int64(x % np.uint64(n))
-            a = 0
-            for j in range(n_actions):
-                if mask[j] != 0:
-                    if k == 0:
-                        a = j
-                        break
-                    k -= 1
+            x = _xorshift(x)
+            a = _kth_legal(mask, np.int64(x % np.uint64(n)))
             s[HEADER + a] = s[TO_MOVE] + 1
             s[TO_MOVE] = 1 - s[TO_MOVE]
             s[PLY] += 1
