@@ -34,8 +34,10 @@ def need_torch() -> None:
     try:
         import torch  # noqa: F401
     except ImportError as exc:
+        from farl_agents.baselines.family import EXTRA_HINT
+
         raise RuntimeError(f"the alphazero family needs torch, the 'baselines' extra ({exc}); install it with: "
-                           f'pip install torch && pip install "farl-rl[baselines]"') from None
+                           f"{EXTRA_HINT}") from None
 
 
 class AlphaZeroAgent:
