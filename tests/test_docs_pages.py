@@ -19,3 +19,20 @@ def test_every_page_is_a_document_of_the_readme_test():
 @pytest.mark.parametrize("block", BLOCKS, ids=[b.name for b in BLOCKS])
 def test_block_runs(block, workdirs, monkeypatch):  # noqa: F811
     readme.run_block(block, workdirs, monkeypatch)
+
+
+def test_blocks_run_elsewhere_still_parse():
+    """A block the page test skips because other tests run its commands smaller in-process (the deep-RL
+    comparison: tests/test_baselines.py, tests/test_families.py) must still be a valid command line, flag for
+    flag."""
+    import shlex
+
+    from farl_agents import cli
+
+    skipped = [b for b in BLOCKS if b.skip and b.skip.startswith("run smaller in-process")]
+    assert skipped
+    for block in skipped:
+        for command in readme.commands_of(block.text):
+            argv = shlex.split(command)
+            assert argv[0] == "farl", command
+            cli.build_parser(argv[1:]).parse_args(argv[1:])  # SystemExit on a flag that no longer exists

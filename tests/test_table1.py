@@ -236,7 +236,10 @@ def test_paper_figures_and_budgets():
         table1.parse_rows("tictactoe,go")
 
 
+@pytest.mark.slow
 def test_ray_backend(tmp_path):
+    """Table 1 through a private Ray instance (slow: tests/test_backend.py runs Table 1 on a real two-node
+    cluster in the default run, a node killed midway)."""
     ray = pytest.importorskip("ray")
     ray.init(num_cpus=2, include_dashboard=False)
     try:
