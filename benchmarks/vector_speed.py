@@ -606,8 +606,8 @@ def page(results, rows, sizes, args, command, load, parts_of_a_step=()) -> str:
         pgx = results.get((key, "pgx"), {}).get(1024)
         goal = f" A step at 10x pgx's rate would take {1e9 / pgx['rate'] / 10:.0f} ns." if isinstance(pgx, dict) \
             else ""
-        own = full - with_obs
-        own = f"{own:.0f}" if own > 0.05 * full else "too little to tell from the noise of this run"
+        batch_ns = full - with_obs
+        own = f"{batch_ns:.0f}" if batch_ns > 0.05 * full else "too little to tell from the noise of this run"
         text = (f"Of the {full:.0f} ns a user's step takes, the observation is about {with_obs - bare:.0f}, the "
                 f"game's kernels (move, legal mask, end-of-game check on farl's array board) {bare:.0f} against "
                 f"{anchor:.0f} for the anchor, and the batch's own work (the random actions' stream, the reward and "
