@@ -318,3 +318,41 @@ def test_self_play_teaches_the_searching_agent_to_hold_the_perfect_player(torch)
     for _ in range(250):
         sp.step()
     assert score() >= 0.35
+
+
+@pytest.mark.parametrize("cpu_clock", [False, True])
+def test_the_budget_is_counted_on_the_clock_the_settings_name(torch, monkeypatch, cpu_clock):
+    """``cpu_clock`` counts training time in CPU seconds of the process (the AlphaZero contest's equal-CPU
+    budgets on a shared machine), else wall-clock: a fake clock of the named kind advances 5 s per reading, so
+    a run of 4 s makes one self-play step (the reading after it is 5 s on) and adds the 10 s from the first
+    reading to the last; the other clock is never read."""
+    import time as real_time
+
+    from farl_agents.alphazero import selfplay
+    from farl_agents.alphazero.config import AlphaZeroConfig
+
+    readings = []
+
+    def fake():
+        readings.append(1)
+        return 5.0 * len(readings)
+
+    def untouched():
+        raise AssertionError("the other clock was read")
+
+    clock_name, other = ("process_time", "perf_counter") if cpu_clock else ("perf_counter", "process_time")
+
+    class Clocks:
+        pass
+
+    clocks = Clocks()
+    setattr(clocks, clock_name, fake)
+    setattr(clocks, other, untouched)
+    sp = selfplay.SelfPlay(AlphaZeroConfig(games=4, simulations=2, cpu_clock=cpu_clock),
+                           farl_envs.game_spec("tictactoe"))
+    steps = []
+    monkeypatch.setattr(sp, "step", lambda: steps.append(1) or (0, 0.0, 0.0))
+    monkeypatch.setattr(selfplay, "time", clocks)
+    sp.run(4.0)
+    monkeypatch.setattr(selfplay, "time", real_time)
+    assert len(steps) == 1 and sp.elapsed == 10.0

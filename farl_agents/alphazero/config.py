@@ -54,6 +54,9 @@ class AlphaZeroConfig:
     policy's most probable move)."""
     seed: int = 0
     """Seed of the network's initialisation, the noise, the move draws and the replay sampling."""
+    cpu_clock: bool = False
+    """Count the budget in CPU seconds of this process instead of wall-clock seconds: runs that share a busy
+    machine then get the same computation (torch runs on one thread, so the two agree on an idle machine)."""
 
     def __post_init__(self):
         check_field_types(self)

@@ -168,15 +168,17 @@ class SelfPlay:
         self.last_loss = (float(policy_loss.detach()), float(value_loss.detach()))
 
     def run(self, seconds: float) -> tuple[int, float, float]:
-        """Self-play steps until ``seconds`` (wall) have passed (at least one step); adds them to ``elapsed``."""
-        start = time.perf_counter()
+        """Self-play steps until ``seconds`` have passed (at least one step; wall-clock, or CPU time of the
+        process with ``cpu_clock``); adds them to ``elapsed``."""
+        clock = time.process_time if self.config.cpu_clock else time.perf_counter
+        start = clock()
         games, reward0, plies = 0, 0.0, 0.0
         while True:
             f, r, p = self.step()
             games, reward0, plies = games + f, reward0 + r, plies + p
-            if time.perf_counter() - start >= seconds:
+            if clock() - start >= seconds:
                 break
-        self.elapsed += time.perf_counter() - start
+        self.elapsed += clock() - start
         return games, reward0, plies
 
     def compile(self) -> None:
