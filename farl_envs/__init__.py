@@ -49,6 +49,7 @@ class GameEntry(NamedTuple):
 #: A game is its rules module in farl_envs/games/ plus one line here (docs/adding_a_game.md).
 GAMES: dict[str, GameEntry] = {
     "amazons": GameEntry(0, "farl/Amazons-v0", "farl_envs.games.amazons:make_spec"),
+    "blackjack": GameEntry(0, "farl/Blackjack-v0", "farl_envs.games.blackjack:make_spec"),
     "breakthrough": GameEntry(0, "farl/Breakthrough-v0", "farl_envs.games.breakthrough:make_spec"),
     "chinese_checkers": GameEntry(0, "farl/ChineseCheckers-v0", "farl_envs.games.chinese_checkers:make_spec"),
     "clobber": GameEntry(0, "farl/Clobber-v0", "farl_envs.games.clobber:make_spec"),

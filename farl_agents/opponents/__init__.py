@@ -22,6 +22,8 @@ name (``make_opponent``)  player                                        games
 ``mohex1000``           that many simulations per move (10,000 unless   swap (binary needed:
                         given; :mod:`.mohex`)                           ``FARL_MOHEX``)
 ``bouton``              :class:`BoutonPlayer`                           two-player Nim
+``basic-strategy``      :class:`BasicStrategyPlayer` (the chart of      Blackjack
+                        :mod:`.blackjack`)
 ``ab`` / ``ab-dl``      :class:`PerfectConnectFour` (perfect; AB-DL     Connect Four 6x7
                         delays losses), from
                         :mod:`farl_agents.opponents.connect_four`
@@ -53,6 +55,7 @@ from typing import NamedTuple
 import farl_envs
 from farl_agents.opponents import grhino, mohex
 from farl_agents.opponents.bench import BenchPlayer
+from farl_agents.opponents.blackjack import BasicStrategyPlayer
 from farl_agents.opponents.connect_four.harness import PerfectConnectFour
 from farl_agents.opponents.edax import EdaxPlayer
 from farl_agents.opponents.grhino import GRhinoPlayer
@@ -65,13 +68,15 @@ from farl_agents.opponents.wrappers import refuse_hidden_information, split_wrap
 from farl_agents.players import RandomPlayer
 from farl_envs.core.spec import GameSpec
 
-__all__ = ["MaxN", "MCTS", "BenchPlayer", "EdaxPlayer", "GRhinoPlayer", "MoHexPlayer", "BoutonPlayer", "RandomPlayer",
+__all__ = ["MaxN", "MCTS", "BenchPlayer", "BasicStrategyPlayer", "EdaxPlayer", "GRhinoPlayer", "MoHexPlayer",
+           "BoutonPlayer", "RandomPlayer",
            "PerfectConnectFour",
            "nim3p_player", "make_opponent", "connect_four_player", "parse_opponent", "OpponentName",
            "OPPONENT_NAMES", "NUMBER_RANGES"]
 
 OPPONENT_NAMES = ("random", "maxn<depth>", "paranoid<depth>", "mcts<iterations>", "bench", "bench-gbg", "heur",
-                  "edax<depth>", "grhino<level>", "mohex<simulations>", "bouton", "ab", "ab-dl", "pretrained")
+                  "edax<depth>", "grhino<level>", "mohex<simulations>", "bouton", "ab", "ab-dl", "basic-strategy",
+                  "pretrained")
 
 NUMBER_RANGES = {"maxn": (1, 100), "paranoid": (1, 100), "mcts": (1, MAX_ITERATIONS), "edax": (0, 60),
                  "grhino": grhino.LEVELS, "mohex": mohex.GAMES_RANGE}
@@ -80,7 +85,7 @@ NUMBER_RANGES = {"maxn": (1, 100), "paranoid": (1, 100), "mcts": (1, MAX_ITERATI
 play; MCTS: :data:`~.mcts.MAX_ITERATIONS`; GRhino has levels 1..5; MoHex: :data:`.mohex.GAMES_RANGE`)."""
 _DEFAULTS = {"maxn": 15, "paranoid": 6, "mcts": 1000, "edax": 1, "grhino": grhino.DEFAULT_LEVEL,
              "mohex": mohex.DEFAULT_GAMES}
-_PLAIN = ("random", "bench", "heur", "bench-gbg", "bouton", "ab", "ab-dl", "pretrained")
+_PLAIN = ("random", "bench", "heur", "bench-gbg", "bouton", "ab", "ab-dl", "basic-strategy", "pretrained")
 
 
 class OpponentName(NamedTuple):
@@ -199,6 +204,9 @@ def make_opponent(spec: str, game):
     if kind == "bouton":
         _require(g, ("nim",), spec)
         return BoutonPlayer()
+    if kind == "basic-strategy":
+        _require(g, ("blackjack",), spec)
+        return BasicStrategyPlayer()
     if kind in ("ab", "ab-dl"):
         _require(g, ("connect_four",), spec)
         return PerfectConnectFour(kind, g)

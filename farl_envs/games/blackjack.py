@@ -1,0 +1,566 @@
+"""Blackjack: one player against a dealer who plays a fixed rule; every card is a chance event.
+
+==================  ==============================================================
+players             1 (``player_0``); the dealer is part of the environment
+parameters          ``decks=0`` (0: an infinite shoe, cards drawn with
+                    replacement; 1..8: that many 52-card decks, shuffled
+                    before every round), ``dealer_hits_soft17=False``
+actions             5: 0 ``stand``, 1 ``hit``, 2 ``double``, 3 ``split``,
+                    4 ``settle`` (the only legal action once the round is
+                    decided; its afterstate pays the bet and ends the game)
+rewards             the chips won or lost on a bet of 1, all on ``settle``:
+                    +1.5 for a blackjack, +-1 per hand, +-2 per doubled hand
+                    (from -4 to +4 with a split)
+chance              the deal (``initial_state``), each card drawn after
+                    ``hit`` / ``double`` / ``split`` and the dealer's play after
+                    the last hand stands (``chance``)
+hidden information  none with the infinite shoe (the default); with ``decks``
+                    the dealer's face-down card (``GameSpec.hidden_information``)
+observation         ``int8[12]``, the n-tuple board below
+n-tuple board       12 cells, P = 23: the phase, the dealer's up card, the
+                    dealer's final total, the split state, then for each of two
+                    hands its total, soft flag, cards code and done flag
+symmetries          the identity only
+==================  ==============================================================
+
+One round per episode: the player bets 1 chip, gets two cards, the dealer one card face up and one face down;
+the player plays his hand(s), the dealer plays his, the bet is settled. GBG plays 15 rounds with chips
+(``BlackJackConfig.episodeLength``), always betting 10; with a fixed bet and an infinite shoe the rounds are
+independent and alike, so an episode of one round has the same expected return per round and its return is
+the quantity the references below compute exactly (the house edge).
+
+Rules (GBG's ``games/BlackJack`` where it is sensible; the differences are listed):
+
+* Cards count their pip value, J, Q, K count 10, an ace 1 or 11. A hand's total counts one ace as 11 when
+  that keeps it at 21 or below (then the hand is *soft*), every other ace as 1.
+* A *blackjack* is an ace and a ten-valued card as the first two cards of an unsplit hand. It pays 3:2
+  (+1.5) unless the dealer has one too (a push, 0); 21 of more cards, or after a split, is an ordinary 21.
+* The dealer peeks: with an ace or a ten-valued card up, he checks his face-down card for a blackjack, and
+  when he has one the round is decided at once (the player loses his one chip unless he has a blackjack too;
+  he never gets to double or split into it).
+* The player may **hit** (take a card) and **stand** while his hand is below 21; a hand of 21 or more is
+  finished by itself (GBG's ``Hand.isHandFinished``). **Double**: on any first two cards, also after a split
+  (DAS), the bet doubles and the hand gets exactly one more card. **Split**: a pair of two cards of the same
+  value (GBG: the same rank; here a ten and a king are a pair too, which basic strategy never splits) becomes
+  two hands of one card each, with a second bet; each gets its second card when its turn comes. One split per
+  round (GBG allows three hands); split aces get one card each and nothing more (GBG lets them play on).
+* The dealer stands on all 17s (GBG's ``Dealer``: he draws below 17, a soft 17 included in 17), or with
+  ``dealer_hits_soft17=True`` he hits a soft 17. A dealer who busts pays every hand that did not bust;
+  otherwise the higher total wins and equal totals push.
+* No insurance and no surrender (GBG offers both; neither changes basic strategy's other decisions).
+
+The shoe. With ``decks=0`` (the default, as Gymnasium's ``Blackjack-v1`` and GBG's ``Deck``) every card is
+drawn with replacement: ace .. nine with probability 1/13 each, a ten-valued card with 4/13. Then the
+expected return of any policy is a finite sum, computed exactly by dynamic programming in
+:mod:`farl_envs.games._blackjack_ev` (basic strategy: -0.5712 %, the optimal policy -0.5704 % under these rules).
+With ``decks=k`` the round is dealt from ``k`` full decks shuffled before the round (the counts of the cards
+left are in the state), in the casino's order: the player's card, the dealer's up card, the player's card,
+the dealer's face-down card.
+
+The dealer's face-down card. With the infinite shoe it is not drawn at the deal: the peek is a chance event
+of its own (a blackjack with probability 4/13 under an ace, 1/13 under a ten), and without a blackjack the
+card is drawn when the dealer plays, from the shoe without the card that would have made the blackjack.
+That gives every sequence of cards the probability it has when the card is drawn at the deal, because with
+replacement the face-down card is independent of every card the player sees after it, and the peek's
+answer is all the player ever learns about it. So the game is one of perfect information with chance: the
+state holds nothing the player does not see, and farl's n-tuple learners (TD, Q, SARSA) train on it. With a
+finite shoe that argument fails (the cards the player draws depend on the card under the dealer's up card),
+so there the card is dealt at the deal, kept in the state and hidden: ``hidden_information`` is set, and
+``observe`` and the n-tuple board never show it.
+
+What an afterstate means here. An action's deterministic part is the player's decision with nothing drawn
+yet: ``stand`` gives the hand finished at its total (the dealer still to play), ``hit`` the same hand with a
+card owed to it, ``double`` the doubled hand with its one card owed, ``split`` the two one-card hands. The
+chance event that ``chance`` draws after it is every card dealt before the player's next decision: the card
+owed, the second card of the next split hand when the first is finished, and the dealer's whole play (his
+face-down card and his draws) once every hand is finished; ``infos[agent]["chance"]`` shows it as
+``{"card": c, "next_hand_card": c2, "dealer_total": d}`` (0 where nothing was dealt; 22 a dealer's bust).
+Because farl's kernels pay rewards only in afterstates (``afterstate`` writes the reward; ``chance`` writes
+none), a round that chance has decided is paid by one more step, the only legal action ``settle``, whose
+afterstate ends the game with the chips won or lost. So the value of an afterstate is the expected payout of
+the round from there, which is what an n-tuple learner's V(afterstate) learns, and no afterstate's reward
+tells the player anything chance has not yet shown him.
+
+The n-tuple board (also the observation), 12 cells, P = 23:
+
+====  ==============================================================================================
+0     phase: 0 the player acts, 1 a card is owed, 2 the dealer is to play, 3 decided (``settle``), 4 over
+1     the dealer's up card (1 ace .. 10)
+2     the dealer's final total: 0 not played yet, 1 blackjack, 17 .. 21, 22 bust
+3     split state: 0 one hand, 1 split and playing the first hand, 2 split and playing the second
+4-7   the first hand: its total (0 no hand, 2 .. 21, 22 bust), soft (0 / 1), its cards (0 none, 1 one card,
+      2 two cards that may be split, 3 two cards, 4 three or more, 5 doubled), finished (0 / 1)
+8-11  the second hand, the same cells (all 0 without a split)
+====  ==============================================================================================
+
+State: the common header, then the phase, the split flag and the active hand, the dealer's up card, his
+face-down card (0 while it is not drawn), his final total code, the two hands (hard total counting aces as 1,
+ace flag, number of cards, doubled, finished, and up to 21 cards each), the dealer's cards (up to 21), and
+with a finite shoe the counts of the ten card values left.
+
+Version history: v0, first release.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from farl_envs.core.kernel_utils import copy_state
+from farl_envs.core.rng import rng_below
+from farl_envs.core.spec import HEADER, PLY, TERMINAL, TO_MOVE, GameSpec, check_header
+
+STAND, HIT, DOUBLE, SPLIT, SETTLE = 0, 1, 2, 3, 4
+ACTION_NAMES = ("stand", "hit", "double", "split", "settle")
+ACT, CARD_OWED, DEALER_TO_PLAY, DECIDED, OVER = 0, 1, 2, 3, 4
+PHASE_NAMES = ("player to act", "card owed", "dealer to play", "decided", "over")
+BUST = 22
+DEALER_BLACKJACK = 1
+MAX_CARDS = 21
+"""A hand hits only below 21 (hard total at most 20, twenty aces at most), so it holds at most 21 cards; the
+dealer draws below 17 and holds fewer."""
+MAX_DECKS = 8
+CARD_NAMES = ("?", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10")
+
+P_DECKS, P_H17 = 0, 1
+
+# state layout
+PHASE = HEADER
+SPLIT_DONE = HEADER + 1
+ACTIVE = HEADER + 2
+UP = HEADER + 3
+HOLE = HEADER + 4
+DEALER_FINAL = HEADER + 5
+HANDS = HEADER + 6
+H_HARD, H_ACE, H_N, H_DOUBLED, H_DONE, H_CARDS = 0, 1, 2, 3, 4, 5
+HAND_SIZE = H_CARDS + MAX_CARDS
+DEALER_N = HANDS + 2 * HAND_SIZE
+DEALER_CARDS = DEALER_N + 1
+SHOE = DEALER_CARDS + MAX_CARDS
+STATE_SIZE = SHOE + 10
+N_CELLS = 12
+N_VALUES = 23
+
+
+# ------------------------------------------------------------------------------------------------- hand totals
+@njit(cache=True, inline="always")
+def best_total(hard, ace):
+    """A hand's total: the hard total (aces as 1) plus 10 when it has an ace and that stays at most 21."""
+    if ace and hard + 10 <= 21:
+        return hard + 10
+    return hard
+
+
+@njit(cache=True, inline="always")
+def is_soft(hard, ace):
+    """True when one ace of the hand counts 11."""
+    return ace and hard + 10 <= 21
+
+
+@njit(cache=True, inline="always")
+def _hand(h):
+    return HANDS + h * HAND_SIZE
+
+
+@njit(cache=True)
+def draw_card(p, s, rng):
+    """One card from the shoe: the value 1 (ace) .. 10; the infinite shoe draws with replacement."""
+    if p[P_DECKS] == 0:
+        return min(rng_below(rng, 13) + 1, 10)
+    left = 0
+    for v in range(10):
+        left += s[SHOE + v]
+    k = rng_below(rng, left)
+    for v in range(10):
+        if k < s[SHOE + v]:
+            s[SHOE + v] -= 1
+            return v + 1
+        k -= s[SHOE + v]
+    return 10  # never reached: the shoe of one round never runs out
+
+
+@njit(cache=True)
+def _add_card(s, h, c):
+    b = _hand(h)
+    s[b + H_CARDS + s[b + H_N]] = c
+    s[b + H_N] += 1
+    s[b + H_HARD] += c
+    if c == 1:
+        s[b + H_ACE] = 1
+
+
+@njit(cache=True)
+def hand_total(s, h):
+    """Total of hand ``h`` (0 or 1) of state ``s`` (22 or more: bust)."""
+    b = _hand(h)
+    return best_total(s[b + H_HARD], s[b + H_ACE])
+
+
+@njit(cache=True)
+def player_blackjack(s):
+    """True when the player holds a blackjack: 21 in two cards of an unsplit hand."""
+    b = _hand(0)
+    return s[SPLIT_DONE] == 0 and s[b + H_N] == 2 and best_total(s[b + H_HARD], s[b + H_ACE]) == 21
+
+
+@njit(cache=True)
+def can_split(s):
+    """True when the active hand is the unsplit first hand holding a pair (two cards of one value)."""
+    b = _hand(0)
+    return s[SPLIT_DONE] == 0 and s[b + H_N] == 2 and s[b + H_CARDS] == s[b + H_CARDS + 1]
+
+
+# ------------------------------------------------------------------------------------------------- kernels
+@njit(cache=True)
+def initial_state(p, rng):
+    """Deal the round: the player's two cards and the dealer's up card; the peek under an ace or a ten."""
+    s = np.zeros(STATE_SIZE, dtype=np.int32)
+    decks = p[P_DECKS]
+    if decks > 0:
+        for v in range(9):
+            s[SHOE + v] = 4 * decks
+        s[SHOE + 9] = 16 * decks
+    _add_card(s, 0, draw_card(p, s, rng))
+    up = draw_card(p, s, rng)
+    s[UP] = up
+    s[DEALER_CARDS] = up
+    s[DEALER_N] = 1
+    _add_card(s, 0, draw_card(p, s, rng))
+    if decks > 0:
+        s[HOLE] = draw_card(p, s, rng)  # dealt face down, hidden from the player
+    if up == 1 or up == 10:
+        hole = s[HOLE]
+        if decks == 0:
+            hole = draw_card(p, s, rng)  # the peek; kept only when it makes a blackjack
+        if hole + up == 11:
+            s[HOLE] = hole
+            s[DEALER_CARDS + 1] = hole
+            s[DEALER_N] = 2
+            s[DEALER_FINAL] = DEALER_BLACKJACK
+    if s[DEALER_FINAL] == DEALER_BLACKJACK or player_blackjack(s):
+        s[PHASE] = DECIDED
+    return s
+
+
+@njit(cache=True)
+def legal_actions(p, s, mask):
+    """``settle`` alone once the round is decided; else stand, hit, double on two cards, split a pair."""
+    mask[:] = 0
+    if s[TERMINAL]:
+        return 0
+    if s[PHASE] == DECIDED:
+        mask[SETTLE] = 1
+        return 1
+    if s[PHASE] != ACT:
+        return 0  # an afterstate waiting for its chance event
+    b = _hand(s[ACTIVE])
+    mask[STAND] = 1
+    mask[HIT] = 1
+    n = 2
+    if s[b + H_N] == 2:
+        mask[DOUBLE] = 1
+        n += 1
+        if can_split(s):
+            mask[SPLIT] = 1
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _hand_finished(s):
+    """The active hand is finished: the next one gets its second card, or the dealer plays (or nobody, when
+    every hand busted)."""
+    h = s[ACTIVE]
+    s[_hand(h) + H_DONE] = 1
+    if s[SPLIT_DONE] == 1 and h == 0:
+        s[ACTIVE] = 1
+        s[PHASE] = CARD_OWED
+        return
+    live = False
+    for k in range(1 + s[SPLIT_DONE]):
+        if hand_total(s, k) <= 21:
+            live = True
+    s[PHASE] = DEALER_TO_PLAY if live else DECIDED
+
+
+@njit(cache=True)
+def payout(p, s):
+    """The chips the player wins (negative: loses) in the decided round ``s``, on a bet of 1 per hand."""
+    if s[DEALER_FINAL] == DEALER_BLACKJACK:
+        return 0.0 if player_blackjack(s) else -1.0
+    if player_blackjack(s):
+        return 1.5
+    dealer = s[DEALER_FINAL]
+    total = 0.0
+    for h in range(1 + s[SPLIT_DONE]):
+        b = _hand(h)
+        bet = 2.0 if s[b + H_DOUBLED] else 1.0
+        t = best_total(s[b + H_HARD], s[b + H_ACE])
+        if t > 21:
+            total -= bet
+        elif dealer == BUST or t > dealer:
+            total += bet
+        elif t < dealer:
+            total -= bet
+    return total
+
+
+@njit(cache=True)
+def afterstate(p, s, a, out, rewards):
+    """The player's decision ``a`` with nothing drawn yet; ``settle`` pays the decided round and ends it."""
+    copy_state(s, out)
+    rewards[:] = 0.0
+    out[PLY] += 1
+    b = _hand(out[ACTIVE])
+    if a == SETTLE:
+        rewards[0] = payout(p, out)
+        out[PHASE] = OVER
+        out[TERMINAL] = 1
+    elif a == STAND:
+        _hand_finished(out)
+    elif a == HIT:
+        out[PHASE] = CARD_OWED
+    elif a == DOUBLE:
+        out[b + H_DOUBLED] = 1
+        out[PHASE] = CARD_OWED
+    else:  # SPLIT: the second card starts the second hand
+        c = out[b + H_CARDS + 1]
+        out[b + H_CARDS + 1] = 0
+        out[b + H_N] = 1
+        out[b + H_HARD] = c
+        out[SPLIT_DONE] = 1
+        _add_card(out, 1, c)
+        out[PHASE] = CARD_OWED
+
+
+@njit(cache=True)
+def dealer_play(p, s, rng):
+    """The dealer turns his face-down card (drawn now with the infinite shoe, never one that would have made
+    the blackjack his peek ruled out) and draws to 17 (hitting a soft 17 when ``p`` says so); returns his
+    final total (22: bust)."""
+    up = s[UP]
+    hole = s[HOLE]
+    if hole == 0:
+        hole = draw_card(p, s, rng)
+        while (up == 1 or up == 10) and hole + up == 11:
+            hole = draw_card(p, s, rng)
+        s[HOLE] = hole
+    s[DEALER_CARDS + 1] = hole
+    n = 2
+    hard = up + hole
+    ace = up == 1 or hole == 1
+    while True:
+        t = best_total(hard, ace)
+        if t > 17 or (t == 17 and not (p[P_H17] and is_soft(hard, ace))):
+            break
+        c = draw_card(p, s, rng)
+        s[DEALER_CARDS + n] = c
+        n += 1
+        hard += c
+        if c == 1:
+            ace = True
+    s[DEALER_N] = n
+    t = best_total(hard, ace)
+    final = BUST if t > 21 else t
+    s[DEALER_FINAL] = final
+    return final
+
+
+@njit(cache=True)
+def chance(p, s, rng):
+    """Deal what is owed before the player's next decision (see the module docstring); the outcome code is
+    ``card + 11 * next_hand_card + 121 * dealer_total`` (0 for each part not dealt)."""
+    cards = 0
+    code = 0
+    while True:
+        phase = s[PHASE]
+        if phase == CARD_OWED:
+            h = s[ACTIVE]
+            b = _hand(h)
+            c = draw_card(p, s, rng)
+            _add_card(s, h, c)
+            code += c if cards == 0 else 11 * c
+            cards += 1
+            split_aces = s[SPLIT_DONE] == 1 and s[b + H_CARDS] == 1 and s[b + H_N] == 2
+            if s[b + H_DOUBLED] or split_aces or hand_total(s, h) >= 21:
+                _hand_finished(s)
+            else:
+                s[PHASE] = ACT
+        elif phase == DEALER_TO_PLAY:
+            code += 121 * dealer_play(p, s, rng)
+            s[PHASE] = DECIDED
+        else:
+            return code
+
+
+@njit(cache=True)
+def board(p, s, out):
+    """The 12 cells of the module docstring's table (never the dealer's face-down card before he plays)."""
+    out[0] = s[PHASE]
+    out[1] = s[UP]
+    out[2] = s[DEALER_FINAL]
+    out[3] = 0 if s[SPLIT_DONE] == 0 else 1 + s[ACTIVE]
+    for h in range(2):
+        b = _hand(h)
+        n = s[b + H_N]
+        o = 4 + 4 * h
+        if n == 0:
+            for k in range(4):
+                out[o + k] = 0
+            continue
+        t = best_total(s[b + H_HARD], s[b + H_ACE])
+        out[o] = BUST if t > 21 else t
+        out[o + 1] = 1 if is_soft(s[b + H_HARD], s[b + H_ACE]) else 0
+        if s[b + H_DOUBLED]:
+            code = 5
+        elif n >= 3:
+            code = 4
+        elif n == 2:
+            code = 2 if (h == 0 and can_split(s)) else 3
+        else:
+            code = 1
+        out[o + 2] = code
+        out[o + 3] = s[b + H_DONE]
+
+
+@njit(cache=True)
+def observe(p, s, seat, out):
+    """The n-tuple board as ``int8`` (the player's whole view)."""
+    board(p, s, out)
+
+
+# ------------------------------------------------------------------------------------------------- Python helpers
+def hand_cards(s, h: int) -> list[int]:
+    """The cards of hand ``h`` in the order dealt."""
+    b = int(_hand(h))
+    return [int(c) for c in s[b + H_CARDS:b + H_CARDS + int(s[b + H_N])]]
+
+
+def dealer_cards(s) -> list[int]:
+    """The dealer's cards as far as the player may see them: the up card, and all of them once he played
+    (or had a blackjack)."""
+    n = int(s[DEALER_N])
+    return [int(c) for c in s[DEALER_CARDS:DEALER_CARDS + n]]
+
+
+def _cards_text(cards) -> str:
+    return " ".join(CARD_NAMES[c] for c in cards)
+
+
+def _hand_text(s, h: int) -> str:
+    b = int(_hand(h))
+    hard, ace = int(s[b + H_HARD]), bool(s[b + H_ACE])
+    t = best_total(hard, ace)
+    what = "bust" if t > 21 else ("soft " if is_soft(hard, ace) else "") + str(t)
+    extra = " doubled" if s[b + H_DOUBLED] else ""
+    return f"{_cards_text(hand_cards(s, h))} ({what}{extra})"
+
+
+def render_text(p, s) -> str:
+    """The dealer's cards as the player sees them, the player's hand(s), and the phase (or the result)."""
+    d = dealer_cards(s)
+    final = int(s[DEALER_FINAL])
+    dealer = _cards_text(d) + (" ?" if len(d) == 1 else "")
+    if final == DEALER_BLACKJACK:
+        dealer += " (blackjack)"
+    elif final:
+        dealer += " (bust)" if final == BUST else f" ({final})"
+    hands = [_hand_text(s, h) for h in range(1 + int(s[SPLIT_DONE]))]
+    if len(hands) == 2:
+        hands = [("> " if int(s[ACTIVE]) == h and s[PHASE] == ACT else "") + t for h, t in enumerate(hands)]
+    if player_blackjack(s):
+        hands[0] += " blackjack"
+    status = PHASE_NAMES[int(s[PHASE])]
+    if s[PHASE] in (DECIDED, OVER):
+        status += f", the player wins {payout(p, s):+g}"
+    return f"dealer: {dealer} | player: {' | '.join(hands)} | {status}"
+
+
+def validate(p, s) -> str:
+    """Empty when ``s`` is a position of the game, else the reason."""
+    msg = check_header(s, 1, STATE_SIZE)
+    if msg:
+        return msg
+    if s[TO_MOVE] != 0:
+        return "the player to move is always player_0"
+    phase = int(s[PHASE])
+    if not 0 <= phase <= OVER:
+        return f"phase must be in 0..{OVER}, got {phase}"
+    if bool(s[TERMINAL]) != (phase == OVER):
+        return "terminal flag must be set exactly in the phase 'over'"
+    if not 1 <= s[UP] <= 10 or not 0 <= s[HOLE] <= 10:
+        return "the dealer's cards must be 1..10 (the face-down card 0 while not drawn)"
+    if s[SPLIT_DONE] not in (0, 1) or not 0 <= s[ACTIVE] <= s[SPLIT_DONE]:
+        return "split flag must be 0 or 1 and the active hand one of the hands"
+    for h in range(1 + int(s[SPLIT_DONE])):
+        b = int(_hand(h))
+        cards = hand_cards(s, h)
+        if not 1 <= len(cards) <= MAX_CARDS or any(not 1 <= c <= 10 for c in cards):
+            return f"hand {h} must hold 1..{MAX_CARDS} cards of value 1..10, got {cards}"
+        if int(s[b + H_HARD]) != sum(cards) or bool(s[b + H_ACE]) != (1 in cards):
+            return f"hand {h}'s total and ace flag do not match its cards {cards}"
+    final = int(s[DEALER_FINAL])
+    if final not in (0, DEALER_BLACKJACK, *range(17, 23)):
+        return f"the dealer's final total must be 0, 1 (blackjack) or 17..22, got {final}"
+    if p[P_DECKS] == 0 and s[HOLE] and final == 0:
+        return "with the infinite shoe the face-down card is drawn only when the dealer plays"
+    if phase in (DECIDED, OVER) and final == 0 and not player_blackjack(s) \
+            and any(hand_total(s, h) <= 21 for h in range(1 + int(s[SPLIT_DONE]))):
+        return "a decided round with a live hand needs the dealer's final total"
+    return ""
+
+
+def paint(p, s) -> np.ndarray:
+    """The n-tuple board as a 3 x 4 picture (``rgb_array``): phase, dealer, split state; the two hands."""
+    out = np.zeros(N_CELLS, dtype=np.int32)
+    board(p, s, out)
+    return out.reshape(3, 4).astype(np.int64)
+
+
+def chance_info(code: int) -> dict:
+    """``infos[agent]["chance"]`` of outcome ``code``: the card dealt to the active hand, the second split
+    hand's second card and the dealer's final total (22 bust), each 0 when not dealt."""
+    code = int(code)
+    return {"card": code % 11, "next_hand_card": (code // 11) % 11, "dealer_total": code // 121}
+
+
+def symmetries(p) -> np.ndarray:
+    """The identity only."""
+    return np.arange(N_CELLS, dtype=np.int32)[None, :]
+
+
+def action_symmetries(p) -> np.ndarray:
+    """The identity only."""
+    return np.arange(len(ACTION_NAMES), dtype=np.int32)[None, :]
+
+
+def cell_neighbours(p) -> list[list[int]]:
+    """Every other cell: the board is a short record, not a layout, so random-walk n-tuples may join any
+    cells (the dealer's card with a hand's total above all)."""
+    return [[j for j in range(N_CELLS) if j != i] for i in range(N_CELLS)]
+
+
+FIXED_NTUPLES = ((0, 1, 4, 5, 6), (0, 1, 4, 7), (1, 2, 4, 6), (1, 2, 8, 10), (0, 1, 3, 8, 9, 10),
+                 (2, 3, 4, 8))
+"""A hand-made set: the phase, the dealer's card and the first hand (its value before the dealer plays),
+the dealer's final total with each hand (the payout), and the split hands together."""
+
+
+def make_spec(decks: int = 0, dealer_hits_soft17: bool = False) -> GameSpec:
+    """Blackjack with ``decks`` (0: infinite shoe, or 1..8 decks) and the dealer's soft-17 rule."""
+    if isinstance(decks, bool) or not isinstance(decks, (int, np.integer)) or not 0 <= int(decks) <= MAX_DECKS:
+        raise ValueError(f"decks must be an integer in 0..{MAX_DECKS} (0: the infinite shoe), got {decks!r}")
+    if not isinstance(dealer_hits_soft17, (bool, np.bool_)):
+        raise ValueError(f"dealer_hits_soft17 must be True or False, got {dealer_hits_soft17!r}")
+    decks, h17 = int(decks), bool(dealer_hits_soft17)
+    shades = tuple((20 + 10 * v, 60 + 8 * v, 40 + 4 * v) for v in range(N_VALUES))
+    return GameSpec(
+        name="blackjack", version=0, params={"decks": decks, "dealer_hits_soft17": h17},
+        p=np.array([decks, int(h17)], dtype=np.int64),
+        n_players=1, n_actions=len(ACTION_NAMES), state_size=STATE_SIZE, n_cells=N_CELLS, n_cell_values=N_VALUES,
+        obs_shape=(N_CELLS,), obs_high=N_VALUES - 1, max_plies=2 * MAX_CARDS + 4, reward_range=(-4.0, 4.0),
+        initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate, board=board,
+        observe=observe, validate=validate, render_text=render_text, symmetries=symmetries,
+        action_symmetries=action_symmetries, action_names=ACTION_NAMES, has_chance=True, chance=chance,
+        chance_info=chance_info, hidden_information=decks > 0, cell_colors=shades, grid_shape=(3, 4), paint=paint,
+        cell_neighbours=cell_neighbours, fixed_ntuples=FIXED_NTUPLES,
+    )
