@@ -264,3 +264,25 @@ def test_a_finite_shoe_hides_the_face_down_card_and_deals_from_its_counts():
             spec.board(spec.p, t, other)
             assert board.tolist() == other.tolist()
         assert spec.validate(spec.p, s) == ""
+
+
+def test_the_enumerated_chance_outcomes_sum_to_one_and_match_the_dealer_dp():
+    """The searches' enumeration of a chance event: probabilities sum to 1 after a hit, a split and a stand,
+    and the dealer's finals are the DP's."""
+    p = GAME.p
+    for state, action in ((make_state([10, 2], up=7), bj.HIT), (make_state([8, 8], up=6), bj.SPLIT),
+                          (make_state([10, 7], up=1), bj.STAND), (make_state([5, 6], up=10), bj.DOUBLE)):
+        after, rew = state.copy(), np.zeros(1)
+        bj.afterstate(p, state, action, after, rew)
+        n = bj.chance_outcome_count(p, after)
+        total = 0.0
+        for i in range(n):
+            t = after.copy()
+            total += bj.apply_chance_outcome(p, t, i)
+            assert t[bj.PHASE] in (bj.ACT, bj.DECIDED)
+        assert total == pytest.approx(1.0, abs=1e-12)
+    out = np.zeros(6)
+    for up in range(1, 11):
+        bj.dealer_final_probabilities(p, up, out)
+        want = ev.dealer_distribution(up)
+        assert out.tolist() == pytest.approx([want.get(17 + k, 0.0) for k in range(6)], abs=1e-13)

@@ -61,6 +61,7 @@ def test_unknown_game_names_the_known_ones(bad):
     ("chinese_checkers", {"players": 5}), ("einstein_wurfelt_nicht", {"players": 5}), ("santorini", {"size": 6}),
     ("outer_open_gomoku", {"size": 4}), ("surakarta", {"no_capture_limit": 0}), ("breakthrough", {"rows": 1}),
     ("clobber", {"rows": 1}), ("rubiks_cube", {"size": 4}), ("rubiks_cube", {"metric": "slice"}),
+    ("blackjack", {"decks": 9}), ("blackjack", {"dealer_hits_soft17": "no"}),
 ])
 def test_bad_parameters_are_refused(name, params):
     with pytest.raises((ValueError, TypeError)):

@@ -366,6 +366,19 @@ def dealer_play(p, s, rng):
 
 
 @njit(cache=True)
+def _give_card(s, c):
+    """Deal ``c`` to the active hand; finish the hand when doubled, a split ace's, or at 21 or more."""
+    h = s[ACTIVE]
+    b = _hand(h)
+    _add_card(s, h, c)
+    split_aces = s[SPLIT_DONE] == 1 and s[b + H_CARDS] == 1 and s[b + H_N] == 2
+    if s[b + H_DOUBLED] or split_aces or hand_total(s, h) >= 21:
+        _hand_finished(s)
+    else:
+        s[PHASE] = ACT
+
+
+@njit(cache=True)
 def chance(p, s, rng):
     """Deal what is owed before the player's next decision (see the module docstring); the outcome code is
     ``card + 11 * next_hand_card + 121 * dealer_total`` (0 for each part not dealt)."""
@@ -374,22 +387,103 @@ def chance(p, s, rng):
     while True:
         phase = s[PHASE]
         if phase == CARD_OWED:
-            h = s[ACTIVE]
-            b = _hand(h)
             c = draw_card(p, s, rng)
-            _add_card(s, h, c)
+            _give_card(s, c)
             code += c if cards == 0 else 11 * c
             cards += 1
-            split_aces = s[SPLIT_DONE] == 1 and s[b + H_CARDS] == 1 and s[b + H_N] == 2
-            if s[b + H_DOUBLED] or split_aces or hand_total(s, h) >= 21:
-                _hand_finished(s)
-            else:
-                s[PHASE] = ACT
         elif phase == DEALER_TO_PLAY:
             code += 121 * dealer_play(p, s, rng)
             s[PHASE] = DECIDED
         else:
             return code
+
+
+# ---- the chance event enumerated (the infinite shoe's probabilities), for searches over the outcomes
+@njit(cache=True)
+def card_probability(c):
+    """The infinite shoe's chance of drawing value ``c``: 1/13, or 4/13 for a ten-valued card."""
+    return 4.0 / 13.0 if c == 10 else 1.0 / 13.0
+
+
+@njit(cache=True)
+def dealer_final_probabilities(p, up, out):
+    """``out[k]``: the chance that the dealer with up card ``up`` ends on 17 + k (k = 5: bust), his peek
+    having found no blackjack (infinite shoe)."""
+    mass = np.zeros((32, 2))
+    norm = 0.0
+    for hole in range(1, 11):
+        if (up == 1 or up == 10) and up + hole == 11:
+            continue
+        norm += card_probability(hole)
+        mass[up + hole, 1 if (up == 1 or hole == 1) else 0] += card_probability(hole)
+    out[:] = 0.0
+    for hard in range(2, 32):
+        for ace in range(2):
+            q = mass[hard, ace] / norm
+            if q == 0.0:
+                continue
+            t = best_total(hard, ace == 1)
+            if t > 21:
+                out[5] += q
+            elif t > 17 or (t == 17 and not (p[P_H17] and is_soft(hard, ace == 1))):
+                out[t - 17] += q
+            else:
+                for c in range(1, 11):
+                    mass[hard + c, 1 if (ace == 1 or c == 1) else 0] += q * norm * card_probability(c)
+
+
+@njit(cache=True)
+def _walk_outcomes(p, s, target):
+    """Enumerate the outcomes of the chance event after the afterstate ``s`` (cards owed, in turn, then the
+    dealer's final total): with ``target`` < 0 count them, else apply outcome ``target`` to ``s`` and return
+    its probability."""
+    finals = np.zeros(6)
+    dealer_final_probabilities(p, s[UP], finals)
+    if s[PHASE] == DEALER_TO_PLAY:
+        if target < 0:
+            return 6.0
+        s[DEALER_FINAL] = 17 + target
+        s[PHASE] = DECIDED
+        return finals[target]
+    count = 0
+    for c in range(1, 11):
+        t = s.copy()
+        _give_card(t, c)
+        n2 = 1 if t[PHASE] != CARD_OWED else 10
+        for c2 in range(1, n2 + 1):
+            t2 = t.copy()
+            q = card_probability(c)
+            if n2 > 1:
+                _give_card(t2, c2)
+                q *= card_probability(c2)
+            n3 = 6 if t2[PHASE] == DEALER_TO_PLAY else 1
+            if target >= count and target < count + n3:
+                if n3 == 6:
+                    k = target - count
+                    t2[DEALER_FINAL] = 17 + k
+                    t2[PHASE] = DECIDED
+                    q *= finals[k]
+                copy_state(t2, s)
+                return q
+            count += n3
+    return float(count)
+
+
+@njit(cache=True)
+def chance_outcome_count(p, s):
+    """The number of outcomes of the chance event after the non-terminal afterstate ``s``: each card owed
+    (10 values, a second for the next split hand when the first is finished) and the dealer's final total
+    (17 .. 21, bust) when every hand is finished."""
+    if s[PHASE] != CARD_OWED and s[PHASE] != DEALER_TO_PLAY:
+        return 0
+    return int(_walk_outcomes(p, s, -1))
+
+
+@njit(cache=True)
+def apply_chance_outcome(p, s, i):
+    """Apply outcome ``i`` in place and return its probability (the infinite shoe's; the dealer's play is
+    recorded by its final total alone, his cards beyond the up card are not written)."""
+    return _walk_outcomes(p, s, i)
 
 
 @njit(cache=True)
@@ -539,10 +633,10 @@ def cell_neighbours(p) -> list[list[int]]:
     return [[j for j in range(N_CELLS) if j != i] for i in range(N_CELLS)]
 
 
-FIXED_NTUPLES = ((0, 1, 4, 5, 6), (0, 1, 4, 7), (1, 2, 4, 6), (1, 2, 8, 10), (0, 1, 3, 8, 9, 10),
-                 (2, 3, 4, 8))
-"""A hand-made set: the phase, the dealer's card and the first hand (its value before the dealer plays),
-the dealer's final total with each hand (the payout), and the split hands together."""
+FIXED_NTUPLES = ((0, 1, 4, 6), (0, 1, 4, 7), (1, 4, 5, 6), (1, 2, 4, 6), (1, 2, 8, 10), (0, 1, 8, 9),
+                 (1, 3, 8, 10), (2, 3, 4, 8))
+"""A hand-made set of 4-tuples (23^4 weights each): the phase and the dealer's card with the first hand's total
+(its value before the dealer plays), the dealer's final total with each hand (the payout), the split hands."""
 
 
 def make_spec(decks: int = 0, dealer_hits_soft17: bool = False) -> GameSpec:
@@ -563,4 +657,5 @@ def make_spec(decks: int = 0, dealer_hits_soft17: bool = False) -> GameSpec:
         action_symmetries=action_symmetries, action_names=ACTION_NAMES, has_chance=True, chance=chance,
         chance_info=chance_info, hidden_information=decks > 0, cell_colors=shades, grid_shape=(3, 4), paint=paint,
         cell_neighbours=cell_neighbours, fixed_ntuples=FIXED_NTUPLES,
+        chance_outcome_count=chance_outcome_count, apply_chance_outcome=apply_chance_outcome,
     )
