@@ -109,6 +109,9 @@ def layout(g: GameSpec) -> dict | None:
     if g.name == "kuhn_poker":  # one row per seat: its card, its first and its second action; bets are buttons
         return {"kind": "square", "cells": [[c, q] for q in range(g.n_players) for c in range(3)],
                 "colours": colours}
+    if g.name == "blackjack":  # a row for the dealer's cards and one per hand (a label, then the cards); buttons
+        return {"kind": "square", "cells": [[c, r] for r in range(3) for c in range(BLACKJACK_COLUMNS)],
+                "colours": colours}
     if len(g.grid_shape) != 2 or g.grid_shape[0] * g.grid_shape[1] != g.n_cells:
         return None  # nothing to place cells with: the page shows the game's text and move buttons
     rows, cols = g.grid_shape
@@ -152,6 +155,8 @@ def pieces(g: GameSpec, s: np.ndarray, visible: tuple | None = None) -> list[dic
             out += [{} if v == 0 else {"owner": q, "kind": "cube", "label": g.action_names[v - 1],
                                        "fill": _rgb(g.cell_colors[v])} for v in grid[q, 1:].tolist()]
         return out
+    if g.name == "blackjack":
+        return _blackjack_pieces(g, s)
     b = board_cells(g, s)
     if g.name == "santorini":
         from farl_envs.games.santorini import DOME, WORKER_BASE
@@ -184,6 +189,36 @@ def pieces(g: GameSpec, s: np.ndarray, visible: tuple | None = None) -> list[dic
             for v in b.tolist()]
 
 
+BLACKJACK_COLUMNS = 10
+"""Blackjack's rows: a label and up to nine cards (a longer hand shows its first eight and "+k")."""
+
+
+def _blackjack_pieces(g: GameSpec, s: np.ndarray) -> list[dict]:
+    """Blackjack's table as text on tiles: "D" and the dealer's cards (a "?" for the face-down card while it is
+    hidden), then "1" / "2" and each hand's cards, the total in the label's tile; the hand to play is gold."""
+    from farl_envs.games import blackjack as bj
+    rows = []
+    dealer = [bj.CARD_NAMES[c] for c in bj.dealer_cards(s)]
+    rows.append(("D", dealer + (["?"] if len(dealer) == 1 else []), "#7a1f1f"))
+    for h in range(1 + int(s[bj.SPLIT_DONE])):
+        playing = int(s[bj.PHASE]) == bj.ACT and int(s[bj.ACTIVE]) == h
+        total = int(bj.hand_total(s, h))
+        label = f"{h + 1}:{'bust' if total > 21 else total}"
+        rows.append((label, [bj.CARD_NAMES[c] for c in bj.hand_cards(s, h)], "#c89b1e" if playing else "#1f5a2e"))
+    out: list[dict] = []
+    for r in range(3):
+        cells: list[dict] = [{} for _ in range(BLACKJACK_COLUMNS)]
+        if r < len(rows):
+            label, cards, fill = rows[r]
+            if len(cards) > BLACKJACK_COLUMNS - 1:
+                cards = cards[:BLACKJACK_COLUMNS - 2] + [f"+{len(cards) - BLACKJACK_COLUMNS + 2}"]
+            cells[0] = {"kind": "cube", "label": label, "fill": fill}
+            for k, c in enumerate(cards):
+                cells[1 + k] = {"kind": "cube", "label": c, "fill": "#f4f1e8"}
+        out += cells
+    return out
+
+
 # ---------------------------------------------------------------------------------------------------- clicks
 def is_placement(g: GameSpec) -> bool:
     """Action ``a < n_cells`` puts something on board cell ``a`` (the games of one click per action)."""
@@ -196,7 +231,7 @@ def action_paths(g: GameSpec, s: np.ndarray, legal: list[int]) -> dict[int, list
         return {a: [] for a in legal}
     if g.name == "santorini":
         return {a: _santorini_paths(a) for a in legal}
-    if g.name in ("rubiks_cube", "kuhn_poker"):  # a twist moves a whole layer, a bet is no cell: buttons
+    if g.name in ("rubiks_cube", "kuhn_poker", "blackjack"):  # a twist moves a layer, a bet is no cell: buttons
         return {a: [] for a in legal}
     if g.name == "sim":  # an edge: click it, or its two vertices (cells n_cells + vertex) in either order
         from farl_envs.games.sim import edge_list
@@ -311,7 +346,7 @@ def _kuhn_paint(g: GameSpec, s: np.ndarray, visible: tuple | None) -> np.ndarray
 def private(g: GameSpec, s: np.ndarray, visible: tuple | None) -> dict:
     """What replaces the page's full-state fields (``text``, ``board``, ``paint``) when the viewer may not see
     everything (``visible`` is not None; :func:`visible_seats`): the same fields with the hidden cards left out."""
-    if visible is None:
+    if visible is None or g.name == "blackjack":  # its text, board and picture never show the face-down card
         return {}
     if g.name != "kuhn_poker":
         raise ValueError(f"{g.id} has hidden information and no private view in farl serve")
