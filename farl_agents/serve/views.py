@@ -195,16 +195,17 @@ BLACKJACK_COLUMNS = 10
 
 def _blackjack_pieces(g: GameSpec, s: np.ndarray) -> list[dict]:
     """Blackjack's table as text on tiles: "D" and the dealer's cards (a "?" for the face-down card while it is
-    hidden), then "1" / "2" and each hand's cards, the total in the label's tile; the hand to play is gold."""
+    hidden), then each hand's total (or "bust") and its cards; the hand to play has a gold total."""
     from farl_envs.games import blackjack as bj
     rows = []
     dealer = [bj.CARD_NAMES[c] for c in bj.dealer_cards(s)]
-    rows.append(("D", dealer + (["?"] if len(dealer) == 1 else []), "#7a1f1f"))
+    rows.append(("D", dealer + (["?"] if len(dealer) == 1 else []), (122, 31, 31)))
     for h in range(1 + int(s[bj.SPLIT_DONE])):
         playing = int(s[bj.PHASE]) == bj.ACT and int(s[bj.ACTIVE]) == h
         total = int(bj.hand_total(s, h))
-        label = f"{h + 1}:{'bust' if total > 21 else total}"
-        rows.append((label, [bj.CARD_NAMES[c] for c in bj.hand_cards(s, h)], "#c89b1e" if playing else "#1f5a2e"))
+        label = "bust" if total > 21 else str(total)
+        fill = (200, 155, 30) if playing else (31, 90, 46)
+        rows.append((label, [bj.CARD_NAMES[c] for c in bj.hand_cards(s, h)], fill))
     out: list[dict] = []
     for r in range(3):
         cells: list[dict] = [{} for _ in range(BLACKJACK_COLUMNS)]
@@ -212,9 +213,9 @@ def _blackjack_pieces(g: GameSpec, s: np.ndarray) -> list[dict]:
             label, cards, fill = rows[r]
             if len(cards) > BLACKJACK_COLUMNS - 1:
                 cards = cards[:BLACKJACK_COLUMNS - 2] + [f"+{len(cards) - BLACKJACK_COLUMNS + 2}"]
-            cells[0] = {"kind": "cube", "label": label, "fill": fill}
+            cells[0] = {"kind": "cube", "label": label, "fill": _rgb(fill)}
             for k, c in enumerate(cards):
-                cells[1 + k] = {"kind": "cube", "label": c, "fill": "#f4f1e8"}
+                cells[1 + k] = {"kind": "cube", "label": c, "fill": _rgb((244, 241, 232))}
         out += cells
     return out
 
