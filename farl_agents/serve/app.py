@@ -212,6 +212,8 @@ def _opponents(g) -> list[dict]:
         out += [{"name": "bench", "label": "Bench (heuristic)"}, {"name": "bench-gbg", "label": "Bench as GBG"}]
     if g.name == "nim":
         out.append({"name": "bouton", "label": "Bouton (perfect)"})
+    if g.name == "blackjack":
+        out.append({"name": "basic-strategy", "label": "basic strategy (the chart)"})
     return out + [e for e in ENGINES.get(g.name, ()) if _engine_available(e["name"], g)]
 
 
