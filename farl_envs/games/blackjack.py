@@ -57,6 +57,17 @@ With ``decks=k`` the round is dealt from ``k`` full decks shuffled before the ro
 left are in the state), in the casino's order: the player's card, the dealer's up card, the player's card,
 the dealer's face-down card.
 
+References. ``make_opponent("basic-strategy", "blackjack")`` (:mod:`farl_agents.opponents.blackjack`) plays the
+standard chart for these rules, GBG's ``BasicStrategyChart`` without its surrender cells; its exact return and
+the optimal policy's come from :func:`farl_envs.games._blackjack_ev.expected_return`, whose dynamic program
+reproduces the published infinite-deck house edge (0.5093975 % under S17, DAS, unlimited resplits, one card to
+split aces: Wizard of Odds, Blackjack appendix 5) and that page's table of hand returns
+(``tests/test_blackjack_rules.py``). Under farl's rules (one split) the optimum is -0.5704 % and the chart
+-0.5712 %: the chart is optimal everywhere except soft 13 against a 5 and soft 15 against a 4, which the
+multi-deck chart doubles and the infinite shoe's optimum hits. With ``dealer_hits_soft17=True`` the optimum
+is -0.7892 %. The n-tuple learners (``farl train blackjack --algo td|q|sarsa``, with or without FARL) train
+on the infinite shoe; ``docs/results/blackjack.md`` has their returns beside these.
+
 The dealer's face-down card. With the infinite shoe it is not drawn at the deal: the peek is a chance event
 of its own (a blackjack with probability 4/13 under an ace, 1/13 under a ten), and without a blackjack the
 card is drawn when the dealer plays, from the shoe without the card that would have made the blackjack.
