@@ -1,5 +1,9 @@
 """Blackjack: one player against a dealer who plays a fixed rule; every card is a chance event.
 
+(Longer than farl's usual 400 lines: the kernels below are the one source of the deal, the cards owed, the
+dealer's play and the enumeration of those chance events for the searches, with both shoe models, and this
+docstring, the game's page, says why drawing the face-down card late is exact and what an afterstate is.)
+
 ==================  ==============================================================
 players             1 (``player_0``); the dealer is part of the environment
 parameters          ``decks=0`` (0: an infinite shoe, cards drawn with
