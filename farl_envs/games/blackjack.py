@@ -61,6 +61,12 @@ With ``decks=k`` the round is dealt from ``k`` full decks shuffled before the ro
 left are in the state), in the casino's order: the player's card, the dealer's up card, the player's card,
 the dealer's face-down card.
 
+Beside the other suites. Gymnasium's ``Blackjack-v1`` also draws with replacement and lets the dealer stand on
+soft 17, but offers only hit and stick, pays a natural 1 (1.5 with ``natural=True``), has no peek (a dealer's
+blackjack meets a player's 21 as a push) and pays at once; OpenSpiel's ``blackjack`` deals from one 52-card
+deck, offers hit and stand, pays +-1, and keeps the dealer's face-down card as hidden information. farl's
+default is the casino game GBG models, with the shoe of the first.
+
 References. ``make_opponent("basic-strategy", "blackjack")`` (:mod:`farl_agents.opponents.blackjack`) plays the
 standard chart for these rules, GBG's ``BasicStrategyChart`` without its surrender cells; its exact return and
 the optimal policy's come from :func:`farl_envs.games._blackjack_ev.expected_return`, whose dynamic program
