@@ -286,3 +286,12 @@ def test_the_enumerated_chance_outcomes_sum_to_one_and_match_the_dealer_dp():
         bj.dealer_final_probabilities(p, up, out)
         want = ev.dealer_distribution(up)
         assert out.tolist() == pytest.approx([want.get(17 + k, 0.0) for k in range(6)], abs=1e-13)
+
+
+def test_the_game_tree_walked_through_the_kernels_gives_the_dp_value_of_basic_strategy():
+    """exact_return plays the chart through the game's own kernels (deal, peek, split, double, the enumerated
+    chance events, settle) and sums the tree: the DP's value to rounding."""
+    value = ev.exact_return(GAME, lambda s: ev.basic_strategy_action(GAME, s))
+    assert value == pytest.approx(ev.expected_return("basic"), abs=1e-13)
+    with pytest.raises(ValueError, match="infinite shoe"):
+        ev.exact_return(farl_envs.game_spec("blackjack", decks=2), lambda s: 0)

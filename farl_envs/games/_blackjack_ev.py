@@ -24,6 +24,7 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
+from farl_envs.games import blackjack as bj
 from farl_envs.games.blackjack import (
     ACTIVE,
     DECIDED,
@@ -256,4 +257,66 @@ def expected_return(policy: str = "optimal", hits_soft17: bool = False, resplits
         for (c1, c2), v in values.items():
             live += CARD_P[c1] * CARD_P[c2] * (1 if c1 == c2 else 2) * v
         total += CARD_P[up] * (q_bj * -(1 - p_player_bj) + (1 - q_bj) * live)
+    return total
+
+
+# ------------------------------------------------------------------------------------------------- any player
+def dealt_state(c1: int, up: int, c2: int, dealer_blackjack: bool = False) -> np.ndarray:
+    """The infinite-shoe state right after a deal of ``c1``, ``c2`` to the player and ``up`` to the dealer (after
+    his peek: ``dealer_blackjack`` says what it found), as :func:`~farl_envs.games.blackjack.initial_state` leaves
+    it."""
+    s = np.zeros(bj.STATE_SIZE, dtype=np.int32)
+    bj._add_card(s, 0, c1)
+    bj._add_card(s, 0, c2)
+    s[bj.UP] = up
+    s[bj.DEALER_CARDS] = up
+    s[bj.DEALER_N] = 1
+    if dealer_blackjack:
+        s[bj.HOLE] = 11 - up
+        s[bj.DEALER_CARDS + 1] = 11 - up
+        s[bj.DEALER_N] = 2
+        s[bj.DEALER_FINAL] = bj.DEALER_BLACKJACK
+    if dealer_blackjack or bj.player_blackjack(s):
+        s[bj.PHASE] = bj.DECIDED
+    return s
+
+
+def exact_return(game, choose) -> float:
+    """The exact expected payout of a round under the infinite shoe when the player plays ``choose(state) ->
+    action`` (a deterministic function of the n-tuple board, as an n-tuple agent's greedy choice is; it is
+    asked once per board): the game tree walked through the game's own kernels, every chance event by its
+    enumeration (``chance_outcome_count`` / ``apply_chance_outcome``)."""
+    if game.name != "blackjack" or game.params["decks"] != 0:
+        raise ValueError(f"exact_return needs blackjack with the infinite shoe, not {game.id} {game.params}")
+    p = game.p
+    memo: dict = {}
+    cells = np.zeros(bj.N_CELLS, dtype=np.int32)
+    rewards = np.zeros(1)
+
+    def value(s: np.ndarray) -> float:
+        bj.board(p, s, cells)
+        key = cells.tobytes()
+        if key in memo:
+            return memo[key]
+        a = int(choose(s))
+        after = s.copy()
+        bj.afterstate(p, s, a, after, rewards)
+        v = float(rewards[0])
+        if not after[bj.TERMINAL]:
+            for i in range(bj.chance_outcome_count(p, after)):
+                t = after.copy()
+                q = bj.apply_chance_outcome(p, t, i)
+                v += q * value(t)
+        memo[key] = v
+        return v
+
+    total = 0.0
+    for c1 in range(1, 11):
+        for up in range(1, 11):
+            for c2 in range(1, 11):
+                q = CARD_P[c1] * CARD_P[up] * CARD_P[c2]
+                q_bj = blackjack_probability(up)
+                if q_bj:
+                    total += q * q_bj * value(dealt_state(c1, up, c2, True))
+                total += q * (1 - q_bj) * value(dealt_state(c1, up, c2))
     return total
