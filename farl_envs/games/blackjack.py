@@ -87,7 +87,9 @@ answer is all the player ever learns about it. So the game is one of perfect inf
 state holds nothing the player does not see, and farl's n-tuple learners (TD, Q, SARSA) train on it. With a
 finite shoe that argument fails (the cards the player draws depend on the card under the dealer's up card),
 so there the card is dealt at the deal, kept in the state and hidden: ``hidden_information`` is set, and
-``observe`` and the n-tuple board never show it.
+``observe`` and the n-tuple board never show it. (No reward tells it either, the payout coming only on
+``settle``; but ``farl train`` refuses the n-tuple learners on every game with hidden information, so with
+``decks`` it trains the families that learn from observations alone, SB3's.)
 
 What an afterstate means here. An action's deterministic part is the player's decision with nothing drawn
 yet: ``stand`` gives the hand finished at its total (the dealer still to play), ``hit`` the same hand with a
