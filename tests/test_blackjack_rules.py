@@ -295,3 +295,15 @@ def test_the_game_tree_walked_through_the_kernels_gives_the_dp_value_of_basic_st
     assert value == pytest.approx(ev.expected_return("basic"), abs=1e-13)
     with pytest.raises(ValueError, match="infinite shoe"):
         ev.exact_return(farl_envs.game_spec("blackjack", decks=2), lambda s: 0)
+
+
+def test_the_declared_n_tuple_set_is_sized_by_itself_not_by_the_random_sets_settings():
+    """P = 23 makes Q-learning's default random-walk size (10 tuples of 6 cells, 5 outputs: 27.6 GiB) too big;
+    the fixed set of eight 4-tuples builds with those settings otherwise."""
+    from farl_agents.learners.agent import NTupleAgent
+    from farl_agents.learners.config import LearnerConfig
+
+    agent = NTupleAgent("blackjack", LearnerConfig(algo="q", ntuples="fixed", tanh_output=False))
+    assert agent.tuples.tolist() == [list(t) for t in bj.FIXED_NTUPLES]
+    with pytest.raises(ValueError, match="GiB"):
+        NTupleAgent("blackjack", LearnerConfig(algo="q"))

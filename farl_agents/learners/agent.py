@@ -75,9 +75,15 @@ def network_outputs(config: LearnerConfig, game) -> int:
 
 def described_tuples(config: LearnerConfig, game) -> np.ndarray:
     """The n-tuple set that the settings describe on ``game``; ValueError when its tables would exceed the memory
-    limit (checked before the set is drawn) or its tuples do not fit the board."""
-    check_network_memory(config.ntuple_count, config.ntuple_length, game.n_cell_values, game.n_players,
-                         network_outputs(config, game), config.tcl != "none")
+    limit (checked before a random set is drawn; a given set, ``fixed`` or ``explicit``, by its own size, not by
+    ``ntuple_count`` / ``ntuple_length``) or its tuples do not fit the board."""
+    outputs, tcl = network_outputs(config, game), config.tcl != "none"
+    if config.ntuples in ("fixed", "explicit"):
+        tuples = make_set(game, config.ntuples, config.ntuple_count, config.ntuple_length, config.seed,
+                          config.ntuple_cells)
+        check_network_memory(tuples.shape[0], tuples.shape[1], game.n_cell_values, game.n_players, outputs, tcl)
+        return tuples
+    check_network_memory(config.ntuple_count, config.ntuple_length, game.n_cell_values, game.n_players, outputs, tcl)
     return make_set(game, config.ntuples, config.ntuple_count, config.ntuple_length, config.seed,
                     config.ntuple_cells)
 
