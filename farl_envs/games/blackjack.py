@@ -656,10 +656,11 @@ def cell_neighbours(p) -> list[list[int]]:
     return [[j for j in range(N_CELLS) if j != i] for i in range(N_CELLS)]
 
 
-FIXED_NTUPLES = ((0, 1, 4, 6), (0, 1, 4, 7), (1, 4, 5, 6), (1, 2, 4, 6), (1, 2, 8, 10), (0, 1, 8, 9),
-                 (1, 3, 8, 10), (2, 3, 4, 8))
-"""A hand-made set of 4-tuples (23^4 weights each): the phase and the dealer's card with the first hand's total
-(its value before the dealer plays), the dealer's final total with each hand (the payout), the split hands."""
+FIXED_NTUPLES = ((0, 1, 4, 5, 6), (3, 1, 4, 5, 7), (3, 1, 8, 9, 10), (0, 1, 8, 9, 11), (2, 4, 6, 8, 10))
+"""A hand-made set of five 5-tuples (23^5 weights each), each a whole context: the phase, the dealer's card and
+the first hand's total, softness and cards (every decision and afterstate of an unsplit hand); the split state
+with each hand; the dealer's final total with both hands' totals and cards (the payout, which Q and SARSA value
+on the decided state). docs/results/blackjack.md compares it with eight 4-tuples that split these contexts."""
 
 
 def make_spec(decks: int = 0, dealer_hits_soft17: bool = False) -> GameSpec:
