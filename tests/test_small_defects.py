@@ -35,6 +35,18 @@ def test_eval_every_must_be_a_finite_number(tmp_path, capsys, every, algo):
     assert not (tmp_path / "r").exists()
 
 
+def test_a_fractional_eval_every_of_a_counted_run_trains_in_whole_chunks(tmp_path):
+    """A run counting episodes with ``eval_every`` 2.5 puts its curve points at whole episodes (3, 6, 9, 10):
+    at 2.5 the point after 2 was half an episode away and every chunk until 3 was one episode (a 200,000-episode
+    run given eval_every = total / 4 took minutes instead of seconds)."""
+    spec = RunSpec("tictactoe", {}, paper_config("tictactoe", seed=0).replace(episodes=10), eval_every=2.5)
+    assert spec.curve_points(10) == [0, 3, 6, 9, 10]
+    run = Run.create(tmp_path / "r", spec)
+    assert run.train(progress=False) == "done"
+    assert [row["episode"] for row in run.rows] == [0, 3, 6, 9, 10]
+    assert RunSpec("tictactoe", {}, spec.config, eval_every=2.5).curve_points(10.0) == [0, 2.5, 5.0, 7.5, 10.0]
+
+
 @pytest.mark.parametrize("how", [["--ntuple-cells", "[[0,1,2],[3,4,5]]"], ["--config", "c.toml"]])
 def test_ntuple_cells_alone_imply_an_explicit_set(tmp_path, monkeypatch, how):
     monkeypatch.chdir(tmp_path)

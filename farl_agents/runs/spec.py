@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,9 +77,11 @@ class RunSpec:
             raise ValueError(f"{game.id} has {game.n_players} players: name the opponents to evaluate against")
 
     def every(self, total: float) -> float:
-        """Units between curve points for a run of ``total`` units."""
+        """Units between curve points for a run of ``total`` units (whole units when the run counts them:
+        episodes, games or steps, whose chunks end on a curve point; a fractional ``eval_every`` there would
+        leave chunks of one episode between a point and the next whole unit)."""
         if self.eval_every:
-            return self.eval_every
+            return max(1, math.ceil(self.eval_every)) if isinstance(total, int) else self.eval_every
         step = total / DEFAULT_CURVE_POINTS
         return max(1, int(step)) if isinstance(total, int) else step
 

@@ -116,8 +116,8 @@ def _config(learner: str, arena: Arena, minutes: float, seed: int, count: int | 
 def run_spec(learner: str, arena: Arena, minutes: float, seed: int, count: int | None = None) -> RunSpec:
     """The run of one task; ``count``: episodes (TD-FARL) or steps (PPO) from :func:`calibrate`."""
     config, params, family = _config(learner, arena, minutes, seed, count)
-    total = {"ntuple": count, "sb3": count}.get(family, 60.0 * minutes)
-    return RunSpec(arena.game, params, config, eval_vs=(arena.curve_vs,), eval_every=total / CURVE_POINTS,
+    every = max(1, count // CURVE_POINTS) if family in ("ntuple", "sb3") else 60.0 * minutes / CURVE_POINTS
+    return RunSpec(arena.game, params, config, eval_vs=(arena.curve_vs,), eval_every=every,
                    eval_games=arena.curve_games, eval_starts=arena.starts, eval_seed=seed, family=family)
 
 
@@ -127,9 +127,11 @@ def counted(learner: str) -> bool:
 
 
 # ------------------------------------------------------------- calibration
-def calibrate(learner: str, arena: Arena, seconds: float = CALIBRATION_SECONDS) -> float:
+def calibrate(learner: str, arena: Arena, seconds: float | None = None) -> float:
     """Units (episodes or steps) per CPU second of ``learner`` on the arena's game, measured on a throw-away
-    learner after its first chunk (which compiles): chunks of about a second for ``seconds`` of CPU time."""
+    learner after its first chunk (which compiles): chunks of about a second for ``seconds`` (default
+    :data:`CALIBRATION_SECONDS`) of CPU time."""
+    seconds = CALIBRATION_SECONDS if seconds is None else seconds
     spec = run_spec(learner, arena, 1.0, 0, 10**9)
     trainer = families.get(spec.family).trainer().create(spec)
     trainer.train_chunk(trainer.first_chunk)  # compiles (or loads numba's cache) and sets up: not measured
@@ -248,6 +250,43 @@ def contest(games, seeds: int = 3, out="runs/alphazero", learners=LEARNERS, log=
     return results
 
 
+LADDER_GAMES = 10
+"""Games per seating of each pair in a ladder."""
+
+
+def ladder_players(out, arena: Arena) -> dict:
+    """``{label: player name}`` of the arena's ladder: each contestant's seed-0 agent of the largest budget
+    (TD-FARL also with its search), then the references."""
+    minutes = max(arena.budgets)
+    players = {}
+    for learner in LEARNERS:
+        folder = folder_of(Path(out), arena.game, minutes, learner, 0)
+        players[f"{learner} ({minutes:g} min)"] = str(folder)
+        if learner == "td-farl":
+            players[f"td-farl+mcts ({minutes:g} min)"] = f"{folder}+mcts{SIMULATIONS}"
+    for ref in dict.fromkeys(arena.references + ("random",)):
+        players[ref] = ref
+    return players
+
+
+def ladders(games, out="runs/alphazero", log=print) -> None:
+    """One Elo ladder per game (resumable: its finished matches are kept) once its seed-0 runs of the largest
+    budget are finished; a game whose runs are not is skipped with a note."""
+    from farl_agents.ladder import ladder
+
+    for g in games:
+        arena = ARENAS[g]
+        players = ladder_players(out, arena)
+        missing = [lb for lb, name in players.items() if name.startswith(str(out)) and
+                   not (Path(name.split("+")[0]) / "result.json").exists()]
+        if missing:
+            log(f"[contest] {g}: no ladder yet, unfinished: {', '.join(missing)}")
+            continue
+        ladder(arena.game, list(players.values()), LADDER_GAMES, Path(out) / g / "ladder", params=arena.params,
+               openings=arena.starts, log=log,
+               command=f"python -m studies.alphazero.contest --out {out} --ladder --games {g}")
+
+
 def finished(out, game: str) -> list[dict]:
     """The finished results of one game under ``out``."""
     base = Path(out) / game
@@ -269,7 +308,9 @@ def main(argv=None) -> None:
     p.add_argument("--report", default=None, help="write the results page here (e.g. "
                    "docs/results/alphazero_vs_ntuple.md) from what is finished, training nothing more "
                    "unless --train is given too")
-    p.add_argument("--train", action="store_true", help="with --report: train first")
+    p.add_argument("--train", action="store_true", help="with --report or --ladder: train first")
+    p.add_argument("--ladder", action="store_true", help="play each game's ladder (its seed-0 agents of the "
+                   "largest budget and the references) where those runs are finished")
     a = p.parse_args(argv)
     games = [g for g in a.games.split(",") if g]
     unknown = [g for g in games if g not in ARENAS]
@@ -281,8 +322,10 @@ def main(argv=None) -> None:
         p.error(f"unknown learner(s) {', '.join(bad)}; the contest has {', '.join(LEARNERS)}")
     if a.seeds < 1:
         p.error("--seeds must be >= 1")
-    if a.report is None or a.train:
+    if (a.report is None and not a.ladder) or a.train:
         contest(games, a.seeds, a.out, learners)
+    if a.ladder:
+        ladders(games, a.out)
     if a.report is not None:
         from studies.alphazero.contest_report import write_report
 
