@@ -71,3 +71,15 @@ def test_the_page_has_a_row_per_contestant_and_keeps_its_answer(tiny, tmp_path):
         assert name in text
     assert "descent" in text.split("## Still to run")[1]  # the contestants not trained are listed as left
     assert (tmp_path / "alphazero_vs_ntuple_tictactoe.png").stat().st_size > 1000
+
+
+def test_farl_reproduce_alphazero_writes_the_page_from_the_runs_there(tiny, capsys):
+    from farl_agents import cli
+
+    out, _, _ = tiny
+    assert cli.main(["reproduce", "alphazero", "--table-only", "--runs", "1", "--out", str(out)]) == 0
+    page = out / "alphazero_vs_ntuple.md"
+    assert f"wrote {page}" in capsys.readouterr().out
+    assert "| td-farl+mcts |" in page.read_text()
+    assert cli.main(["reproduce", "alphazero", "--table-only", "--backend", "ray", "--out", str(out)]) == 2
+    assert "one run at a time" in capsys.readouterr().err

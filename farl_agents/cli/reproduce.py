@@ -1,9 +1,10 @@
 """``farl reproduce table1``: the paper's Table 1, resumable and cached, on local workers or a Ray cluster;
-``farl reproduce traces``: Thill et al. 2014's eligibility-trace study the same way.
+``farl reproduce traces``: Thill et al. 2014's eligibility-trace study the same way;
+``farl reproduce alphazero``: AlphaZero against TD-FARL, descent and PPO at equal CPU time (issue 44).
 
-A thin entry: the studies themselves (``studies/table1/``, ``studies/traces/``) live in farl's source
-checkout, not in the installed library (:mod:`farl_agents.checkout`); from an installed wheel the command
-says so and exits 2. Output goes under ``runs/`` unless ``--out`` names a folder: the shipped pages in
+A thin entry: the studies themselves (``studies/table1/``, ``studies/traces/``, ``studies/alphazero/``) live
+in farl's source checkout, not in the installed library (:mod:`farl_agents.checkout`); from an installed wheel
+the command says so and exits 2. Output goes under ``runs/`` unless ``--out`` names a folder: the shipped pages in
 ``docs/results`` are rewritten only with ``--out docs/results``."""
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from farl_agents.backend.options import add_backend_options, backend_args
 from farl_agents.cli.common import CliError, HelpFormatter, add_quiet_flag, command_line
 
 #: The default output folder of each study: a user's runs never overwrite the shipped pages.
-DEFAULT_OUT = {"table1": "runs/table1", "traces": "runs/traces"}
+DEFAULT_OUT = {"table1": "runs/table1", "traces": "runs/traces", "alphazero": "runs/alphazero"}
+DEFAULT_RUNS = {"table1": 10, "traces": 10, "alphazero": 3}
 
 
 def add_parser(sub) -> None:
@@ -36,10 +38,12 @@ def add_parser(sub) -> None:
     table1 = studies.import_study("table1.table1", "reproduce")
     BUDGETS, ROWS = table1.BUDGETS, table1.ROWS  # noqa: N806 - the study's constants
 
-    p.add_argument("what", choices=["table1", "traces"],
+    p.add_argument("what", choices=["table1", "traces", "alphazero"],
                    help="table1: Konen & Bagheri 2020's Table 1; traces: Thill, Bagheri, Koch & Konen 2014's "
                         "Table I and Fig. 6 (eligibility traces, Connect Four; --variants, --budget paper|long|"
-                        "quick|smoke)")
+                        "quick|smoke); alphazero: farl's AlphaZero against TD-FARL (bare and with MCTS at test "
+                        "time), descent and MaskablePPO at equal CPU minutes on TicTacToe, Connect Four and "
+                        "Hex 6x6, with a ladder per game (its runs one at a time, here; --runs, --table-only)")
     p.add_argument("--variants", default="default",
                    help="traces: comma list of variants (tdl-std, tcl-std, tcl-et, tcl-rr, tcl-m-rr, ...; each "
                         "also with -ply, e.g. tcl-et-ply: the paper's TD chain through every ply), default or all")
@@ -48,11 +52,13 @@ def add_parser(sub) -> None:
     p.add_argument("--rows", default=",".join(ROWS),
                    help="comma list of rows, or all (the paper's), nplayer (3-player games beyond the paper) or ply "
                         "(the paper's two-player rows with the per-ply TD chain: tictactoe-ply, connect4-ply, ...)")
-    p.add_argument("--runs", type=int, default=10, help="training runs (seeds) per cell")
+    p.add_argument("--runs", type=int, default=None,
+                   help="training runs (seeds) per cell (default 10; alphazero: 3)")
     p.add_argument("--budget", choices=sorted(set(BUDGETS) | {"long"}), default="paper",
                    help="paper: the paper's episodes and evaluation sizes; quick: minutes; smoke: seconds (tests)")
     p.add_argument("--out", default=None,
-                   help="output folder (default runs/table1 or runs/traces; the shipped pages: --out docs/results)")
+                   help="output folder (default runs/table1, runs/traces or runs/alphazero; the shipped pages of "
+                        "table1 and traces: --out docs/results)")
     add_backend_options(p, "runs", jobs_default=os.cpu_count() or 1)
     p.add_argument("--stream-seconds", type=float, default=STREAM_SECONDS, metavar="S",
                    help="--backend ray: how often a running run sends its new checkpoint home")
@@ -68,6 +74,10 @@ def run_command(args) -> int:
     table1 = studies.import_study("table1.table1", "reproduce")
     if args.out is None:
         args.out = DEFAULT_OUT[args.what]
+    if args.runs is None:
+        args.runs = DEFAULT_RUNS[args.what]
+    if args.what == "alphazero":
+        return _alphazero(args)
     if args.edax is not None:
         if not Path(args.edax).is_file():
             raise CliError(f"--edax {args.edax}: no such file")
@@ -120,3 +130,19 @@ def _traces(args) -> int:
     return traces.reproduce(variants, runs=args.runs, budget=args.budget, out=args.out,
                             command=command_line(args.argv), progress=not args.quiet,
                             stream_seconds=args.stream_seconds, **backend_args(args, CliError))
+
+
+def _alphazero(args) -> int:
+    contest = studies.import_study("alphazero.contest", "reproduce")
+    if args.runs < 1:
+        raise CliError("--runs must be >= 1")
+    if args.backend != "local":
+        raise CliError("alphazero runs here, one run at a time (each run's budget is CPU time of one core); "
+                       "drop --backend")
+    games = list(contest.ARENAS)
+    if not args.table_only:
+        contest.contest(games, args.runs, args.out)
+        contest.ladders(games, args.out)
+    write_report = studies.import_study("alphazero.contest_report", "reproduce").write_report
+    print(f"wrote {write_report(args.out, Path(args.out) / 'alphazero_vs_ntuple.md', games, args.runs)}")
+    return 0
