@@ -83,3 +83,18 @@ def test_farl_reproduce_alphazero_writes_the_page_from_the_runs_there(tiny, caps
     assert "| td-farl+mcts |" in page.read_text()
     assert cli.main(["reproduce", "alphazero", "--table-only", "--backend", "ray", "--out", str(out)]) == 2
     assert "one run at a time" in capsys.readouterr().err
+
+
+def test_a_run_stopped_by_a_signal_stops_the_contest(tmp_path, monkeypatch):
+    """SIGTERM stops a run at a safe point (status ``interrupted``); the contest must stop too, not go on to
+    the next task (it did: a killed contest kept training in the background)."""
+    calls = []
+
+    def stopped(out, arena, minutes, learner, seed, log=print):
+        calls.append(learner)
+        return {"status": "interrupted"}
+
+    monkeypatch.setattr(contest, "run_task", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        contest.contest(["tictactoe"], seeds=1, out=tmp_path, log=lambda *a: None)
+    assert calls == ["td-farl"]

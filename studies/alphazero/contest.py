@@ -246,6 +246,10 @@ def contest(games, seeds: int = 3, out="runs/alphazero", learners=LEARNERS, log=
             (folder / "error.txt").write_text(traceback.format_exc())
             log(f"[contest] {arena.game} {minutes:g} min {learner} seed {seed} failed: {type(exc).__name__}: {exc}")
             continue
+        if r["status"] != "done":  # stopped by Ctrl-C or SIGTERM at a safe point: the contest stops with it
+            log(f"[contest] {arena.game} {minutes:g} min {learner} seed {seed}: {r['status']}; the same command "
+                f"continues")
+            raise KeyboardInterrupt
         results.append(r)
     return results
 
