@@ -176,6 +176,26 @@ class Run:
             (folder / name).unlink(missing_ok=True)
         return cls.open(folder)
 
+    @classmethod
+    def open_or_create(cls, folder, spec: RunSpec, command: str | None = None,
+                       other_settings: str = "other settings") -> tuple["Run", str | None]:
+        """The run of ``spec`` in ``folder`` for a study's cached task: continued from its checkpoint, started
+        again from 0 when the checkpoint's agent file is gone (a fresh clone holds only the marker), or
+        created. Returns the run and why it starts again (None when it does not). RunError when the folder
+        holds a run with other settings (``other_settings`` says which, in the message)."""
+        folder = Path(folder)
+        if not (folder / "run.json").exists():
+            return cls.create(folder, spec, command=command), None
+        restarted = None
+        try:
+            run = cls.open(folder)
+        except LostCheckpoint as exc:
+            restarted = f"its checkpoint agent {exc.agent_file} is missing"
+            run = cls.restart(folder)
+        if run.spec != spec:
+            raise RunError(f"{folder} holds a run with {other_settings}; move it away to rerun")
+        return run, restarted
+
     # -------------------------------------------------------------- state
     @property
     def game(self):

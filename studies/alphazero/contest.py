@@ -51,7 +51,7 @@ from farl_agents import families
 from farl_agents.atomic import atomic_write_json
 from farl_agents.runs.evaluation import evaluate_agent
 from farl_agents.runs.run import Run
-from farl_agents.runs.spec import LostCheckpoint, RunSpec
+from farl_agents.runs.spec import RunSpec
 
 LEARNERS = ("td-farl", "alphazero", "descent", "maskable-ppo")
 """The trained contestants (``farl train --algo`` names); ``td-farl+mcts`` is the first one with a search."""
@@ -175,15 +175,7 @@ def run_task(out: Path, arena: Arena, minutes: float, learner: str, seed: int, l
     if counted(learner):
         count = max(1, int(round(_calibration(out, learner, arena) * 60.0 * minutes)))
     spec = run_spec(learner, arena, minutes, seed, count)
-    if (folder / "run.json").exists():
-        try:
-            run = Run.open(folder)
-        except LostCheckpoint:
-            run = Run.restart(folder)
-        if run.spec != spec:
-            raise RuntimeError(f"{folder} holds a run with other settings; move it away to rerun")
-    else:
-        run = Run.create(folder, spec, command=f"python -m studies.alphazero.contest --games {arena.game}")
+    run, _ = Run.open_or_create(folder, spec, command=f"python -m studies.alphazero.contest --games {arena.game}")
     cpu0 = time.process_time()
     status = run.train(progress=False, checkpoint_minutes=2.0)
     if status != "done":

@@ -58,7 +58,7 @@ import farl_envs
 from farl_agents.atomic import atomic_write_json
 from farl_agents.backend import STREAM_SECONDS, check_backend, check_jobs, local_workers, run_tasks
 from farl_agents.compile_notice import CompileWatch, game_title, notice
-from farl_agents.runs import LostCheckpoint, Run, RunError, RunSpec, read_spec
+from farl_agents.runs import Run, RunError, RunSpec, read_spec
 from farl_agents.runs.evaluation import evaluate_agent
 from farl_agents.runs.run import ensure_writable
 from studies import ship_to_ray
@@ -146,24 +146,16 @@ def _publish(folder: Path, publish: Path | None) -> None:
 
 def _open_run(task: dict, folder: Path, publish: Path | None, spec: RunSpec) -> tuple[Run, str | None]:
     """The run of ``task`` in ``folder``, resumed, restarted or new; and why it starts again from 0 (or None)."""
+    command = f"farl reproduce table1 --rows {task['row']} --budget {task['budget']}"
     if (folder / "run.json").exists():
-        restarted = None
-        try:
-            run = Run.open(folder)
-        except LostCheckpoint as exc:  # e.g. a fresh clone of a repository holding an unfinished run
-            restarted = f"its checkpoint agent {exc.agent_file} is missing"
-            run = Run.restart(folder)
-        if run.spec != spec:
-            raise RunError(f"{folder} holds a run with other settings than this farl's {task['budget']} budget; "
-                           f"move it away to rerun")
-        return run, restarted
+        return Run.open_or_create(folder, spec, command,
+                                  f"other settings than this farl's {task['budget']} budget")
     restarted = None
     if publish is not None and (publish / "run.json").exists():  # published progress, training folder gone
         if read_spec(publish) != spec:
             raise RunError(f"{publish} holds a run with other settings than this farl's {task['budget']} budget; "
                            f"move it away to rerun")
         restarted = f"its training folder {folder} (with the agent) is not here"
-    command = f"farl reproduce table1 --rows {task['row']} --budget {task['budget']}"
     return Run.create(folder, spec, command=command), restarted
 
 

@@ -38,7 +38,7 @@ import farl_envs
 from farl_agents.atomic import atomic_write_json
 from farl_agents.backend import STREAM_SECONDS, check_backend, check_jobs, local_workers, run_tasks
 from farl_agents.evaluate import evaluate
-from farl_agents.runs import LostCheckpoint, Run, RunError, RunSpec, read_spec
+from farl_agents.runs import Run, RunError, RunSpec, read_spec
 from farl_agents.runs.run import ensure_writable
 from farl_agents.safety import StopRequest
 from farl_envs.core.rng import make_rng
@@ -139,19 +139,11 @@ def _publish(folder: Path, publish: Path | None) -> None:
 
 
 def _open_run(task: dict, folder: Path, publish: Path | None, spec: RunSpec) -> Run:
-    if (folder / "run.json").exists():
-        try:
-            run = Run.open(folder)
-        except LostCheckpoint:
-            run = Run.restart(folder)
-        if run.spec != spec:
-            raise RunError(f"{folder} holds a run with other settings than this farl's {task['budget']} budget; "
-                           f"move it away to rerun")
-        return run
-    if publish is not None and (publish / "run.json").exists() and read_spec(publish) != spec:
+    if not (folder / "run.json").exists() and publish is not None and (publish / "run.json").exists() \
+            and read_spec(publish) != spec:
         raise RunError(f"{publish} holds a run with other settings; move it away to rerun")
     command = f"farl reproduce traces --variants {task['variant']} --budget {task['budget']}"
-    return Run.create(folder, spec, command=command)
+    return Run.open_or_create(folder, spec, command, f"other settings than this farl's {task['budget']} budget")[0]
 
 
 def _run_task(task: dict, folder: Path, publish: Path | None) -> dict:
