@@ -147,7 +147,8 @@ class NTupleAgent:
             learn_from_random=bool(cfg.learn_from_random_moves), tanh_output=bool(cfg.tanh_output),
             tcl_exp=cfg.tcl == "exp", tcl_beta=float(cfg.tcl_beta), farl=bool(cfg.farl),
             farl_terminal=bool(cfg.farl_terminal), reward_scale=float(cfg.reward_scale),
-            reset_all=bool(cfg.reset_all_players), ply_chain=cfg.td_chain == "ply", shaping=float(cfg.shaping))
+            reset_all=bool(cfg.reset_all_players), ply_chain=cfg.td_chain == "ply", shaping=float(cfg.shaping),
+            episode_plies=int(cfg.episode_plies))
         self.agent_rng = make_rng(cfg.seed)
         self.env_rng = make_rng(self.env_seed)
         self.episodes_done = 0

@@ -91,6 +91,12 @@ class LearnerConfig:
     (``GameSpec.heuristic``, on the final position too, so progress at the end counts beside the result), and the
     agent values an afterstate as its tables' output plus w·Φ (potential-based shaping, Ng, Harada & Russell
     1999; for games whose self-play rarely ends, such as Chinese Checkers; see learners/td_farl.py)."""
+    episode_plies: int = 0
+    """Training episodes stop after this many plies (0: only when the game ends), as a time limit of training,
+    not an end of the game: the last afterstate keeps its bootstrapped TD target and no final adaptation
+    follows (GBG's episode length, e.g. its 2x2x2 cube runs' 16 twists, "ET16"). A cap the game itself
+    declares (``max_twists``, ``max_moves``) ends the game instead, with the rules' rewards and final
+    adaptation. The evaluations play whole games."""
     random_start_prob: float = 0.0
     """choose-start-01: probability that an episode starts after ``random_start_plies`` random plies."""
     random_start_plies: int = 1
@@ -151,6 +157,7 @@ class LearnerConfig:
         need(0 < self.horizon_cut < 1, "horizon_cut must be in (0, 1)")
         need(0 <= self.random_start_prob <= 1, "random_start_prob must be in [0, 1]")
         need(self.random_start_plies >= 0, "random_start_plies must be >= 0")
+        need(self.episode_plies >= 0, "episode_plies must be >= 0 (0: no cap)")
         need(self.ntuple_count >= 1 and self.ntuple_length >= 1, "ntuple_count and ntuple_length must be >= 1")
         need(self.episodes >= 1, "episodes must be >= 1")
         need(self.ntuples != "explicit" or len(self.ntuple_cells) > 0, "explicit n-tuples need ntuple_cells")

@@ -173,7 +173,7 @@ def self_play(kernels, p, net, prm, mem, traces, alphas, epsilons, start_prob, s
         if s[TERMINAL] == 0:
             n = _load_state(kernels, p, s, net, mem)
             a = start(net, prm, mem, traces, s[TO_MOVE], n, epsilons[e], agent_rng, carry_traces)
-            while s[TERMINAL] == 0:
+            while s[TERMINAL] == 0 and (prm.episode_plies == 0 or plies < prm.episode_plies):
                 K.afterstate(kernels, p, s, a, s, mem.rewards)
                 if s[TERMINAL] == 0:
                     K.chance(kernels, p, s, env_rng)
@@ -215,11 +215,15 @@ def play_episode_aec(env, net, prm, mem, traces, alpha: float, epsilon: float, a
         return totals
     n = _load_from_env(raw, net, mem)
     action = start(net, prm, mem, traces, agents.index(raw.agent_selection), n, epsilon, agent_rng, carry_traces)
+    plies = 0
     for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)
             continue
+        if prm.episode_plies and plies >= prm.episode_plies:  # a time limit of training: no final update
+            break
+        plies += 1
         env.step(int(action))
         for i, ag in enumerate(agents):
             step_rewards[i] = raw.rewards.get(ag, 0.0)

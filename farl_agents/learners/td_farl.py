@@ -78,6 +78,7 @@ class TDParams(NamedTuple):
     reset_all: bool          # res / rr: a random move empties every player's traces (else the mover's)
     ply_chain: bool          # one TD chain through every ply (two players; Thill et al. 2014, Alg. 1)
     shaping: float = 0.0     # w of the progress shaping (0: off); see the module docstring
+    episode_plies: int = 0   # training episodes stop after this many plies (0: at the game's end), bootstrapped
 
 
 class Memory(NamedTuple):
@@ -356,7 +357,7 @@ def self_play(kernels, pot, p, net, prm, mem, traces, alphas, epsilons, start_pr
         start_episode(mem, traces, carry_traces)
         plies = 0
         known = False  # mem.board / mem.state_idx hold s (the chosen afterstate's, when no chance event followed)
-        while s[TERMINAL] == 0:
+        while s[TERMINAL] == 0 and (prm.episode_plies == 0 or plies < prm.episode_plies):
             if not known:
                 K.board_inline(kernels, p, s, mem.board[: mem.board.shape[0] // 2])
                 board_indices(net, mem.board[: mem.board.shape[0] // 2], mem.state_idx)
@@ -406,11 +407,15 @@ def play_episode_aec(env, net, prm, mem, traces, alpha: float, epsilon: float, a
     start_episode(mem, traces, carry_traces)
     step_rewards = np.zeros(len(agents))
     totals = dict.fromkeys(agents, 0.0)
+    plies = 0
     for agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)
             continue
+        if prm.episode_plies and plies >= prm.episode_plies:  # a time limit of training: no final adaptation
+            break
+        plies += 1
         player = agents.index(agent)
         options = raw.afterstates()
         n = 0
