@@ -89,7 +89,7 @@ def load_player(path, game=None):
         raise ValueError(f"no agent file at {path}") from None
     except AgentFileError as exc:
         raise ValueError(str(exc)) from None
-    if game is not None and agent.game.params != game.params:
+    if game is not None and not agent.game.same_rules(game):  # start-only parameters may differ
         raise ValueError(f"{path} plays {agent.game.name} {agent.game.params}, not {game.params}")
     return agent, agent.game
 

@@ -67,5 +67,5 @@ def search_leaf(agent, game: GameSpec):
 
 
 def _check_game(agent, game: GameSpec) -> None:
-    if agent.game.id != game.id or list(agent.game.p) != list(game.p):
+    if not agent.game.same_rules(game):  # start-only parameters may differ (GameSpec.start_params)
         raise ValueError(f"{agent.name} plays {agent.game.id} {agent.game.params}, not {game.id} {game.params}")

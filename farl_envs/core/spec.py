@@ -235,9 +235,23 @@ class GameSpec:
     (Othello: discs, Surakarta: pieces, each player_0's minus player_1's), for Cohen-Solal 2020's *score*
     heuristic. ``None``: the game has no score."""
 
+    start_params: tuple = ()
+    """Parameters that change only how a game starts (``initial_state``), never the positions, moves, rewards
+    or ends: an agent trained under other values plays this game unchanged (the cube's scramble depths
+    ``scramble_min`` / ``scramble_max``). See :meth:`same_rules`."""
+
     @property
     def id(self) -> str:
         return f"{self.name}_v{self.version}"
+
+    def same_rules(self, other: "GameSpec") -> bool:
+        """Whether ``other`` is this game under the same rules: the same name and version and the same
+        parameters but for :attr:`start_params` (so an agent of one plays the other)."""
+        if self.id != other.id:
+            return False
+        keep = set(self.params) | set(other.params)
+        keep -= set(self.start_params) & set(other.start_params)
+        return all(self.params.get(k) == other.params.get(k) for k in keep)
 
     def agents(self) -> list[str]:
         return [f"player_{i}" for i in range(self.n_players)]

@@ -378,6 +378,7 @@ def make_spec(size: int = 2, metric: str = "half", scramble_min: int = 1, scramb
         initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate, board=board,
         observe=observe, validate=validate, render_text=render_text, symmetries=symmetries,
         action_symmetries=action_symmetries, action_names=ACTION_NAMES[(size, metric)], truncated=truncated,
+        start_params=("scramble_min", "scramble_max"),
         cell_neighbours=cell_neighbours,
         cell_colors=((60, 60, 60),) + geo.FACE_COLOURS, grid_shape=(3 * size, 4 * size), paint=paint,
     )
