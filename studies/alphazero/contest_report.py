@@ -29,6 +29,13 @@ def _pct(mean: float, se: float) -> str:
     return f"{100 * mean:.1f} ± {100 * se:.1f}"
 
 
+def _score(rs: list[dict], name: str, ref: str) -> tuple[float, float]:
+    """Mean and s.e. over the runs; with one run, that run's own s.e. over its games."""
+    if len(rs) == 1:
+        return rs[0]["scores"][name][ref]["score"], rs[0]["scores"][name][ref]["se"]
+    return mean_se([r["scores"][name][ref]["score"] for r in rs])
+
+
 def _game_table(arena, results: list[dict]) -> list[str]:
     refs = list(arena.references)
     lines = ["| contestant | CPU min | runs | training s | episodes | " + " | ".join(f"vs {r} %" for r in refs)
@@ -39,7 +46,7 @@ def _game_table(arena, results: list[dict]) -> list[str]:
             rs = [r for r in results if r["minutes"] == minutes and r["learner"] == learner and name in r["scores"]]
             if not rs:
                 continue
-            cells = [_pct(*mean_se([r["scores"][name][ref]["score"] for r in rs])) for ref in refs]
+            cells = [_pct(*_score(rs, name, ref)) for ref in refs]
             secs = np.mean([r["train_seconds"] for r in rs])
             eps = np.mean([r["episodes"] for r in rs])
             lines.append(f"| {name} | {minutes:g} | {len(rs)} | {secs:.0f} | {eps:,.0f} | " + " | ".join(cells)
@@ -146,7 +153,8 @@ def report(out, games, seeds: int = 3, png_dir: Path | None = None, old_text: st
              f"learner's own speed buys: each was measured once per game over {contest.CALIBRATION_SECONDS:g} CPU "
              "seconds (table at the end), and the column *training s* shows how close the runs came. The "
              "final evaluation plays the agent file as `farl eval` plays it against each reference, "
-             "in every seat; win rate with draws ½, mean ± s.e. over the runs (seeds).", ""]
+             "in every seat; win rate with draws ½, mean ± s.e. over the runs (seeds; with one run, its s.e. over "
+             "its games).", ""]
     figures = []
     for g in games:
         arena = contest.ARENAS[g]

@@ -236,7 +236,7 @@ def _complete_checkpoints(folder: Path) -> list:
 
 def run_learner(folder) -> None:
     """The learner subprocess of :func:`train`: OpenSpiel's ``alpha_zero`` on ``folder/run.json``'s config."""
-    folder = Path(folder)
+    folder = Path(folder).resolve()
     run = json.loads((folder / "run.json").read_text())
     if run.get("cpu") is not None:
         os.sched_setaffinity(0, {int(run["cpu"])})  # before any child: the actor inherits it
@@ -336,7 +336,7 @@ def train(game: str, game_params: dict | None, cpu_minutes: float, seed: int, fo
 
     from farl_agents.atomic import atomic_write_json
 
-    folder = Path(folder)
+    folder = Path(folder).resolve()  # orbax takes absolute checkpoint paths only
     result_path = folder / "result.json"
     if result_path.exists():
         return json.loads(result_path.read_text())
@@ -446,7 +446,7 @@ class OpenSpielAZPlayer:
     """farl harness player: OpenSpiel's MCTS with the trained network (see :func:`player`)."""
 
     def __init__(self, folder, simulations: int = 100, name: str | None = None):
-        self.folder = Path(folder)
+        self.folder = Path(folder).resolve()  # orbax takes absolute checkpoint paths only
         result_path = self.folder / "result.json"
         if not result_path.exists():
             raise FileNotFoundError(f"{result_path}: not a finished OpenSpiel AlphaZero run")
