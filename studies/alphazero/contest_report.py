@@ -97,6 +97,39 @@ def _ladder_lines(out: Path, arena) -> list[str]:
     return lines
 
 
+OPENSPIEL_PROTOCOL = (
+    "OpenSpiel 2.0.2's own Python AlphaZero (`open_spiel.python.algorithms.alpha_zero`, JAX with flax's `nnx` "
+    "model), run unchanged by `studies/alphazero/openspiel_az.py`: one learner and one actor process, no "
+    "evaluator process, XLA on one thread, the process tree pinned to one core, stopped by an interrupt when "
+    "the tree's CPU time reaches the budget (start-up and compiling included; *CPU s used* is the watchdog's "
+    "reading of the tree, which overshoots the budget while the processes stop). OpenSpiel's example "
+    "settings but a replay buffer of 1,024 states and an MLP 128x2 (with the example's 8,192 states and "
+    "resnet no learner step happens within minutes: its actors evaluate the network uncompiled, one position "
+    "at a time, 4.5 ms per position for the MLP). At play: OpenSpiel's `MCTSBot` (PUCT, no noise, 100 "
+    "simulations per move) on the compiled network, farl's positions rebuilt in OpenSpiel by replaying a move "
+    "order of the board. Runs are not reproducible from a seed (OpenSpiel's self-play draws from unseeded "
+    "generators and its learner and actor run asynchronously).")
+
+
+def _openspiel_lines(out: Path) -> list[str]:
+    rows = []
+    for folder in sorted((out / "openspiel").glob("*")) if (out / "openspiel").is_dir() else []:
+        res, ev = folder / "result.json", folder / "eval.json"
+        if not (res.exists() and ev.exists()):
+            continue
+        r, evals = json.loads(res.read_text()), json.loads(ev.read_text())
+        cells = "; ".join(f"vs {m['opponent']} {_pct(m['win_rate'], m['win_rate_se'])} %"
+                          for e in evals for m in e["matchups"])
+        rows.append(f"| {folder.name} | {r['game']} | {r['cpu_minutes']:g} | "
+                    f"{r.get('cpu_seconds_watchdog', r['cpu_seconds']):.0f} | {r['learner_steps']} | "
+                    f"{r['games']:,} | {cells} |")
+    if not rows:
+        return ["No OpenSpiel run evaluated yet (`python -m studies.alphazero.openspiel_az train ...` and "
+                "`... eval ... --json FOLDER/eval.json`)."]
+    return ["| run | game | CPU min | CPU s used | learner steps | self-play games | harness results |",
+            "|---|---|---:|---:|---:|---:|---|"] + rows
+
+
 def _unfinished(out: Path, games, seeds: int) -> list[str]:
     left = []
     for arena, minutes, learner, seed in contest.tasks(games, seeds):
@@ -173,6 +206,12 @@ def report(out, games, seeds: int = 3, png_dir: Path | None = None, old_text: st
             figures.append((png, [panel]))
             lines += [f"![{g} curves]({png.name})", ""]
         lines += ["### Ladder", ""] + _ladder_lines(out, arena) + [""]
+    lines += ["## The outside reference: OpenSpiel's AlphaZero", "", OPENSPIEL_PROTOCOL, "",
+              *_openspiel_lines(out), "",
+              "Made by `python -m studies.alphazero.openspiel_az train GAME --cpu-minutes M --seed S --out "
+              "runs/alphazero/openspiel/NAME` and `python -m studies.alphazero.openspiel_az eval "
+              "runs/alphazero/openspiel/NAME --vs ... --games 25 --starts ... --json "
+              "runs/alphazero/openspiel/NAME/eval.json` (the contest's references and openings).", ""]
     left = _unfinished(out, games, seeds)
     if left:
         lines += ["## Still to run", "", "The same command continues with these:", ""] + [f"- {x}" for x in left] \

@@ -543,7 +543,8 @@ def main(argv=None) -> int:
     e.add_argument("--games", type=int, default=50, help="games per seat and opponent")
     e.add_argument("--simulations", type=int, default=100)
     e.add_argument("--seed", type=int, default=0)
-    e.add_argument("--starts", default="initial", help="start positions: initial, all-1ply, random:K")
+    e.add_argument("--starts", default="initial", help="start positions, a start-set name of farl train --eval-starts: "
+                   "initial, start+1ply, all-1ply, random:K")
     e.add_argument("--json", help="write the evaluation results (a list) to this file")
     args = parser.parse_args(argv)
     if args.command == "train":
@@ -552,11 +553,10 @@ def main(argv=None) -> int:
         print(json.dumps({k: v for k, v in result.items() if k != "openspiel_config"}, indent=1))
         return 0
     from farl_agents.evaluate import evaluate
+    from farl_agents.runs import start_states
 
     agent = player(args.folder, args.simulations)
-    starts = args.starts
-    if starts.startswith("random:"):
-        starts = ("random", int(starts.split(":", 1)[1]))
+    starts = start_states(agent.spec, args.starts)  # the start-set names of farl train --eval-starts
     out = []
     for vs in args.vs:
         res = evaluate(agent.spec, agent, vs, n_games=args.games, start_states=starts, seed=args.seed)
