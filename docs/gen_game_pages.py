@@ -21,7 +21,6 @@ Run from the repository root after adding a game or editing a game's docstring:
 from __future__ import annotations
 
 import argparse
-import importlib
 import inspect
 import re
 import sys
@@ -61,11 +60,12 @@ def versioned(name: str) -> str:
 
 
 def rules_module(name: str):
-    """The module holding the game's kernels and its documentation (``farl_envs.games.<module>``).
+    """The game's module, whose docstring is its page (``farl_envs.games.<module>``).
 
-    Found from the kernels themselves, since games may share one (Nim and Nim3P: ``farl_envs.games.nim``).
+    Found from the function that builds the game's spec, since games may share one (Nim and Nim3P:
+    ``farl_envs.games.nim``) and a game's kernels may live in a private module beside it (Blackjack's).
     """
-    return importlib.import_module(farl_envs.game_spec(name).legal_actions.__module__)
+    return inspect.getmodule(farl_envs.make_spec_function(name))
 
 
 def summary_line(name: str) -> str:

@@ -10,7 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from farl_envs.core.spec import GameSpec
-from farl_envs.games._blackjack_ev import basic_strategy_action
+from farl_envs.games._blackjack_ev import basic_strategy_action, exact_return, expected_return
+
+__all__ = ["BasicStrategyPlayer", "exact_return", "expected_return"]
+"""The player, and the game's exact infinite-shoe returns (of any board-driven player, and of the chart and
+the optimal policy by dynamic programming) for the studies that measure players against them."""
 
 
 class BasicStrategyPlayer:

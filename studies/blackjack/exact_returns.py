@@ -3,8 +3,8 @@ optimal policy (docs/results/blackjack.md).
 
 Each player (an agent file or run folder, anything ``farl eval`` takes that plays by the board) is asked its
 action once per n-tuple board and the game tree is summed through the game's kernels
-(:func:`farl_envs.games._blackjack_ev.exact_return`): no sampling error. Basic strategy and the optimum come
-from the dynamic program (:func:`~farl_envs.games._blackjack_ev.expected_return`).
+(:func:`farl_agents.opponents.blackjack.exact_return`): no sampling error. Basic strategy and the optimum come
+from the dynamic program (:func:`~farl_agents.opponents.blackjack.expected_return`).
 
     python -m studies.blackjack.exact_returns runs/blackjack/q runs/blackjack/td --json runs/blackjack/exact.json
 """
@@ -16,15 +16,15 @@ import sys
 
 from farl_agents.atomic import atomic_write_text
 from farl_agents.loading import load_player
+from farl_agents.opponents.blackjack import exact_return, expected_return
 from farl_envs.core.rng import make_rng
-from farl_envs.games import _blackjack_ev as ev
 
 
 def player_return(text: str) -> float:
     """The exact return of the player ``text`` names (its greedy choice asked once per board)."""
     player, game = load_player(text)
     rng = make_rng(0)
-    return ev.exact_return(game, lambda s: player.act(game, s, rng))
+    return exact_return(game, lambda s: player.act(game, s, rng))
 
 
 def main(argv=None) -> int:
@@ -32,7 +32,7 @@ def main(argv=None) -> int:
     parser.add_argument("players", nargs="*", help="agent files or run folders of blackjack (infinite shoe)")
     parser.add_argument("--json", help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
-    out = {"optimal (DP)": ev.expected_return("optimal"), "basic-strategy (DP)": ev.expected_return("basic")}
+    out = {"optimal (DP)": expected_return("optimal"), "basic-strategy (DP)": expected_return("basic")}
     for name, value in out.items():
         print(f"{name}: {100 * value:+.4f} %", flush=True)
     for text in args.players:
