@@ -140,9 +140,10 @@ def test_gymnasium_ids_need_the_module_prefix_in_a_fresh_interpreter():
 
 DISTRIBUTION = "farl-rl"
 """farl's name on the package index (``farl`` there is an unrelated project)."""
-ALLOWED = {DISTRIBUTION, ".", "torch", "shimmy", "pettingzoo"}
+ALLOWED = {DISTRIBUTION, ".", "torch", "shimmy", "pettingzoo", "open_spiel", "flax"}
 """What a ``pip install`` in farl's files may install first: farl by its own name (with extras), a checkout
-(``.``, ``-e .``, ``".[dev]"``), the CPU torch pin, and the adapters' third-party packages."""
+(``.``, ``-e .``, ``".[dev]"``), the CPU torch pin, the adapters' third-party packages, and the optional
+packages of OpenSpiel's own AlphaZero (studies/alphazero/openspiel_az.py)."""
 PIP = re.compile(r"""pip install (?:-[qe] )*(["']?)([A-Za-z0-9_.\-]+)""")
 
 
