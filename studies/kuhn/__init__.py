@@ -1,0 +1,1 @@
+"""Kuhn poker: exact exploitability of policies and agents (docs/results/kuhn_poker.md)."""
