@@ -64,6 +64,7 @@ GAMES: dict[str, GameEntry] = {
     "nim3p": GameEntry(0, "farl/Nim3P-v0", "farl_envs.games.nim:make_spec_3p"),
     "othello": GameEntry(0, "farl/Othello-v0", "farl_envs.games.othello:make_spec"),
     "outer_open_gomoku": GameEntry(0, "farl/OuterOpenGomoku-v0", "farl_envs.games.outer_open_gomoku:make_spec"),
+    "poker": GameEntry(0, "farl/Poker-v0", "farl_envs.games.poker:make_spec"),
     "rubiks_cube": GameEntry(0, "farl/RubiksCube-v0", "farl_envs.games.rubiks_cube:make_spec"),
     "santorini": GameEntry(0, "farl/Santorini-v0", "farl_envs.games.santorini:make_spec"),
     "sim": GameEntry(0, "farl/Sim-v0", "farl_envs.games.sim:make_spec"),

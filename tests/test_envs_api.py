@@ -148,6 +148,13 @@ def test_afterstate_matches_step_and_leaves_env_untouched(name):
             # the die roll for the next player is state[3]; the board stays as the move left it
             assert rec.state[3] == 0 and raw.get_state()[3] == raw.infos[mover]["chance"]["roll"]
             assert np.array_equal(raw.get_state()[4:], rec.state[4:])
+        elif raw.game.has_chance and not rec.terminal and raw.game.name == "poker":
+            # a chance event deals public cards only: the board places it names hold them now
+            from farl_envs.games.poker import BOARD
+            shown, now = raw.infos[mover]["chance"], raw.get_state()
+            assert all(c < 0 or now[BOARD + i] == c for i, c in enumerate(shown["board"]))
+            if shown["new_hand"] < 0:  # nothing dealt
+                assert np.array_equal(now[3:], rec.state[3:])
         elif raw.game.has_chance and not rec.terminal:
             cell, tile = raw.infos[mover]["chance"]
             diff = np.flatnonzero(raw.get_state()[3:] != rec.state[3:])

@@ -114,7 +114,7 @@ def test_the_searches_refuse_games_with_hidden_information(name):
 
 
 def test_hidden_information_is_declared_by_the_card_games_only():
-    assert [n for n in NAMES if SPECS[n].hidden_information] == ["kuhn_poker"]
+    assert [n for n in NAMES if SPECS[n].hidden_information] == ["kuhn_poker", "poker"]
 
 
 def test_every_declared_view_is_a_drawing_of_the_browser_page():

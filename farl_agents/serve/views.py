@@ -13,7 +13,7 @@ The page (``static/app.js``) keeps no rules. For every game it gets from here
   person clicks in order (from, to, build ...), as one or more orders; an
   action without cells (a pass) becomes a button;
 * the seats' colours, who is out (``GameSpec.eliminated``) and EinStein's die;
-* in a game with hidden information (``GameSpec.hidden_information``: Kuhn poker),
+* in a game with hidden information (``GameSpec.hidden_information``: Kuhn poker, poker),
   what the person at the table may see (:func:`visible_seats`, :func:`private`):
   the page's text, n-tuple board, picture and pieces show the cards of the
   person's own seat only while the hand runs; every card once it is over (a
@@ -76,7 +76,7 @@ def seat_colours(g: GameSpec) -> list[str]:
         return [_rgb(g.cell_colors[1 + q * k]) for q in range(g.n_players)]
     if g.name == "chinese_checkers":
         return [_rgb(g.cell_colors[3 + q]) for q in range(g.n_players)]
-    if g.name in DRAWN or g.name == "sim" or len(g.cell_colors) <= g.n_players:
+    if g.name in DRAWN or g.name in ("sim", "poker") or len(g.cell_colors) <= g.n_players:
         return [_rgb(c) for c in SEAT_COLOURS[:g.n_players]]
     return [_rgb(g.cell_colors[1 + q]) for q in range(g.n_players)]
 
@@ -109,6 +109,8 @@ def layout(g: GameSpec) -> dict | None:
     if g.name == "kuhn_poker":  # one row per seat: its card, its first and its second action; bets are buttons
         return {"kind": "square", "cells": [[c, q] for q in range(g.n_players) for c in range(3)],
                 "colours": colours}
+    if g.name == "poker":  # player_0's cards, stack and pot chips; the board; player_1's; every action a button
+        return {"kind": "square", "cells": [[c, r] for r in range(3) for c in range(5)], "colours": colours}
     if g.name == "blackjack":  # a row for the dealer's cards and one per hand (a label, then the cards); buttons
         return {"kind": "square", "cells": [[c, r] for r in range(3) for c in range(BLACKJACK_COLUMNS)],
                 "colours": colours}
@@ -157,6 +159,8 @@ def pieces(g: GameSpec, s: np.ndarray, visible: tuple | None = None) -> list[dic
         return out
     if g.name == "blackjack":
         return _blackjack_pieces(g, s)
+    if g.name == "poker":
+        return _poker_pieces(g, s, visible)
     b = board_cells(g, s)
     if g.name == "santorini":
         from farl_envs.games.santorini import DOME, WORKER_BASE
@@ -220,6 +224,32 @@ def _blackjack_pieces(g: GameSpec, s: np.ndarray) -> list[dict]:
     return out
 
 
+CARD_BACK = (120, 120, 120)
+"""The fill of a card hidden from the person at the table."""
+
+
+def _poker_pieces(g: GameSpec, s: np.ndarray, visible: tuple | None) -> list[dict]:
+    """Poker's table (three rows of five tiles): a seat's two hole cards (\"?\" when hidden from the viewer), its
+    stack and its chips in the pot (\"+k\"); the board between the seats' rows. Cards are filled by suit."""
+    from farl_envs.games import poker as pk
+    out: list[dict] = []
+    for seat in (0, None, 1):
+        cells: list[dict] = [{} for _ in range(5)]
+        cards = pk.board_cards(s) if seat is None else pk.hole_cards(s, seat)
+        hidden = seat is not None and visible is not None and seat not in visible
+        for k, c in enumerate(cards):
+            cells[k] = {"kind": "cube", "label": "?" if hidden else pk.card_name(c),
+                        "fill": _rgb(CARD_BACK if hidden else g.cell_colors[1 + (c & 3)])}
+        if seat is not None:
+            for k in range(2):
+                cells[k]["owner"] = seat
+            felt = _rgb(g.cell_colors[0])
+            cells[3] = {"owner": seat, "kind": "cube", "label": str(int(s[pk.CHIPS + seat])), "fill": felt}
+            cells[4] = {"owner": seat, "kind": "cube", "label": f"+{int(s[pk.CONTRIB + seat])}", "fill": felt}
+        out += cells
+    return out
+
+
 # ---------------------------------------------------------------------------------------------------- clicks
 def is_placement(g: GameSpec) -> bool:
     """Action ``a < n_cells`` puts something on board cell ``a`` (the games of one click per action)."""
@@ -232,7 +262,7 @@ def action_paths(g: GameSpec, s: np.ndarray, legal: list[int]) -> dict[int, list
         return {a: [] for a in legal}
     if g.name == "santorini":
         return {a: _santorini_paths(a) for a in legal}
-    if g.name in ("rubiks_cube", "kuhn_poker", "blackjack"):  # a twist moves a layer, a bet is no cell: buttons
+    if g.name in ("rubiks_cube", "kuhn_poker", "blackjack", "poker"):  # a twist moves a layer, a bet no cell
         return {a: [] for a in legal}
     if g.name == "sim":  # an edge: click it, or its two vertices (cells n_cells + vertex) in either order
         from farl_envs.games.sim import edge_list
@@ -349,6 +379,8 @@ def private(g: GameSpec, s: np.ndarray, visible: tuple | None) -> dict:
     everything (``visible`` is not None; :func:`visible_seats`): the same fields with the hidden cards left out."""
     if visible is None or g.name == "blackjack":  # its text, board and picture never show the face-down card
         return {}
+    if g.name == "poker":
+        return _poker_private(g, s, visible)
     if g.name != "kuhn_poker":
         raise ValueError(f"{g.id} has hidden information and no private view in farl serve")
     from farl_envs.games.kuhn_poker import public_text, seat_text
@@ -358,6 +390,20 @@ def private(g: GameSpec, s: np.ndarray, visible: tuple | None) -> dict:
         b[0] = 0
     text = seat_text(g.p, s, visible[0]) if len(visible) == 1 else public_text(g.p, s)
     return {"text": text, "board": b.tolist(), "paint": _kuhn_paint(g, s, visible).tolist()}
+
+
+def _poker_private(g: GameSpec, s: np.ndarray, visible: tuple) -> dict:
+    """Poker's text, n-tuple board and picture without the hole cards of the seats not in ``visible``."""
+    from farl_envs.games import poker as pk
+    b = board_cells(g, s)
+    if int(s[pk.MOVER]) not in visible:
+        b[0] = b[1] = 0  # the last mover's hole cards
+    grid = np.asarray(g.paint(g.p, s)).copy()
+    for seat, row in ((0, 0), (1, 2)):
+        if seat not in visible:
+            grid[row, :2] = 0
+    text = pk.seat_text(g.p, s, visible[0]) if len(visible) == 1 else pk.public_text(g.p, s)
+    return {"text": text, "board": b.tolist(), "paint": grid.tolist()}
 
 
 __all__ = ["action_paths", "describe", "layout", "move_cells", "pieces", "private", "seat_colours", "visible_seats"]

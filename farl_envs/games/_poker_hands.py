@@ -16,7 +16,7 @@ hand and equal values split the pot. Categories:
  8  straight flush   the highest card (a royal flush is the ace-high one)
 ==  ===============  ==========================================================
 
-Used by GBG's Poker (``farl_envs.games.poker``, in progress); checked against the known counts of all
+Used by GBG's Poker (``farl_envs.games.poker``: its showdown); checked against the known counts of all
 2,598,960 five-card hands in ``tests/test_poker_hands.py``.
 """
 
