@@ -28,10 +28,14 @@ n-tuple board       13 cells, P = 53: the last mover's two hole cards, the five
 symmetries          the identity only
 ==================  ==============================================================
 
-The rules are GBG's ``games/Poker`` (Konen et al., the General Board Game playing framework;
+The rules are GBG's ``games/Poker`` (Konen & Bagheri's General Board Game playing framework, WolfgangKonen/GBG:
 ``StateObserverPoker``, ``PokerConfig``, ``Pots`` / ``Pot``), read for the facts and written anew here; where GBG
 differs from common Hold'em it is followed and said so, where its code has an evident slip or says nothing the
 common rule is taken, also said so.
+
+Heads-up only: GBG's code is written for any number of seats (``PokerConfig.NUM_PLAYERS`` is 2), but more
+seats would need players who go broke to drop out while the others play on (``GameSpec.eliminated``) and
+multi-way side pots; farl leaves that for later.
 
 The game. Each player starts with 100 chips; the blinds are 5 and 10 (``PokerConfig``). A game is a sequence of
 hands; it ends when one player holds all 200 chips. Cards are ``rank * 4 + suit`` (rank 0 = two .. 12 = ace,
@@ -77,8 +81,8 @@ afterstates only and the chance event that deals the river pays none (as blackja
 Where farl leaves GBG's code (each an evident slip there, the common rule here):
 
 * GBG's hand evaluator (``findBestHand``) compares two flushes by their suit (always a tie heads-up) and breaks
-  ties with one kicker only, and misses quads and full houses made of twos; farl ranks hands by the standard
-  order (``_poker_hands``).
+  ties with one kicker only, and it scores four twos, and a full house of three twos, as three of a kind; farl
+  ranks hands by the standard order (``_poker_hands``).
 * GBG's showdown may pay part of a side pot to a player with the same hand value who has no claim to it; farl
   pays a pot only to players who put in its level.
 * GBG keeps a player who went all-in posting a blind among those who must act (with an empty stack, so only
@@ -89,9 +93,10 @@ Where farl leaves GBG's code (each an evident slip there, the common rule here):
 Rewards and the game's end. GBG's game score is a player's chips minus his 100 start chips (``getGameScore``),
 read once the game is over: +100 for the winner, -100 for the loser. farl pays that score as it accrues, at the
 end of each hand, divided by the 100 start chips so that the game's return is +1 / -1 like a win or a loss in
-farl's other games (the range a tanh-valued learner can reach). GBG trains without an episode cap and stops
-evaluation games after 100 moves (``ParOther.stopEval``); farl's ``max_hands`` (default 100) is the cap outside
-the rules that also bounds a game of two players who never bet (folding in turn trades the blinds forever):
+farl's other games (the range a tanh-valued learner can reach). GBG's Poker has no cap of its own: training runs
+without one (``ParOther.episodeLength`` -1) and evaluation and play stop after GBG's generic "EpiLength Eval" moves
+(``ParOther.stopEval``, 100 by default). farl's ``max_hands`` (default 100) is the cap outside the rules that
+bounds every game, also one of two players who never bet (folding in turn trades the blinds forever):
 the game ends *truncated*, each player's return his chip change so far. ``hands=k`` is a different task, a
 game of at most k hands (k = 1: every episode one hand, its return the chip change of that hand over 100), for
 learning on shorter episodes; its end is a termination.
@@ -100,10 +105,12 @@ Hidden information. The state keeps everything (both players' hole cards), so ``
 ``validate``, ``render_text`` and the ``rgb_array`` picture (a spectator's view) see both hands. ``observe(seat)``
 shows only the seat's own hole cards and the public board, stacks and pot (never the other's cards, also not after
 a showdown: the rewards tell who won); the n-tuple board only the view of the player who made the last move. No
-chance outcome shown in ``infos[agent]["chance"]`` holds a hole card: it is ``{"new_hand": 0/1, "board": (5
-cards, -1 where none was dealt)}``. As with Kuhn poker, a player who chooses by an afterstate's reward would read
-the showdown's result before making it (the reward of ``showdown``, a forced step, tells nothing he could act on;
-a ``fold``'s reward depends on no hidden card), and farl's searches refuse the game.
+chance outcome shown in ``infos[agent]["chance"]`` holds a hole card: it is a dict of ``new_hand`` (1 when a hand
+was dealt) and ``board`` (the five board places, the card dealt there or -1). Unlike Kuhn poker, no afterstate's
+reward tells a player a hidden card before he chooses: a fold's depends on no card, and the showdown's result
+comes with the forced ``showdown`` step, which has no alternative. farl's searches refuse the game (they would
+read the other's cards), and ``farl train`` trains it only with the families that learn from observations alone,
+as for every game with hidden information.
 
 State: the common header, then the phase (0 betting, 1 cards owed, 2 showdown, 3 next hand owed, 4 over), the
 number of hands started, the dealer, the street (0 pre-flop .. 3 river), the seat that made the last move, each
