@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import farl_envs
 from farl_agents.players import RandomPlayer
@@ -69,3 +70,54 @@ def test_chinese_checkers_targets_are_the_empty_opposite_points():
     rnd = RandomPlayer()
     g = cc_blockers.play(game, [rnd] * 3, 0, make_rng(1), make_rng(2))
     assert g["result"] == "draw" and g["turns"] == 6 and g["own"] == 0  # no peg crosses the star in 2 turns
+
+
+def test_selfplay_outcomes_count_every_game_and_agree_with_the_results():
+    """TicTacToe self-play of an untrained agent with random moves: every game counted once, 5..9 plies, and the
+    share with a winner is the share of result vectors with a positive entry."""
+    from farl_agents.learners import NTupleAgent
+
+    agent = NTupleAgent("tictactoe")
+    row = audit.selfplay_outcomes(agent, agent.game, games=40, epsilon=0.5, seed=2)
+    assert sum(row["results"].values()) == 40
+    assert 5 <= row["plies"] <= 9
+    assert set(row["results"]) <= {(-1.0, 1.0), (0.0, 0.0)}
+    assert row["winner"] == row["results"].get((-1.0, 1.0), 0) / 40 > 0
+
+
+def test_value_truth_of_an_untrained_agent_has_no_learned_spread():
+    """All-zero tables value every quiet move alike (spread 0, so no correlation), and their bias is minus the
+    Monte-Carlo values."""
+    from farl_agents.learners import NTupleAgent
+
+    agent = NTupleAgent("tictactoe")
+    row = audit.value_truth(agent, agent.game, positions=3, rollouts=4, epsilon=1.0, seed=1)
+    assert row["positions"] == 3
+    assert row["learned spread"][0] == 0.0
+    assert np.isnan(row["correlation"][0]) or row["correlation"][0] == 0.0
+    assert -1.0 <= row["bias"][0] <= 1.0
+
+
+@pytest.mark.slow
+def test_teachers_seats_do_not_learn_and_a_teachers_win_reaches_the_learner():
+    """studies/nplayer/teachers.py on TicTacToe with a random teacher: only the learning seat's tables change, and
+    a game the teacher wins moves the learner's last afterstate towards -1 (final adaptation)."""
+    from farl_agents.learners import LearnerConfig, NTupleAgent
+    from studies.nplayer import teachers
+
+    agent = NTupleAgent("tictactoe", LearnerConfig(ntuple_count=4, ntuple_length=3, use_symmetry=False, seed=1))
+    teacher = RandomPlayer()
+    rng = np.random.default_rng(0)
+    w = agent.net.weights  # [output, seat, entry]
+    teachers.episode(agent, teacher, 1.0, 0.5, 0.0, rng)  # episode 0: the learner in seat 0
+    assert agent.episodes_done == 1
+    assert np.abs(w[0, 0]).sum() > 0
+    assert np.abs(w[0, 1]).sum() == 0.0  # the teacher's seat learned nothing
+    for _ in range(60):  # the learner's losses to a random teacher come through final adaptation
+        agent.episodes_done = 0
+        total = teachers.episode(agent, teacher, 1.0, 0.5, 0.0, rng)
+        if total[1] > 0:
+            break
+    assert total[1] > 0, "the random teacher never won in 60 games"
+    assert np.abs(w[0, 1]).sum() == 0.0
+    assert w[0, 0].min() < 0  # the -1 of the teacher's win reached the learner's tables
