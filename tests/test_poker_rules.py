@@ -84,18 +84,19 @@ def showdown_state(contrib, stacks, hole0, hole1, board, folded=(0, 0)):
 # ------------------------------------------------------------------------------------------------ blinds, turns
 def test_the_first_hand_posts_the_blinds_and_the_button_moves_on_each_hand():
     """Hand 1: GBG's dealer is player_0; the seat after him (player_1) posts 5 and acts first, the dealer posts 10.
-    After player_1 folds (he loses his 5), hand 2's dealer is player_1: now player_0 posts the small blind."""
+    After player_1 folds (he loses his 5), hand 2's dealer is player_1: now player_0 posts the small blind. No
+    reward is paid before the game's end."""
     g, s = start()
     assert int(s[pk.HAND]) == 1 and int(s[pk.BUTTON]) == 0
     assert chips(s) == [90, 95] and pot(s) == [10, 5]
     assert int(s[TO_MOVE]) == 1 and int(s[pk.STREET]) == 0 and pk.board_cards(s) == []
     s, r = act(g, s, FOLD)
-    assert r.tolist() == [0.05, -0.05]
+    assert r.tolist() == [0.0, 0.0]  # a final-reward game: nothing paid before its end
     assert int(s[pk.HAND]) == 2 and int(s[pk.BUTTON]) == 1
     assert chips(s) == [105 - 5, 95 - 10] and pot(s) == [5, 10]  # player_0 small blind, player_1 big blind
     assert int(s[TO_MOVE]) == 0
     s, r = act(g, s, FOLD)
-    assert r.tolist() == [-0.05, 0.05] and int(s[pk.BUTTON]) == 0 and chips(s) == [90, 95]
+    assert r.tolist() == [0.0, 0.0] and int(s[pk.BUTTON]) == 0 and chips(s) == [90, 95]
 
 
 def test_who_acts_first_before_and_after_the_flop():
@@ -209,13 +210,13 @@ def test_gbg_lets_a_player_raise_against_an_all_in_and_the_excess_comes_back():
     assert pot(s) == [30, 40] and int(s[pk.PHASE]) == pk.SHOWN
     set_cards(s, ("As", "Ad"), ("3c", "4d"), ("Ah", "Kc", "8s", "6h", "Jd"))  # player_0: three aces
     s, r = act(g, s, SHOWDOWN, deal=False)
-    assert chips(s) == [60, 140] and r.tolist() == [0.3, -0.3]
+    assert chips(s) == [60, 140] and r.tolist() == [0.0, 0.0]
 
 
 # ------------------------------------------------------------------------------------------------ pots, showdown
 @pytest.mark.parametrize("winner,stacks,rewards", [
-    (0, [60, 140], [0.3, -0.3]),   # the all-in player wins the main pot 2 x 30; player_1 gets his 50 back
-    (1, [0, 200], [-0.3, 0.3]),    # player_1 wins everything: player_0 is broke, the game over
+    (0, [60, 140], [0.0, 0.0]),    # the all-in player wins the main pot 2 x 30; player_1 gets his 50 back
+    (1, [0, 200], [-1.0, 1.0]),    # player_1 wins everything: player_0 is broke, the game over (GBG's -100 / +100)
     (-1, [30, 170], [0.0, 0.0]),   # a tie: the main pot halved (30 each), the side pot back to player_1
 ])
 def test_side_pot_with_an_all_in_short_stack(winner, stacks, rewards):
@@ -224,7 +225,7 @@ def test_side_pot_with_an_all_in_short_stack(winner, stacks, rewards):
     board = ("Ts", "Jh", "Qd", "9c", "4s") if winner >= 0 else ("Ts", "Jh", "Qd", "Kc", "Ac")
     g, s = showdown_state([30, 80], [0, 90], *hole[winner], board)
     out, r = act(g, s, SHOWDOWN, deal=False)
-    assert chips(out) == stacks and r.tolist() == pytest.approx(rewards)
+    assert chips(out) == stacks and r.tolist() == rewards
     assert bool(out[TERMINAL]) == (winner == 1)
 
 
@@ -241,7 +242,10 @@ def test_the_showdown_ranks_hands_by_the_standard_order_not_gbg_s_suit_of_the_fl
     """Two hearts flushes: the ace-high one wins (GBG's evaluator compares the suit and would split)."""
     g, s = showdown_state([50, 50], [50, 50], ("Ah", "2h"), ("Kh", "3h"), ("9h", "7h", "4h", "2c", "5d"))
     out, r = act(g, s, SHOWDOWN, deal=False)
-    assert chips(out) == [150, 50] and r.tolist() == [0.5, -0.5]
+    assert chips(out) == [150, 50] and r.tolist() == [0.0, 0.0]
+    g1 = spec(hands=1)  # the same hand as a one-hand episode: its reward is the chip change over 100
+    g1.afterstate(g1.p, s, SHOWDOWN, out, r)
+    assert out[TERMINAL] and r.tolist() == [0.5, -0.5]
 
 
 def test_a_fold_ends_the_hand_and_the_other_takes_the_pot():
@@ -252,7 +256,7 @@ def test_a_fold_ends_the_hand_and_the_other_takes_the_pot():
     s, _ = act(g, s, BET)
     assert pot(s) == [10, 20]
     s, r = act(g, s, FOLD)
-    assert r.tolist() == [-0.1, 0.1] and chips(s)[0] + pot(s)[0] == 90 and chips(s)[1] + pot(s)[1] == 110
+    assert r.tolist() == [0.0, 0.0] and chips(s)[0] + pot(s)[0] == 90 and chips(s)[1] + pot(s)[1] == 110
     assert int(s[pk.HAND]) == 2 and pk.board_cards(s) == []
 
 
@@ -271,7 +275,7 @@ def test_a_player_all_in_on_his_blind_does_not_act_and_the_board_runs_out():
     assert g.chance_info(code)["new_hand"] == 1 and all(c >= 0 for c in g.chance_info(code)["board"])
     set_cards(s, ("2c", "3d"), ("Ah", "Ad"), ("Kc", "Qs", "8d", "7h", "5c"))
     s, r = act(g, s, SHOWDOWN, deal=False)
-    assert chips(s) == [190, 10] and r.tolist() == [-0.05, 0.05]
+    assert chips(s) == [190, 10] and r.tolist() == [0.0, 0.0]
 
 
 # ------------------------------------------------------------------------------------------------ the game
@@ -293,18 +297,25 @@ def test_random_games_conserve_chips_and_end_with_one_player_holding_all():
             assert sum(chips(s)) + sum(pot(s)) == pk.TOTAL_CHIPS
             assert g.validate(g.p, s) == ""
             r = [raw.rewards["player_0"], raw.rewards["player_1"]]
-            assert r[0] == -r[1]
+            assert r[0] == -r[1] and (r[0] == 0.0 or s[TERMINAL])  # paid once, at the end
             totals += r
         s = raw.state_array
-        assert totals.tolist() == pytest.approx([(c - 100) / 100 for c in chips(s)])
+        assert totals.tolist() == [(c - 100) / 100 for c in chips(s)]
         if min(chips(s)) == 0:
             ends["broke"] += 1
             assert sorted(chips(s)) == [0, 200] and not any(raw.truncations.values())
-            assert sorted(totals.tolist()) == pytest.approx([-1.0, 1.0])
+            assert sorted(totals.tolist()) == [-1.0, 1.0]
         else:
             ends["cap"] += 1
             assert all(raw.truncations.values()) and int(s[pk.HAND]) == 100
     assert ends["broke"] > 100
+
+
+def test_a_one_hand_episode_pays_the_chip_change_of_the_hand():
+    """``hands=1``: player_1 folds his small blind, the episode is over, he lost 5 of his 100 start chips."""
+    g, s = start(hands=1)
+    s, r = act(g, s, FOLD)
+    assert s[TERMINAL] and chips(s) == [105, 95] and r.tolist() == [0.05, -0.05]
 
 
 def test_hands_ends_the_episode_and_max_hands_truncates_it():

@@ -57,9 +57,9 @@ def test_random_play_masks_termination_and_reward_sums(name, seed):
     want = _expected_total(name, game.n_players)
     if want is not None:
         assert sum(totals.values()) == pytest.approx(want)
-    if name == "poker_v0":  # chip changes over the start chips, summed over hands: +-1 unless cut off
+    if name == "poker_v0":  # the chip change over the start chips, at the end: +-1 unless cut off by the cap
         if not any(raw.truncations.values()):
-            assert sorted(totals.values()) == pytest.approx([-1.0, 1.0])
+            assert sorted(totals.values()) == [-1.0, 1.0]
     elif game.n_players == 2:  # a win, a loss or a draw; Kuhn poker's chips: 1 or 2 (a bet called)
         wins = ([-1.0, 1.0], [-2.0, 2.0]) if name == "kuhn_poker_v0" else ([-1.0, 1.0], [0.0, 0.0])
         assert sorted(totals.values()) in wins

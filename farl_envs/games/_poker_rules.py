@@ -198,12 +198,12 @@ def _advance(p, s, rng, digits):
 
 @njit(cache=True)
 def _end_hand(p, s, won, rewards):
-    """The pot is shared out as ``won``: stacks paid, each seat's reward its chip change over the start chips,
-    then the game ends (a seat broke, the hands played out, or the cap) or the next deal is owed."""
+    """The pot is shared out as ``won`` and the stacks paid; then the game ends (a seat broke, the hands played
+    out, or the cap), each seat's reward its chip change over the game divided by the start chips (GBG's final
+    game score, scaled), or the next deal is owed (no reward: GBG's Poker is a final-reward game)."""
     broke = False
     for q in range(N_SEATS):
         s[CHIPS + q] += won[q]
-        rewards[q] = (won[q] - s[CONTRIB + q]) / START_CHIPS
         s[CONTRIB + q] = 0
         s[PENDING + q] = 0
         if s[CHIPS + q] == 0:
@@ -212,6 +212,8 @@ def _end_hand(p, s, won, rewards):
     if broke or (hands > 0 and s[HAND] >= hands) or (hands == 0 and s[HAND] >= cap):
         s[PHASE] = OVER
         s[TERMINAL] = 1
+        for q in range(N_SEATS):
+            rewards[q] = (s[CHIPS + q] - START_CHIPS) / START_CHIPS
     else:
         s[PHASE] = NEW_HAND
 
@@ -317,8 +319,8 @@ def legal_actions(p, s, mask):
 
 @njit(cache=True)
 def afterstate(p, s, a, out, rewards):
-    """The action ``a`` of the seat to act with nothing dealt yet; a fold or the showdown shares out the pot and
-    pays every seat its chip change of the hand (over the start chips)."""
+    """The action ``a`` of the seat to act with nothing dealt yet; a fold or the showdown shares out the pot, and
+    when that ends the game every seat gets its chip change over the game (over the start chips)."""
     copy_state(s, out)
     rewards[:] = 0.0
     mover = out[TO_MOVE]

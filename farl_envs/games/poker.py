@@ -11,9 +11,9 @@ actions             7: 0 ``fold``, 1 ``check``, 2 ``bet``, 3 ``call``, 4
                     ``raise``, 5 ``all-in``, 6 ``showdown`` (the only legal
                     action once the board is out and the betting over; its
                     afterstate shares out the pot)
-rewards             at the end of every hand, each player's chip change over
-                    the 100 start chips (zero-sum); summed over GBG's game,
-                    +1 for the winner and -1 for the loser
+rewards             at the end of the game only: each player's chip change
+                    over the game divided by the 100 start chips (zero-sum;
+                    in GBG's game +1 for the winner, -1 for the loser)
 chance              every card: the deal of each hand and the flop, turn and
                     river (``chance``; the first hand in ``initial_state``)
 hidden information  yes (``GameSpec.hidden_information``): a player sees his
@@ -91,13 +91,16 @@ Where farl leaves GBG's code (each an evident slip there, the common rule here):
   cards nobody sees change nothing).
 
 Rewards and the game's end. GBG's game score is a player's chips minus his 100 start chips (``getGameScore``),
-read once the game is over: +100 for the winner, -100 for the loser. farl pays that score as it accrues, at the
-end of each hand, divided by the 100 start chips so that the game's return is +1 / -1 like a win or a loss in
-farl's other games (the range a tanh-valued learner can reach). GBG's Poker has no cap of its own: training runs
+and its Poker is a final-reward game (``isFinalRewardGame``): the score counts once the game is over, +100 for
+the winner and -100 for the loser. farl pays it as the reward of the move that ends the game, divided by the 100
+start chips so that the return is +1 / -1 like a win or a loss in farl's other games (the range a tanh-valued
+learner can reach); no hand before the last pays anything (the stacks, in the observation, show how a game
+stands). One reward at the end also keeps the return exact (a sum of per-hand chip changes over 100 would
+carry float rounding). GBG's Poker has no cap of its own: training runs
 without one (``ParOther.episodeLength`` -1) and evaluation and play stop after GBG's generic "EpiLength Eval" moves
 (``ParOther.stopEval``, 100 by default). farl's ``max_hands`` (default 100) is the cap outside the rules that
 bounds every game, also one of two players who never bet (folding in turn trades the blinds forever):
-the game ends *truncated*, each player's return his chip change so far. ``hands=k`` is a different task, a
+the game ends *truncated*, each player's reward his chip change so far (over 100). ``hands=k`` is a different task, a
 game of at most k hands (k = 1: every episode one hand, its return the chip change of that hand over 100), for
 learning on shorter episodes; its end is a termination.
 
