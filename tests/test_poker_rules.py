@@ -365,6 +365,24 @@ def test_chance_outcomes_are_every_card_sequence_with_equal_probability():
     assert pk.board_cards(t) == lowest and g.validate(g.p, t) == ""
 
 
+def test_validate_refuses_impossible_positions():
+    g, s = start()
+    assert g.validate(g.p, s) == ""
+    bad = {
+        "chips": lambda t: t.__setitem__(pk.CHIPS, 95),  # 5 chips gone
+        "unit": lambda t: (t.__setitem__(pk.CHIPS, 88), t.__setitem__(pk.CHIPS + 1, 97)),
+        "cards": lambda t: t.__setitem__(pk.HOLE + 2, t[pk.HOLE]),  # a card twice
+        "board": lambda t: t.__setitem__(pk.BOARD, 7),  # a flop card before the flop
+        "mover": lambda t: t.__setitem__(TO_MOVE, 0),  # the big blind to act first
+        "folded": lambda t: t.__setitem__(pk.FOLDED, 1),
+        "terminal": lambda t: t.__setitem__(TERMINAL, 1),
+    }
+    for why, spoil in bad.items():
+        t = s.copy()
+        spoil(t)
+        assert g.validate(g.p, t) != "", why
+
+
 @pytest.mark.parametrize("params", [{"hands": -1}, {"hands": 1001}, {"hands": True}, {"max_hands": 0},
                                     {"max_hands": "5"}])
 def test_bad_parameters_are_refused(params):

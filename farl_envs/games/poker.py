@@ -260,6 +260,10 @@ def validate(p, s) -> str:
         return "folded and pending flags must be 0 or 1"
     if sum(int(x) for x in s[FOLDED:FOLDED + N_SEATS]) >= N_SEATS:
         return "at most one seat folds"
+    if phase not in (NEW_HAND, OVER) and any(s[FOLDED:FOLDED + N_SEATS]):
+        return "a fold ends the hand heads-up: nobody has folded in a running hand"
+    if phase == NEW_HAND and min(chips) == 0:
+        return "with a seat broke the game is over, no next hand"
     holes = [int(c) for c in s[HOLE:HOLE + 2 * N_SEATS]]
     brd = [int(c) for c in s[BOARD:BOARD + 5]]
     dealt = holes + [c for c in brd if c >= 0]
