@@ -76,6 +76,7 @@ def is_active(s, q):
 
 @njit(cache=True)
 def active_count(s):
+    """The number of seats that still make betting decisions."""
     n = 0
     for q in range(N_SEATS):
         if is_active(s, q):
@@ -85,6 +86,7 @@ def active_count(s):
 
 @njit(cache=True, inline="always")
 def _put(s, q, amount):
+    """Seat ``q`` moves ``amount`` chips from its stack into the pot."""
     s[CHIPS + q] -= amount
     s[CONTRIB + q] += amount
 
