@@ -73,7 +73,8 @@ def _curve_panel(arena, results: list[dict]) -> Panel | None:
     if not series:
         return None
     return Panel(series, title=f"{_title(arena)}: vs {arena.curve_vs} during training (mean over seeds)",
-                 xlabel="training seconds (CPU)", ylabel=f"score vs {arena.curve_vs}", ylim=(-0.02, 1.02),
+                 xlabel="training seconds (the run's clock, see the protocol)",
+                 ylabel=f"score vs {arena.curve_vs}", ylim=(-0.02, 1.02),
                  legend="best")
 
 
@@ -184,7 +185,9 @@ def report(out, games, seeds: int = 3, png_dir: Path | None = None, old_text: st
              "Budgets are CPU minutes of training (evaluations and compiling excluded). AlphaZero and descent "
              "count them in CPU seconds of their process. TD-FARL's episodes and PPO's steps are the count the "
              f"learner's own speed buys: each was measured once per game over {contest.CALIBRATION_SECONDS:g} CPU "
-             "seconds (table at the end), and the column *training s* shows how close the runs came. The "
+             "seconds (table at the end). The column *training s* is the run's own clock of training: CPU seconds "
+             "for AlphaZero and descent, wall seconds for TD-FARL and PPO, which exceed their CPU time when other "
+             "work shares the two cores (their budget is the count, not the clock). The "
              "final evaluation plays the agent file as `farl eval` plays it against each reference, "
              "in every seat; win rate with draws ½, mean ± s.e. over the runs (seeds; with one run, its s.e. over "
              "its games).", ""]
