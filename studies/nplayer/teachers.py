@@ -14,8 +14,11 @@ The learner is farl's N-player preset (``--preset``, changes with ``--set KEY=VA
 ordinary farl agent file, saved every ``--chunk`` episodes (the run resumes from it) and evaluated with
 ``farl eval`` against two MCTS1000 players, 20 games per seat, the issue's protocol.
 
-    python -m studies.nplayer.teachers --preset yavalath3p --teacher maxn1 --episodes 30000 \\
+    python -m studies.nplayer.teachers --preset yavalath3p --teacher maxn1 --episodes 100000 \\
         --out runs/nplayer/yav3-teach-maxn1
+    farl eval runs/nplayer/yav3-teach-maxn1/agent.npz --vs mcts1000 --games 20 --start-states initial --seed 0 \\
+        --json > runs/nplayer/yav3-teach-maxn1-vs-mcts1000.json
+    python -m studies.nplayer.teachers --page docs/results/nplayer_learning.md yav3-teach-maxn1 ...
 """
 from __future__ import annotations
 
@@ -26,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from farl_agents.atomic import atomic_write_json
+from farl_agents.atomic import atomic_write_json, atomic_write_text
 from farl_agents.learners import NTupleAgent
 from farl_agents.learners import kernels as K
 from farl_agents.learners.presets import nplayer_config, nplayer_game
@@ -116,6 +119,53 @@ def train(out: Path, preset: str, teacher_name: str, episodes: int, share: float
     return path
 
 
+#: rows beside the teachers' runs on the page: (label, the evaluation JSON's name under runs/nplayer)
+REFERENCE_ROWS = (("MCTS1000 itself", "yav3-mcts1000-vs-mcts1000"), ("Max-N1, the teacher", "yav3-maxn1-vs-mcts1000"),
+                  ("`yav3-preset`, self-play only", "yav3-preset-vs-mcts1000"),
+                  ("`yav3-shaped`, self-play only", "yav3-shaped-vs-mcts1000"))
+
+
+def page_block(runs: Path, names: list[str]) -> str:
+    """The page's table: each finished teachers' run (its settings from ``study.json``, its score from
+    ``NAME-vs-mcts1000.json`` written by ``farl eval --json``) below the reference rows that exist."""
+    lines = ["| player | teacher, share | changes | episodes | mean score against two MCTS1000 | wins / draws / "
+             "losses |", "|---|---|---|---:|---:|---|"]
+
+    def row(label, result, teacher="–", changes="–", episodes="–"):
+        m = result["matchups"][0]
+        lines.append(f"| {label} | {teacher} | {changes} | {episodes} | {m['mean_score']:+.3f} ± "
+                     f"{m['score_se']:.3f} | {m['wins']} / {m['draws']} / {m['losses']} |")
+
+    for label, name in REFERENCE_ROWS:
+        path = runs / f"{name}.json"
+        if path.exists():
+            row(label, json.loads(path.read_text()))
+    for name in names:
+        path, study = runs / f"{name}-vs-mcts1000.json", runs / name / "study.json"
+        if not (path.exists() and study.exists()):
+            continue
+        st = json.loads(study.read_text())
+        changes = ", ".join(f"{k}={v}" for k, v in st["changes"].items()) or "–"
+        row(f"`{name}`", json.loads(path.read_text()), f"{st['teacher']}, {st['share']:g}", changes,
+            f"{st['episodes']:,}")
+    lines += ["", "Each run: `python -m studies.nplayer.teachers --preset " "yavalath3p --teacher T --share S "
+              "--episodes E [--set KEY=VALUE] --out runs/nplayer/NAME`, then `farl eval runs/nplayer/NAME/agent.npz "
+              "--vs mcts1000 --games 20 --start-states initial --seed 0 --json > runs/nplayer/NAME-vs-mcts1000.json`; "
+              "the table: `python -m studies.nplayer.teachers --page docs/results/nplayer_learning.md " +
+              " ".join(names) + "`."]
+    return "\n".join(lines)
+
+
+def write_page(page: Path, block: str) -> None:
+    """Put ``block`` between the page's ``<!-- teachers:start -->`` and ``<!-- teachers:end -->`` markers."""
+    text = page.read_text()
+    start, end = "<!-- teachers:start -->", "<!-- teachers:end -->"
+    if start not in text or end not in text:
+        raise ValueError(f"{page} has no {start} ... {end} markers")
+    head, rest = text.split(start, 1)
+    atomic_write_text(page, head + start + "\n" + block + "\n" + end + rest.split(end, 1)[1])
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--preset", default="yavalath3p", help="farl's N-player preset (farl_agents.learners.presets)")
@@ -124,8 +174,15 @@ def main(argv=None) -> None:
     ap.add_argument("--episodes", type=int, default=30000)
     ap.add_argument("--chunk", type=int, default=2000, help="episodes between saves")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a change to the preset")
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--out", help="the run folder (agent.npz, study.json)")
+    ap.add_argument("--page", help="write the teachers' table of the runs named after it into this page instead")
+    ap.add_argument("runs", nargs="*", help="with --page: the run names under runs/nplayer")
     args = ap.parse_args(argv)
+    if args.page:
+        write_page(Path(args.page), page_block(Path("runs/nplayer"), args.runs))
+        return
+    if not args.out:
+        ap.error("--out is required to train")
     if not 0.0 <= args.share <= 1.0:
         ap.error("--share must be in [0, 1]")
     changes = {}
