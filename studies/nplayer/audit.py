@@ -164,21 +164,27 @@ def value_spread(agent: NTupleAgent, game, games: int = 30, seed: int = 0) -> np
     return np.quantile(np.asarray(values), QUANTILES)
 
 
+def selfplay_move(agent: NTupleAgent, game, s: np.ndarray, epsilon: float, rng, mask, rewards) -> None:
+    """One ply of the agent's ε-greedy self-play in ``s`` (in place; the step's rewards in ``rewards``): a uniformly
+    random legal move with probability ``epsilon``, else the agent's greedy one; then any chance event."""
+    if rng.random() < epsilon:
+        game.legal_actions(game.p, s, mask)
+        a = int(rng.choice(np.flatnonzero(mask)))
+    else:
+        a = agent.act(game, s.copy(), make_rng(int(rng.integers(1 << 62))))
+    game.afterstate(game.p, s, a, s, rewards)
+    if game.has_chance and not s[TERMINAL]:
+        game.chance(game.p, s, make_rng(int(rng.integers(1 << 62))))
+
+
 def _rollout(agent: NTupleAgent, game, s: np.ndarray, seat: int, epsilon: float, rng, mask, rewards) -> float:
     """``seat``'s reward from ``s`` (a position to be moved from, chance already resolved) to the game's end, the
     agent moving in every seat, uniformly at random with probability ``epsilon``."""
     total = 0.0
     s = s.copy()
     while not s[TERMINAL]:
-        if epsilon > 0 and rng.random() < epsilon:
-            game.legal_actions(game.p, s, mask)
-            a = int(rng.choice(np.flatnonzero(mask)))
-        else:
-            a = agent.act(game, s.copy(), make_rng(int(rng.integers(1 << 62))))
-        game.afterstate(game.p, s, a, s, rewards)
+        selfplay_move(agent, game, s, epsilon, rng, mask, rewards)
         total += rewards[seat]
-        if game.has_chance and not s[TERMINAL]:
-            game.chance(game.p, s, make_rng(int(rng.integers(1 << 62))))
     return total
 
 
@@ -193,16 +199,9 @@ def selfplay_outcomes(agent: NTupleAgent, game, games: int = 200, epsilon: float
         s = np.array(game.initial_state(game.p, make_rng(seed + k + 1)), dtype=np.int32)
         total, t = np.zeros(game.n_players), 0
         while not s[TERMINAL]:
-            if rng.random() < epsilon:
-                game.legal_actions(game.p, s, mask)
-                a = int(rng.choice(np.flatnonzero(mask)))
-            else:
-                a = agent.act(game, s.copy(), make_rng(int(rng.integers(1 << 62))))
-            game.afterstate(game.p, s, a, s, rewards)
+            selfplay_move(agent, game, s, epsilon, rng, mask, rewards)
             total += rewards
             t += 1
-            if game.has_chance and not s[TERMINAL]:
-                game.chance(game.p, s, make_rng(int(rng.integers(1 << 62))))
         plies.append(t)
         results[tuple(float(x) for x in sorted(np.round(total, 3)))] += 1
     return {"plies": float(np.mean(plies)), "winner": sum(n for r, n in results.items() if max(r) > 0) / games,
@@ -231,14 +230,7 @@ def value_truth(agent: NTupleAgent, game, positions: int = 40, rollouts: int = 2
         trail = []
         while not s[TERMINAL]:
             trail.append(s.copy())
-            if rng.random() < epsilon:
-                game.legal_actions(game.p, s, mask)
-                a = int(rng.choice(np.flatnonzero(mask)))
-            else:
-                a = agent.act(game, s.copy(), make_rng(int(rng.integers(1 << 62))))
-            game.afterstate(game.p, s, a, s, rewards)
-            if game.has_chance and not s[TERMINAL]:
-                game.chance(game.p, s, make_rng(int(rng.integers(1 << 62))))
+            selfplay_move(agent, game, s, epsilon, rng, mask, rewards)
         s = trail[int(rng.integers(len(trail)))]
         game.legal_actions(game.p, s, mask)
         moves = np.flatnonzero(mask)
