@@ -388,3 +388,23 @@ def test_validate_refuses_impossible_positions():
 def test_bad_parameters_are_refused(params):
     with pytest.raises(ValueError):
         spec(**params)
+
+
+def test_td_may_train_poker_but_sarsa_q_and_kuhn_stay_refused():
+    """Poker's move rewards are public (GameSpec.move_rewards_public: chips move at a fold or at the forced showdown
+    step), so TD on afterstates, which sees the mover's own board, may train it; SARSA and Q value the position
+    before a move, whose board is the previous mover's view (his hole cards), and stay refused, as TD on Kuhn
+    poker (a call that ends the hand is rewarded by both cards)."""
+    import farl_envs
+    from farl_agents.learners import LearnerConfig
+    from farl_agents.runs.spec import RunSpec
+
+    assert farl_envs.game_spec("poker").move_rewards_public
+    assert not farl_envs.game_spec("kuhn_poker").move_rewards_public
+    RunSpec("poker", {"hands": 1}, LearnerConfig(ntuple_length=3), eval_vs=("random",), family="ntuple")
+    for algo in ("sarsa", "q"):
+        with pytest.raises(ValueError, match="hides information.*or, since its move rewards are public, TD"):
+            RunSpec("poker", {"hands": 1}, LearnerConfig(algo=algo, ntuple_length=3), eval_vs=("random",),
+                    family="ntuple")
+    with pytest.raises(ValueError, match="hides information"):
+        RunSpec("kuhn_poker", {}, LearnerConfig(ntuple_length=4), eval_vs=("random",), family="ntuple")

@@ -54,17 +54,27 @@ class RunSpec:
     family: str = "ntuple"
     """The learner family (:mod:`farl_agents.families`)."""
 
+    def _afterstate_td_on_public_rewards(self, game, family) -> bool:
+        """TD on afterstates may train a game with hidden information whose move rewards are public
+        (``GameSpec.move_rewards_public``): it chooses by a move's reward and its afterstate's board, the mover's
+        own view. SARSA and Q value the position *before* a move, whose board is the previous mover's view (his
+        cards), so they may not."""
+        return family.name == "ntuple" and game.move_rewards_public and self.config.algo == "td"
+
     def __post_init__(self):
         game = farl_envs.game_spec(self.game, **self.game_params)  # raises ValueError for bad names/params
         object.__setattr__(self, "game", game.name)
         object.__setattr__(self, "game_params", dict(game.params))
         object.__setattr__(self, "eval_vs", tuple(self.eval_vs))
         family = families.get(self.family)  # a known family
-        if game.hidden_information and not family.observations_only:
+        if game.hidden_information and not family.observations_only and not self._afterstate_td_on_public_rewards(
+                game, family):
             learners = ", ".join(f.name for f in families.FAMILIES if f.observations_only)
+            also = " (or, since its move rewards are public, TD: --algo td-farl / td)" if game.move_rewards_public \
+                else ""
             raise ValueError(f"{game.id} hides information (each seat sees its own cards), and the {family.name} "
                              f"learners read more than a seat may see (a move's reward at a showdown, or the full "
-                             f"state); train it with a family that learns from observations alone: {learners}")
+                             f"state); train it with a family that learns from observations alone: {learners}{also}")
         if self.eval_every < 0:
             raise ValueError("eval_every must be >= 0")
         if self.eval_games is not None and self.eval_games < 1:

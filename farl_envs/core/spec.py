@@ -144,6 +144,12 @@ class GameSpec:
     ``seat`` may see, and the ``board`` kernel only what the player who made the last move may see (the
     learners value an afterstate for that player). The perfect-information searches (Max-N, Paranoid, MCTS,
     the search wrappers) would read the hidden part and refuse such a game."""
+    move_rewards_public: bool = False
+    """With ``hidden_information``: True when no move's reward depends on what its mover cannot see, so a learner
+    that chooses by a move's reward plus the value of its afterstate's ``board`` (the mover's view) sees nothing
+    hidden: farl's TD learners may train the game. GBG's Poker is such a game (chips change hands at a fold,
+    which both players see, or at a forced showdown step that has no alternative); Kuhn poker is not (a call that
+    ends the hand is rewarded by both cards)."""
     chance: Callable = no_chance
     """The ``chance`` kernel; games without chance keep :func:`no_chance`."""
     board: Callable = stored_cells
