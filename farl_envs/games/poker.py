@@ -112,8 +112,10 @@ chance outcome shown in ``infos[agent]["chance"]`` holds a hole card: it is a di
 was dealt) and ``board`` (the five board places, the card dealt there or -1). Unlike Kuhn poker, no afterstate's
 reward tells a player a hidden card before he chooses: a fold's depends on no card, and the showdown's result
 comes with the forced ``showdown`` step, which has no alternative. farl's searches refuse the game (they would
-read the other's cards), and ``farl train`` trains it only with the families that learn from observations alone,
-as for every game with hidden information.
+read the other's cards). ``farl train`` trains it with the families that learn from observations alone and, since
+its move rewards are public (``GameSpec.move_rewards_public``), with TD on afterstates (``--algo td-farl`` / ``td``,
+which rates the mover's own board); SARSA and Q rate the position before a move, the previous mover's view, and
+stay refused.
 
 State: the common header, then the phase (0 betting, 1 cards owed, 2 showdown, 3 next hand owed, 4 over), the
 number of hands started, the dealer, the street (0 pre-flop .. 3 river), the seat that made the last move, each
