@@ -8,6 +8,11 @@ anything ``farl eval`` takes: agent files, run folders, search wrappers around t
 
     python -m studies.rubiks.solve_rates runs/cube2-htm runs/cube2-htm+mcts100 --size 2 --metric half --pmax 13
 
+``--no-undo`` plays by GBG's rule of play (Konen 2023's evaluation): a TD n-tuple agent picks its greedy twist
+among all twists except the inverse of the twist it played just before (the first twist of a cube is free). GBG's
+``TDNTuple4Agt`` skips that inverse in its move choice, so a greedy agent cannot fall into a two-twist cycle
+(A, B, A, B, ...) that wastes its 50 twists; GBG's published bare solve rates are measured so.
+
 Writes a Markdown table (and ``--json``) atomically; prints each row as it is measured.
 """
 from __future__ import annotations
@@ -21,24 +26,49 @@ import numpy as np
 
 import farl_envs
 from farl_agents.atomic import atomic_write_text
+from farl_agents.learners.agent import NTupleAgent
 from farl_agents.loading import load_player
 from farl_agents.players import reset_player
-from farl_envs.core.rng import make_rng
+from farl_envs.core.rng import make_rng, rng_below
 from farl_envs.core.spec import TERMINAL
+from farl_envs.games.rubiks_cube import INVERSE, P_METRIC, P_SIZE
 
 
-def solve_rate(player, size: int, metric: str, p: int, games: int, twists: int, seed: int = 0) -> tuple[float, float]:
-    """``(share solved, mean twists of the solved ones)`` over ``games`` cubes scrambled by ``p`` twists."""
+def greedy_no_undo(agent, g, s: np.ndarray, last: int, rng) -> int:
+    """The greedy twist of the TD n-tuple ``agent`` in ``s`` (score r + V(afterstate), V = 0 once solved, ties
+    broken with ``rng``) among every twist except ``INVERSE`` of ``last`` (-1: none), GBG's rule of play."""
+    skip = -1 if last < 0 else int(INVERSE[g.p[P_SIZE] - 2, g.p[P_METRIC], last])
+    after, rewards = np.empty_like(s), np.zeros(1)
+    best, scores = [], -np.inf
+    for a in range(g.n_actions):
+        if a == skip:
+            continue
+        g.afterstate(g.p, s, a, after, rewards)
+        v = rewards[0] + (0.0 if after[TERMINAL] else agent.afterstate_value(after, 0))
+        if v > scores:
+            best, scores = [a], v
+        elif v == scores:
+            best.append(a)
+    return best[int(rng_below(rng, len(best)))] if len(best) > 1 else best[0]
+
+
+def solve_rate(player, size: int, metric: str, p: int, games: int, twists: int, seed: int = 0,
+               no_undo: bool = False) -> tuple[float, float]:
+    """``(share solved, mean twists of the solved ones)`` over ``games`` cubes scrambled by ``p`` twists;
+    ``no_undo``: ``player`` (a TD n-tuple agent) plays by :func:`greedy_no_undo`."""
     g = farl_envs.game_spec("rubiks_cube", size=size, metric=metric, scramble_min=p, scramble_max=p,
                             max_twists=twists)
+    if no_undo and not isinstance(player, NTupleAgent):
+        raise ValueError("--no-undo needs a bare TD n-tuple agent (an agent file or run folder)")
     rewards = np.zeros(1)
     solved, lengths = 0, []
     for k in range(games):
         s = np.array(g.initial_state(g.p, make_rng(seed * 1_000_003 + 7919 * p + k)))
         rng = make_rng(seed + 1 + k)
         reset_player(player)
+        a = -1
         for t in range(twists):
-            a = player.act(g, s, rng)
+            a = greedy_no_undo(player, g, s, a, rng) if no_undo else player.act(g, s, rng)
             g.afterstate(g.p, s, a, s, rewards)
             if rewards[0] > 0:  # the solving twist's +1 (the game may also end at its twist cap)
                 solved += 1
@@ -58,6 +88,8 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=200, help="cubes per depth")
     ap.add_argument("--twists", type=int, default=50, help="twists allowed per cube (GBG: 50)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--no-undo", action="store_true",
+                    help="GBG's rule of play: never the inverse of the twist just played (bare agents only)")
     ap.add_argument("--out", help="Markdown file to write")
     ap.add_argument("--json", help="JSON file to write")
     args = ap.parse_args(argv)
@@ -68,13 +100,15 @@ def main(argv=None) -> int:
         player, _ = load_player(text, None if not text.startswith("random") else game)
         rates = []
         for p in depths:
-            rate, mean_len = solve_rate(player, args.size, args.metric, p, args.games, args.twists, args.seed)
+            rate, mean_len = solve_rate(player, args.size, args.metric, p, args.games, args.twists, args.seed,
+                                        args.no_undo)
             rates.append(rate)
             print(f"{text}  p={p:2d}  solved {100 * rate:5.1f} %  (mean {mean_len:.1f} twists)", flush=True)
         rows[text] = rates
     command = "python -m studies.rubiks.solve_rates " + " ".join(sys.argv[1:] if argv is None else argv)
     lines = [f"Solve rate (%) by scramble depth p, {args.size}x{args.size}x{args.size}, {args.metric}-turn metric, "
-             f"{args.games} cubes per depth, at most {args.twists} twists. Made by `{command}`.", "",
+             f"{args.games} cubes per depth, at most {args.twists} twists"
+             f"{' (no twist undoing the one before, GBG rule)' if args.no_undo else ''}. Made by `{command}`.", "",
              "| player | " + " | ".join(f"p={p}" for p in depths) + " |", "|---|" + "---:|" * len(depths)]
     lines += [f"| `{t}` | " + " | ".join(f"{100 * r:.0f}" for r in rates) + " |" for t, rates in rows.items()]
     text = "\n".join(lines) + "\n"
@@ -83,7 +117,8 @@ def main(argv=None) -> int:
         atomic_write_text(Path(args.out), text)
     if args.json:
         atomic_write_text(Path(args.json), json.dumps({"size": args.size, "metric": args.metric, "games": args.games,
-                                                       "twists": args.twists, "rates": rows}, indent=1))
+                                                       "twists": args.twists, "no_undo": args.no_undo,
+                                                       "rates": rows}, indent=1))
     return 0
 
 
