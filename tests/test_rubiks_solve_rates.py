@@ -33,3 +33,28 @@ def test_no_undo_needs_a_bare_ntuple_agent():
     g = farl_envs.game_spec("rubiks_cube", size=2, metric="half")
     with pytest.raises(ValueError, match="no-undo"):
         solve_rate(make_opponent("random", g), 2, "half", 1, 1, 5, no_undo=True)
+
+
+@pytest.mark.parametrize("learn_start, expected", [(True, 0.96), (False, 0.0)])
+def test_learn_start_trains_the_scrambled_start_from_the_first_twist(learn_start, expected):
+    """One episode on a cube one twist from solved: the greedy first twist solves it (+1 - 0.04). Only with
+    ``learn_start`` (GBG's learner) does anything learn, V(start) -> 0.96 at α = 1 (the one update is split over
+    the m tuples); farl's default learner has no afterstate before the solving twist."""
+    from farl_agents.learners.agent import NTupleAgent
+    from farl_agents.learners.config import LearnerConfig
+
+    g = farl_envs.game_spec("rubiks_cube", size=2, metric="half", scramble_max=1)
+    cfg = LearnerConfig(alpha=1.0, alpha_final=1.0, epsilon=0.0, lam=0.0, tanh_output=False, farl_terminal=False,
+                        ntuples="random-walk", ntuple_count=3, ntuple_length=4, episodes=1, learn_start=learn_start)
+    agent = NTupleAgent(g, cfg)
+    agent.train(1)
+    solved = np.zeros(g.state_size, dtype=np.int32)
+    solved[3:] = np.arange(24)
+    after, values = np.zeros_like(solved), []
+    for a in range(g.n_actions):  # the start is one of the nine cubes one twist from solved
+        g.afterstate(g.p, solved, a, after, np.zeros(1))
+        after[1], after[2] = 0, 0
+        values.append(agent.afterstate_value(after, 0))
+    assert max(values) == pytest.approx(expected)
+    with pytest.raises(ValueError, match="learn_start"):
+        LearnerConfig(algo="sarsa", learn_start=True)

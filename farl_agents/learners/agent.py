@@ -148,7 +148,7 @@ class NTupleAgent:
             tcl_exp=cfg.tcl == "exp", tcl_beta=float(cfg.tcl_beta), farl=bool(cfg.farl),
             farl_terminal=bool(cfg.farl_terminal), reward_scale=float(cfg.reward_scale),
             reset_all=bool(cfg.reset_all_players), ply_chain=cfg.td_chain == "ply", shaping=float(cfg.shaping),
-            episode_plies=int(cfg.episode_plies))
+            episode_plies=int(cfg.episode_plies), learn_start=bool(cfg.learn_start))
         self.agent_rng = make_rng(cfg.seed)
         self.env_rng = make_rng(self.env_seed)
         self.episodes_done = 0
@@ -212,6 +212,8 @@ class NTupleAgent:
         if missing:
             raise TypeError(f"{type(raw).__name__} has no {', '.join(missing)}: train_aec needs farl's afterstate "
                             f"extension; wrap the env with farl_envs.adapters (docs/adapters.md)")
+        if cfg.learn_start:
+            raise ValueError("learn_start is a setting of the compiled self-play (train), not of train_aec")
         alphas, epsilons = self.schedules(episodes)
         out = []
         with fast_inline_copies():  # the steps compile on the first episode (farl_envs.numba_setup)

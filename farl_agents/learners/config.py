@@ -97,6 +97,12 @@ class LearnerConfig:
     follows (GBG's episode length, e.g. its 2x2x2 cube runs' 16 twists, "ET16"). A cap the game itself
     declares (``max_twists``, ``max_moves``) ends the game instead, with the rules' rewards and final
     adaptation. The evaluations play whole games."""
+    learn_start: bool = False
+    """TD, compiled self-play: the episode's start position is learnt as the afterstate of the player who moved
+    before it (one player: the mover itself), so the first move's TD target r + γ·V(s'_1) also trains V(start).
+    GBG's ``TDNTuple4Agt`` does this for every game (its ``precedingAfterstate``); for the Rubik's cube it is
+    what trains the scrambled starts themselves (a start is a position an unknown twist made). Off: farl's
+    learner of Konen & Bagheri 2020, whose first update is the mover's second afterstate."""
     random_start_prob: float = 0.0
     """choose-start-01: probability that an episode starts after ``random_start_plies`` random plies."""
     random_start_plies: int = 1
@@ -165,6 +171,8 @@ class LearnerConfig:
         need(self.shaping >= 0, f"shaping must be >= 0, got {self.shaping}")
         need(self.shaping == 0 or (self.algo == "td" and self.td_chain == "player"),
              "shaping is for TD with the player-centred chain (algo='td', td_chain='player')")
+        need(not self.learn_start or (self.algo == "td" and self.td_chain == "player" and self.shaping == 0),
+             "learn_start needs algo td, td_chain player and no shaping")
         need(self.tcl_init > 0, "tcl_init must be > 0 (the accumulators divide by it)")
         need(self.seed >= 0, f"seed must be an integer >= 0, got {self.seed}")
 

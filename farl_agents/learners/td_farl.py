@@ -79,6 +79,7 @@ class TDParams(NamedTuple):
     ply_chain: bool          # one TD chain through every ply (two players; Thill et al. 2014, Alg. 1)
     shaping: float = 0.0     # w of the progress shaping (0: off); see the module docstring
     episode_plies: int = 0   # training episodes stop after this many plies (0: at the game's end), bootstrapped
+    learn_start: bool = False  # the start position is the last afterstate of the player before the first mover
 
 
 class Memory(NamedTuple):
@@ -363,6 +364,10 @@ def self_play(kernels, pot, p, net, prm, mem, traces, alphas, epsilons, start_pr
                 board_indices(net, mem.board[: mem.board.shape[0] // 2], mem.state_idx)
             n = fill_candidates_known(kernels, pot, p, s, net, prm, mem)
             player = s[TO_MOVE]
+            if plies == 0 and prm.learn_start and not prm.ply_chain:  # GBG: V(start) learns from the first move
+                before = (player - 1 + n_players) % n_players
+                copy_indices(mem.state_idx, mem.last_idx[before])
+                mem.has_last[before] = True
             k, was_random = choose_move(net, prm, mem, player, n, epsilons[e], agent_rng)
             K.afterstate(kernels, p, s, mem.cand_action[k], s, mem.rewards)
             if prm.shaping != 0.0:  # every player's Φ of the afterstate played, for final adaptation
