@@ -58,3 +58,24 @@ def test_learn_start_trains_the_scrambled_start_from_the_first_twist(learn_start
     assert max(values) == pytest.approx(expected)
     with pytest.raises(ValueError, match="learn_start"):
         LearnerConfig(algo="sarsa", learn_start=True)
+
+
+def test_gbg_quarter_turn_scrambles_may_undo_a_twist_and_farls_never_do():
+    """Three quarter twists one twist from solved: farl's scrambles only by U U U (a face turned thrice, 1/25),
+    GBG's as coded far more often (an L, L', F or F' may be undone by the next twist)."""
+    from studies.rubiks.solve_rates import gbg_scramble
+
+    g = farl_envs.game_spec("rubiks_cube", size=2, metric="quarter", scramble_min=3, scramble_max=3)
+    after, rewards = np.zeros(g.state_size, dtype=np.int32), np.zeros(1)
+
+    def one_twist_from_solved(s):
+        for a in range(g.n_actions):
+            g.afterstate(g.p, s, a, after, rewards)
+            if rewards[0] > 0:
+                return True
+        return False
+
+    n = 400
+    gbg = sum(one_twist_from_solved(gbg_scramble(g, 3, make_rng(k))) for k in range(n)) / n
+    farl = sum(one_twist_from_solved(g.initial_state(g.p, make_rng(k))) for k in range(n)) / n
+    assert farl < 0.08 < 0.15 < gbg

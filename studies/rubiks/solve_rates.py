@@ -13,6 +13,15 @@ among all twists except the inverse of the twist it played just before (the firs
 ``TDNTuple4Agt`` skips that inverse in its move choice, so a greedy agent cannot fall into a two-twist cycle
 (A, B, A, B, ...) that wastes its 50 twists; GBG's published bare solve rates are measured so.
 
+``--gbg-scrambles`` scrambles as GBG's code does (``GameBoardCube.selectByTwists1``): in the half-turn metric
+that is the game's own rule (no face twice in a row), in the quarter-turn metric it is not. GBG draws a position
+in its list of quarter twists (``U, U', L, L', F, F', ...``, farl's action order) but tests it as if it were an
+index ``3 * face + turns - 1`` of the half-turn list, so it forbids the wrong twists: after ``L``, ``L'``, ``F``,
+``F'`` (and later faces) the inverse twist may follow, and some other twists are barred instead. Such scrambles
+undo themselves in part: on the 2x2x2, 16 quarter twists are on average 12.0 after cancelling adjacent inverse
+pairs (9.8 of 13; the 3x3x3: 11.2 of 13), so GBG's quarter-turn rates at scramble depth p are for easier cubes
+than farl's.
+
 Writes a Markdown table (and ``--json``) atomically; prints each row as it is measured.
 """
 from __future__ import annotations
@@ -30,7 +39,7 @@ from farl_agents.learners.agent import NTupleAgent
 from farl_agents.loading import load_player
 from farl_agents.players import reset_player
 from farl_envs.core.rng import make_rng, rng_below
-from farl_envs.core.spec import TERMINAL
+from farl_envs.core.spec import HEADER, PLY, TERMINAL
 from farl_envs.games.rubiks_cube import INVERSE, P_METRIC, P_SIZE
 
 
@@ -52,10 +61,34 @@ def greedy_no_undo(agent, g, s: np.ndarray, last: int, rng) -> int:
     return best[int(rng_below(rng, len(best)))] if len(best) > 1 else best[0]
 
 
+def gbg_scramble(g, p: int, rng) -> np.ndarray:
+    """The solved cube of ``g`` scrambled by ``p`` twists under GBG's rule as coded (module docstring; drawn
+    again, whole, when it ends solved)."""
+    quarter = g.p[P_METRIC] == 0
+    rewards = np.zeros(1)
+    while True:
+        s = np.zeros(g.state_size, dtype=np.int32)
+        s[HEADER:] = np.arange(g.state_size - HEADER)
+        last_face, last_times = -1, 0
+        for _ in range(p):
+            while True:
+                i = int(rng_below(rng, g.n_actions))
+                barred = i // 3 == last_face and (not quarter or i % 3 + 1 != last_times)
+                if not barred:
+                    break
+            g.afterstate(g.p, s, i, s, rewards)
+            last_face = i // 2 if quarter else i // 3
+            last_times = (1 if i % 2 == 0 else 3) if quarter else i % 3 + 1
+        s[TERMINAL], s[PLY] = 0, 0
+        if rewards[0] <= 0:  # the last twist did not solve it
+            return s
+
+
 def solve_rate(player, size: int, metric: str, p: int, games: int, twists: int, seed: int = 0,
-               no_undo: bool = False) -> tuple[float, float]:
+               no_undo: bool = False, gbg_scrambles: bool = False) -> tuple[float, float]:
     """``(share solved, mean twists of the solved ones)`` over ``games`` cubes scrambled by ``p`` twists;
-    ``no_undo``: ``player`` (a TD n-tuple agent) plays by :func:`greedy_no_undo`."""
+    ``no_undo``: ``player`` (a TD n-tuple agent) plays by :func:`greedy_no_undo`; ``gbg_scrambles``: the cubes
+    scrambled by :func:`gbg_scramble`."""
     g = farl_envs.game_spec("rubiks_cube", size=size, metric=metric, scramble_min=p, scramble_max=p,
                             max_twists=twists)
     if no_undo and not isinstance(player, NTupleAgent):
@@ -63,7 +96,8 @@ def solve_rate(player, size: int, metric: str, p: int, games: int, twists: int, 
     rewards = np.zeros(1)
     solved, lengths = 0, []
     for k in range(games):
-        s = np.array(g.initial_state(g.p, make_rng(seed * 1_000_003 + 7919 * p + k)))
+        start_rng = make_rng(seed * 1_000_003 + 7919 * p + k)
+        s = gbg_scramble(g, p, start_rng) if gbg_scrambles else np.array(g.initial_state(g.p, start_rng))
         rng = make_rng(seed + 1 + k)
         reset_player(player)
         a = -1
@@ -88,6 +122,8 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=200, help="cubes per depth")
     ap.add_argument("--twists", type=int, default=50, help="twists allowed per cube (GBG: 50)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--gbg-scrambles", action="store_true",
+                    help="scramble as GBG's code does (differs in the quarter-turn metric; see the docstring)")
     ap.add_argument("--no-undo", action="store_true",
                     help="GBG's rule of play: never the inverse of the twist just played (bare agents only)")
     ap.add_argument("--out", help="Markdown file to write")
@@ -101,14 +137,15 @@ def main(argv=None) -> int:
         rates = []
         for p in depths:
             rate, mean_len = solve_rate(player, args.size, args.metric, p, args.games, args.twists, args.seed,
-                                        args.no_undo)
+                                        args.no_undo, args.gbg_scrambles)
             rates.append(rate)
             print(f"{text}  p={p:2d}  solved {100 * rate:5.1f} %  (mean {mean_len:.1f} twists)", flush=True)
         rows[text] = rates
     command = "python -m studies.rubiks.solve_rates " + " ".join(sys.argv[1:] if argv is None else argv)
     lines = [f"Solve rate (%) by scramble depth p, {args.size}x{args.size}x{args.size}, {args.metric}-turn metric, "
              f"{args.games} cubes per depth, at most {args.twists} twists"
-             f"{' (no twist undoing the one before, GBG rule)' if args.no_undo else ''}. Made by `{command}`.", "",
+             f"{' (no twist undoing the one before, GBG rule)' if args.no_undo else ''}"
+             f"{', GBG scrambles' if args.gbg_scrambles else ''}. Made by `{command}`.", "",
              "| player | " + " | ".join(f"p={p}" for p in depths) + " |", "|---|" + "---:|" * len(depths)]
     lines += [f"| `{t}` | " + " | ".join(f"{100 * r:.0f}" for r in rates) + " |" for t, rates in rows.items()]
     text = "\n".join(lines) + "\n"
@@ -118,6 +155,7 @@ def main(argv=None) -> int:
     if args.json:
         atomic_write_text(Path(args.json), json.dumps({"size": args.size, "metric": args.metric, "games": args.games,
                                                        "twists": args.twists, "no_undo": args.no_undo,
+                                                       "gbg_scrambles": args.gbg_scrambles,
                                                        "rates": rows}, indent=1))
     return 0
 
