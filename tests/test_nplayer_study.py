@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 import farl_envs
 from farl_agents.players import RandomPlayer
@@ -96,28 +95,3 @@ def test_value_truth_of_an_untrained_agent_has_no_learned_spread():
     assert row["learned spread"][0] == 0.0
     assert np.isnan(row["correlation"][0]) or row["correlation"][0] == 0.0
     assert -1.0 <= row["bias"][0] <= 1.0
-
-
-@pytest.mark.slow
-def test_teachers_seats_do_not_learn_and_a_teachers_win_reaches_the_learner():
-    """studies/nplayer/teachers.py on TicTacToe with a random teacher: only the learning seat's tables change, and
-    a game the teacher wins moves the learner's last afterstate towards -1 (final adaptation)."""
-    from farl_agents.learners import LearnerConfig, NTupleAgent
-    from studies.nplayer import teachers
-
-    agent = NTupleAgent("tictactoe", LearnerConfig(ntuple_count=4, ntuple_length=3, use_symmetry=False, seed=1))
-    teacher = RandomPlayer()
-    rng = np.random.default_rng(0)
-    w = agent.net.weights  # [output, seat, entry]
-    teachers.episode(agent, teacher, 1.0, 0.5, 0.0, rng)  # episode 0: the learner in seat 0
-    assert agent.episodes_done == 1
-    assert np.abs(w[0, 0]).sum() > 0
-    assert np.abs(w[0, 1]).sum() == 0.0  # the teacher's seat learned nothing
-    for _ in range(60):  # the learner's losses to a random teacher come through final adaptation
-        agent.episodes_done = 0
-        total = teachers.episode(agent, teacher, 1.0, 0.5, 0.0, rng)
-        if total[1] > 0:
-            break
-    assert total[1] > 0, "the random teacher never won in 60 games"
-    assert np.abs(w[0, 1]).sum() == 0.0
-    assert w[0, 0].min() < 0  # the -1 of the teacher's win reached the learner's tables

@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 import farl_envs
-from farl_agents.learners import agent_io, sarsa_farl, td_farl
+from farl_agents.learners import agent_io, sarsa_farl, td_farl, teaching
 from farl_agents.learners.agent_io import AgentFileError
 from farl_agents.learners.config import TABLE_LAYOUTS, LearnerConfig
 from farl_agents.learners.kernels import NO_POTENTIAL, kernels_of, potential, potential_of
@@ -62,6 +62,7 @@ def check_against_game(config: LearnerConfig, game) -> None:
                          f"zero-sum game); {game.id} has {game.n_players} players")
     if config.algo != "td" and config.use_symmetry and game.action_symmetries is None:
         raise ValueError(f"{game.id} defines no action symmetries: SARSA/Q need them (or use_symmetry=False)")
+    teaching.check_teacher(config, game)
     if config.shaping != 0.0:
         if not isinstance(game, GameSpec):
             raise ValueError("shaping reads the game's heuristic on kernel states: farl's own games only")
@@ -153,6 +154,9 @@ class NTupleAgent:
         self.env_rng = make_rng(self.env_seed)
         self.episodes_done = 0
         self._board = np.zeros(2 * g.n_cells, dtype=np.int32)
+        self.teacher_player = None
+        """The player of the teaching seats when ``config.teacher`` is set (``make_opponent(config.teacher,
+        game)``; the run stack sets it, a script sets it before :meth:`train`)."""
 
     # ------------------------------------------------------------ training
     @property
@@ -180,7 +184,9 @@ class NTupleAgent:
         common = (self.kernels, g.p, self.net, self.params, self.memory, self.traces, alphas, epsilons,
                   float(cfg.random_start_prob), int(cfg.random_start_plies), bool(cfg.carry_traces))
         with fast_inline_copies():  # only matters when numba compiles the loop (farl_envs.numba_setup)
-            if cfg.algo == "td":
+            if cfg.teacher:
+                teaching.train_with_teacher(self, self.teacher(), alphas, epsilons, results)
+            elif cfg.algo == "td":
                 td_farl.self_play(self.kernels, self.potential, *common[1:], self.agent_rng, self.env_rng, results)
             else:
                 sarsa_farl.self_play(*common, cfg.algo == "sarsa", bool(cfg.sarsa_reselect), self.agent_rng,
@@ -188,13 +194,26 @@ class NTupleAgent:
         self.episodes_done += episodes
         return results
 
+    def teacher(self):
+        """:attr:`teacher_player`; ValueError when ``config.teacher`` names one and none was set."""
+        if self.teacher_player is None:
+            raise ValueError(f"this learner trains with a teacher ({self.config.teacher!r}): set "
+                             f"agent.teacher_player = make_opponent({self.config.teacher!r}, agent.game) "
+                             f"(farl_agents.opponents) before training")
+        return self.teacher_player
+
     def compile(self) -> None:
         """Compile the self-play loop for this game and learner, or load it from numba's cache, without playing.
 
         The loop is called with zero episodes: the same argument types as :meth:`train`'s (so the same
         compiled code), no random number drawn, no weight or counter changed. A run calls it before its
-        clock starts, so compiling is never counted as training (:mod:`farl_agents.compile_notice`).
+        clock starts, so compiling is never counted as training (:mod:`farl_agents.compile_notice`). With a
+        teacher, the steps its Python loop calls and the teacher's move (:func:`teaching.compile_steps`).
         """
+        if self.config.teacher:
+            with fast_inline_copies():
+                teaching.compile_steps(self, self.teacher())
+            return
         self.train(0)
 
     def train_aec(self, env, episodes: int) -> list[dict]:
@@ -214,6 +233,8 @@ class NTupleAgent:
                             f"extension; wrap the env with farl_envs.adapters (docs/adapters.md)")
         if cfg.learn_start:
             raise ValueError("learn_start is a setting of the compiled self-play (train), not of train_aec")
+        if cfg.teacher:
+            raise ValueError("a teacher is a setting of train (farl's own games), not of train_aec")
         alphas, epsilons = self.schedules(episodes)
         out = []
         with fast_inline_copies():  # the steps compile on the first episode (farl_envs.numba_setup)

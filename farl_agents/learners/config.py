@@ -103,6 +103,14 @@ class LearnerConfig:
     GBG's ``TDNTuple4Agt`` does this for every game (its ``precedingAfterstate``); for the Rubik's cube it is
     what trains the scrambled starts themselves (a start is a position an unknown twist made). Off: farl's
     learner of Konen & Bagheri 2020, whose first update is the mover's second afterstate."""
+    teacher: str = ""
+    """An opponent name (``make_opponent``, e.g. ``maxn1``) that plays the seats the learner does not play in
+    training (TD, player-centred chain; empty: pure self-play). Each episode has one learning seat, rotating, and
+    every other seat is the teacher with probability ``teacher_share``; only learning seats learn
+    (:mod:`farl_agents.learners.teaching`). For N-player games whose self-play never shows the learner what
+    other players do to it (3-player Yavalath's trap; docs/results/nplayer_learning.md, section 7)."""
+    teacher_share: float = 1.0
+    """With ``teacher``: the probability that a seat other than the episode's learning seat is the teacher."""
     random_start_prob: float = 0.0
     """choose-start-01: probability that an episode starts after ``random_start_plies`` random plies."""
     random_start_plies: int = 1
@@ -173,6 +181,9 @@ class LearnerConfig:
              "shaping is for TD with the player-centred chain (algo='td', td_chain='player')")
         need(not self.learn_start or (self.algo == "td" and self.td_chain == "player" and self.shaping == 0),
              "learn_start needs algo td, td_chain player and no shaping")
+        need(0 <= self.teacher_share <= 1, f"teacher_share must be in [0, 1], got {self.teacher_share}")
+        need(not self.teacher or (self.algo == "td" and self.td_chain == "player" and not self.learn_start),
+             "a teacher trains TD with the player-centred chain (algo='td', td_chain='player', learn_start off)")
         need(self.tcl_init > 0, "tcl_init must be > 0 (the accumulators divide by it)")
         need(self.seed >= 0, f"seed must be an integer >= 0, got {self.seed}")
 

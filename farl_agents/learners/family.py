@@ -22,6 +22,7 @@ from farl_agents.learners.presets import (
     paper_game_params,
     preset_names,
 )
+from farl_agents.opponents import make_opponent
 
 ALGOS = {"td-farl": ("td", True), "td": ("td", False), "sarsa-farl": ("sarsa", True), "sarsa": ("sarsa", False),
          "q-farl": ("q", True), "q": ("q", False)}
@@ -104,6 +105,8 @@ class Trainer:
 
     def __init__(self, agent: NTupleAgent):
         self.agent = agent
+        if agent.config.teacher:  # the teaching seats' player (LearnerConfig.teacher)
+            agent.teacher_player = make_opponent(agent.config.teacher, agent.game)
 
     @classmethod
     def create(cls, spec) -> "Trainer":
@@ -155,5 +158,7 @@ DEFAULT_EVAL: dict = {}
 def finish_config(config: LearnerConfig, game) -> LearnerConfig:
     """The settings as given, once ``game`` is found to take them (the checks the agent makes when it is built)."""
     check_against_game(config, game)
+    if config.teacher:
+        make_opponent(config.teacher, game)  # ValueError for a name it does not know, before a folder exists
     described_tuples(config, game)
     return config

@@ -89,6 +89,14 @@ VARIANTS = [
     Variant("yav3-gbg-nofarl", "yavalath3p", "yavalath", ("players=3",),
             {**GBG_SCHEDULE, "ntuple_count": 100, "ntuple_length": 7, "episodes": 300_000, "farl": False,
              "farl_terminal": False}, "the same without final adaptation"),
+    # Yavalath with a teacher (LearnerConfig.teacher): Max-N1, one ply on the heuristic, which sets the trap the
+    # self-play learners never meet (nplayer_learning.md, section 7), in the seats the learner does not play
+    Variant("yav3-teacher-maxn1", "yavalath3p", "yavalath", ("players=3",), {"teacher": "maxn1"},
+            "the preset, Max-N1 in both other seats"),
+    Variant("yav3-teacher-maxn1-half", "yavalath3p", "yavalath", ("players=3",),
+            {"teacher": "maxn1", "teacher_share": 0.5}, "the preset, each other seat Max-N1 half of the time"),
+    Variant("yav3-shaped-teacher-maxn1", "yavalath3p", "yavalath", ("players=3",), {"shaping": 1.0,
+            "teacher": "maxn1"}, "the shaped preset, Max-N1 in both other seats"),
     # EinStein wuerfelt nicht!: the 2-player 5x5 game (OpenSpiel's) and the 3-player preset, with GBG's schedule
     Variant("ewn2-gbgsched", "ewn3p", "einstein_wurfelt_nicht", ("players=2", "size=5", "cell_coding=1"),
             GBG_SCHEDULE, "the 3-player preset's tuples, GBG's schedule, on the 2-player 5x5 game"),
