@@ -374,6 +374,8 @@ def _curve_without_times(folder: Path) -> list[dict]:
             for row in read_curve(folder / "curve.csv")]
 
 
+@pytest.mark.slow  # 40 s, most of it starting two Ray nodes; Ray tasks are covered by the default run's
+# test_eval_compare_and_tournament_run_as_ray_tasks, this multi-node case by `pytest -m slow`
 def test_table1_on_a_two_node_ray_cluster_survives_a_dead_node(tmp_path, monkeypatch):
     """Issue 24 item 5, the command as a user types it: a head and a second node (each with its own temporary
     folder), ``farl reproduce table1 --rows tictactoe --budget quick --runs 2 --backend ray --ray-address
