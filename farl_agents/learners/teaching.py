@@ -48,7 +48,7 @@ def compile_steps(agent, teacher) -> None:
     g, mem, prm = agent.game, agent.memory, agent.params
     s = np.array(g.initial_state(g.p, agent.env_rng.copy()), dtype=np.int32)
     teacher.act(g, s.copy(), agent.agent_rng.copy())
-    start_episode(mem, agent.traces, False)
+    start_episode(mem, agent.traces, True)  # True: the eligibility traces are left as they are (carry_traces)
     n = fill_candidates(agent.kernels, agent.potential, g.p, s, agent.net, prm, mem)
     choose_move(agent.net, prm, mem, int(s[TO_MOVE]), n, 0.0, agent.agent_rng.copy())
     mem.rewards[:] = 0.0
@@ -56,7 +56,7 @@ def compile_steps(agent, teacher) -> None:
                False, np.nan, 0.0)  # train=False: nothing learnt
     final_adaptation(agent.net, agent.traces, prm._replace(farl=False, farl_terminal=False), mem, 0, mem.state_idx,
                      0.0)  # both parts off: nothing adapted
-    start_episode(mem, agent.traces, False)
+    start_episode(mem, agent.traces, True)
 
 
 def _teacher_move(agent, teacher, s: np.ndarray, alpha: float) -> None:
