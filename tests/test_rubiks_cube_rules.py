@@ -32,9 +32,14 @@ def spec(**params):
     return farl_envs.game_spec("rubiks_cube", **params)
 
 
+def stickers(g, s):
+    """The stickers of ``s`` (without the last-twist slot that follows them)."""
+    return s[HEADER:rc.last_slot(g.p)]
+
+
 def solved_state(g):
     s = np.zeros(g.state_size, dtype=np.int32)
-    s[HEADER:] = np.arange(g.state_size - HEADER)
+    s[HEADER:rc.last_slot(g.p)] = np.arange(rc.last_slot(g.p) - HEADER)
     return s
 
 
@@ -49,7 +54,7 @@ def play(g, s, moves):
 
 
 def same_cube(a, b):
-    return np.array_equal(a[HEADER:], b[HEADER:])
+    return np.array_equal(a[HEADER:-1], b[HEADER:-1])
 
 
 def board(g, s):
@@ -283,7 +288,7 @@ def test_random_3x3x3_scrambles_stay_in_the_group_the_product_formula_counts():
 def _start(g, moves):
     """The solved cube after ``moves``, as a start (no twist counted)."""
     s = play(g, solved_state(g), moves)
-    s[PLY] = 0
+    s[PLY], s[rc.last_slot(g.p)] = 0, 0
     return s
 
 
@@ -333,13 +338,13 @@ def test_the_scramble_depth_range_is_respected():
     assert {_parity(board(g, g.initial_state(g.p, rng))[:7]) for _ in range(60)} == {0, 1}
     # one twist: a neighbour of the solved cube; two half-turn twists never turn one face twice (GBG: no doublets)
     g = spec(size=2, metric="half", scramble_min=1, scramble_max=1)
-    one = [play(g, solved_state(g), m)[HEADER:].tolist() for m in g.action_names]
+    one = [stickers(g, play(g, solved_state(g), m)).tolist() for m in g.action_names]
     rng = make_rng(8)
     for _ in range(30):
-        assert g.initial_state(g.p, rng)[HEADER:].tolist() in one
+        assert stickers(g, g.initial_state(g.p, rng)).tolist() in one
     g = spec(size=2, metric="half", scramble_min=2, scramble_max=2)
     for _ in range(200):
-        assert g.initial_state(g.p, rng)[HEADER:].tolist() not in one
+        assert stickers(g, g.initial_state(g.p, rng)).tolist() not in one
 
 
 @pytest.mark.parametrize("params", [{"size": 4}, {"metric": "slice"}, {"scramble_min": 0},
@@ -360,3 +365,128 @@ def test_sizes_observation_and_gym():
     assert obs.shape == (6, 3, 3) and obs.dtype == np.int8
     assert [int(obs[f, 1, 1]) for f in range(6)] == list(range(6))  # the centres never move
     assert sorted(np.bincount(obs.reshape(-1)).tolist()) == [9] * 6
+
+
+# ------------------------------------------------------------------------------------------ no undoing
+def legal_names(g, s):
+    mask = np.zeros(g.n_actions, dtype=np.int8)
+    count = g.legal_actions(g.p, s, mask)
+    assert count == mask.sum()
+    return {g.action_names[a] for a in np.flatnonzero(mask)}
+
+
+@pytest.mark.parametrize("size", [2, 3])
+def test_after_a_twist_its_inverse_is_not_legal_in_the_quarter_metric(size):
+    g = spec(size=size, metric="quarter")
+    every = set(g.action_names)
+    assert legal_names(g, solved_state(g)) == every  # no twist played: all free
+    for twist, inverse in (("U", "U'"), ("U'", "U"), ("F", "F'"), ("L'", "L")):
+        assert legal_names(g, play(g, solved_state(g), twist)) == every - {inverse}, twist
+    # only the twist just played counts: after U then F, U' is legal again and F' is not
+    assert legal_names(g, play(g, solved_state(g), "U F")) == every - {"F'"}
+    assert legal_names(g, play(g, solved_state(g), "U U")) == every - {"U'"}  # U twice is a half turn, allowed
+
+
+def test_in_the_half_turn_metric_the_inverse_of_u_is_u_prime_and_u2_is_its_own():
+    g = spec(size=2, metric="half")
+    every = set(g.action_names)
+    # U' undoes U (a quarter turn back); U2 and U stay legal (they turn on: U2 after U is U', not the start)
+    assert legal_names(g, play(g, solved_state(g), "U")) == every - {"U'"}
+    assert legal_names(g, play(g, solved_state(g), "U'")) == every - {"U"}
+    assert legal_names(g, play(g, solved_state(g), "U2")) == every - {"U2"}
+    assert legal_names(g, play(g, solved_state(g), "L F2")) == every - {"F2"}
+    # what the barred twist would do: exactly undo the one before
+    for first, undo in (("U", "U'"), ("U'", "U"), ("U2", "U2"), ("F", "F'")):
+        assert same_cube(play(g, solved_state(g), f"{first} {undo}"), solved_state(g))
+
+
+@pytest.mark.parametrize("metric", ["half", "quarter"])
+def test_allow_undo_gives_every_twist_and_the_first_twist_is_always_free(metric):
+    g, old = spec(size=2, metric=metric), spec(size=2, metric=metric, allow_undo=True)
+    every = set(g.action_names)
+    rng = make_rng(3)
+    for _ in range(50):
+        start = g.initial_state(g.p, rng)  # a scramble ends on some twist: the agent's first twist is still free
+        assert legal_names(g, start) == every
+        assert old.validate(old.p, start) == ""
+        s = start
+        for a in np.random.default_rng(int(start[HEADER])).integers(0, g.n_actions, 5):
+            s = play(old, s, g.action_names[a])
+            if s[TERMINAL]:  # solved by chance
+                break
+            assert legal_names(old, s) == every  # the first release's legal twists
+            assert len(legal_names(g, s)) == g.n_actions - 1
+
+
+def test_random_legal_play_never_undoes_a_twist():
+    g = spec(size=3, metric="half", max_twists=400)
+    mask = np.zeros(g.n_actions, dtype=np.int8)
+    rewards = np.zeros(1)
+    rng = np.random.default_rng(4)
+    s = g.initial_state(g.p, make_rng(4))
+    cubes = [s.copy()]
+    while not s[TERMINAL]:
+        g.legal_actions(g.p, s, mask)
+        a = int(rng.choice(np.flatnonzero(mask)))
+        g.afterstate(g.p, s, a, s, rewards)
+        assert rc.last_twist(g.p, s) == a and g.validate(g.p, s) == ""
+        cubes.append(s.copy())
+        if len(cubes) >= 3:  # the twist after a twist never gives back the cube before it
+            assert not same_cube(cubes[-1], cubes[-3])
+    assert len(cubes) == 401
+
+
+def test_the_last_twist_travels_with_the_state_and_is_validated():
+    env = farl_envs.make("rubiks_cube", metric="quarter")
+    env.reset(seed=1)
+    raw = env.unwrapped
+    g = raw.game
+    u, u_inv = g.action_names.index("U"), g.action_names.index("U'")
+    assert env.observe("player_0")["action_mask"].all()
+    env.step(u)
+    mask = env.observe("player_0")["action_mask"]
+    assert mask[u_inv] == 0 and mask.sum() == g.n_actions - 1
+    assert u_inv not in raw.afterstates() and len(raw.afterstates()) == g.n_actions - 1
+    saved = raw.get_state()
+    assert rc.last_twist(g.p, saved) == u and "the last U" in g.render_text(g.p, saved)
+    env.reset(seed=2)
+    raw.set_state(saved)
+    assert env.observe("player_0")["action_mask"][u_inv] == 0
+    for bad, match in ((g.n_actions + 1, "last twist"), (-1, "last twist")):
+        s = saved.copy()
+        s[rc.last_slot(g.p)] = bad
+        assert match in g.validate(g.p, s)
+    s = saved.copy()
+    s[PLY] = 0
+    assert "no twist is played yet" in g.validate(g.p, s)
+    # the n-tuple board and the observation read the stickers alone
+    fresh = saved.copy()
+    fresh[rc.last_slot(g.p)] = 0
+    assert board(g, fresh).tolist() == board(g, saved).tolist()
+    obs = [np.zeros(g.obs_shape, dtype=np.int8) for _ in range(2)]
+    g.observe(g.p, fresh, 0, obs[0])
+    g.observe(g.p, saved, 0, obs[1])
+    assert np.array_equal(*obs)
+
+
+def test_the_batched_envs_follow_the_rule():
+    from farl_envs import vector
+
+    venv = vector.make("rubiks_cube", num_envs=4, seed=0, metric="quarter", max_twists=6)
+    g = venv.game
+    venv.reset()
+    assert venv.action_masks().all()  # the first twists are free
+    for _ in range(12):
+        actions = venv.random_actions()
+        venv.step(actions)
+        states = venv.kernel_states()
+        masks = venv.action_masks()
+        for i in range(4):
+            last = rc.last_twist(g.p, states[i])
+            if last < 0:  # a new episode (autoreset)
+                assert masks[i].all()
+            elif states[i][TERMINAL]:  # awaits its autoreset
+                assert last == actions[i] and not masks[i].any()
+            else:
+                assert masks[i].sum() == g.n_actions - 1 and masks[i][rc.INVERSE[0, 0, last]] == 0
+                assert last == actions[i]

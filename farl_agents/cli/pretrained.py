@@ -31,9 +31,11 @@ def add_parser(sub) -> None:
     actions = p.add_subparsers(title="actions", metavar="ACTION")
     b = actions.add_parser("build", help="train, measure and write GAME's pretrained agent and card",
                            description="Train GAME with its preset (Konen & Bagheri 2020's where the paper has the "
-                                       "game, else farl's N-player or descent-comparison settings) through the run "
+                                       "game, GBG's run for the Rubik's cube, else farl's N-player, "
+                                       "descent-comparison or Blackjack settings) through the run "
                                        "stack in RUNS/GAME (running the same command again continues a stopped "
-                                       "build), measure it against the game's reference opponents, and write "
+                                       "build), measure it against the game's reference opponents (the cube: its "
+                                       "solve rates; Blackjack: its exact return), and write "
                                        "GAME.npz and GAME.json (the card) into the output folder.",
                            formatter_class=HelpFormatter)
     b.set_defaults(func=run_build, command="pretrained")
@@ -109,6 +111,13 @@ def strength_text(line: dict) -> str:
     if line["metric"] == "win_rate":
         return (f"{head}: {100 * line['score']:.1f}% ± {100 * line['se']:.1f}% "
                 f"(W{line['wins']} D{line['draws']} L{line['losses']})")
+    if line["metric"] == "solve_rate":  # a puzzle: the share of its starts solved (the Rubik's cube)
+        return (f"alone from {line['starts']}, {line['games_per_seat']} cubes: solved {100 * line['score']:.1f}% "
+                f"± {100 * line['se']:.1f}%")
+    if line["metric"] == "exact_return":  # Blackjack: no games, the game tree summed
+        return (f"alone, exact over {line['starts'].removesuffix(' (exact)')}: return {100 * line['score']:+.3f}% "
+                f"per round (basic strategy {100 * line['basic_strategy']:+.3f}%, "
+                f"optimal {100 * line['optimal']:+.3f}%)")
     return f"{head}: mean score {line['score']:.4g} ± {line['se']:.2g}"
 
 

@@ -15,6 +15,9 @@ from farl_agents.learners.agent import NTupleAgent, check_against_game, describe
 from farl_agents.learners.agent_io import AgentFileError
 from farl_agents.learners.config import LearnerConfig
 from farl_agents.learners.presets import (
+    cube_config,
+    cube_game,
+    cube_names,
     nplayer_config,
     nplayer_game,
     nplayer_names,
@@ -50,6 +53,8 @@ def presets() -> dict:
         out[row] = "rows of Thill et al. 2014's Table I (Connect Four 7x6)"
     for name in nplayer_names():
         out[name] = "farl's N-player Table 1 rows (beyond the paper), with their game parameters"
+    for name in cube_names():
+        out[name] = "GBG's Rubik's cube runs (Konen 2023), with their game parameters"
     return out
 
 
@@ -69,6 +74,11 @@ def base_config(algo: str | None, game: str, preset: str | None) -> tuple[dict, 
         if game != preset_game:
             raise ValueError(f"preset {preset!r} is for {preset_game}, not {game}")
         return nplayer_config(preset, algo=a, farl=farl).to_dict(), params
+    if preset in cube_names():
+        preset_game, params = cube_game(preset)
+        if game != preset_game:
+            raise ValueError(f"preset {preset!r} is for {preset_game}, not {game}")
+        return cube_config(preset, algo=a, farl=farl).to_dict(), params
     raise ValueError(f"unknown preset {preset!r}; use one of {', '.join(presets())}")
 
 

@@ -1,5 +1,5 @@
-"""Named learner settings: Konen & Bagheri 2020, Appendix A.6, per game, and the Table I rows of
-Thill, Bagheri, Koch & Konen 2014 for Connect Four.
+"""Named learner settings: Konen & Bagheri 2020, Appendix A.6, per game, the Table I rows of
+Thill, Bagheri, Koch & Konen 2014 for Connect Four, and GBG's Rubik's cube runs (Konen 2023).
 
 Where the paper is silent, the values follow the runs stored with GBG (the
 authors' Java code); ``docs/notes/learner_spec.md`` §13 gives the evidence
@@ -193,6 +193,47 @@ def nplayer_game(name: str) -> tuple[str, dict]:
     if name not in _NPLAYER:
         raise ValueError(f"no N-player preset {name!r}; known: {', '.join(_NPLAYER)}")
     game, params, _ = _NPLAYER[name]
+    return game, dict(params)
+
+
+# ----------------------------------------------------------------------------------------------------
+# The Rubik's cube: Konen 2023's agents, as GBG's result sheets state their settings
+# ----------------------------------------------------------------------------------------------------
+#: GBG's published cube runs (Konen 2023; ``agents/RubiksCube/2x2x2_STICKER2_{AT,QT}`` in GBG, its sheets'
+#: settings): ``(game, game parameters, learner settings)``. ``TDNTuple4Agt`` on the STICKER2 board, 60 random
+#: 7-tuples, α = 0.25 constant, ε = 0, λ = 0, no output sigmoid, no temporal coherence, training scrambles 1..pMax
+#: twists, training episodes cut after ET twists (``episode_plies``: a time limit of training, the last transition
+#: keeps its bootstrapped target), 3,000,000 episodes. GBG's symmetries are off in these runs; farl's cube
+#: declares the identity only. docs/results/rubiks_cube.md measures both beside GBG's figures.
+_CUBE_BASE = dict(alpha=0.25, alpha_final=0.25, epsilon=0.0, lam=0.0, tanh_output=False, ntuples="random-walk",
+                  ntuple_count=60, ntuple_length=7, tcl="none", episodes=3_000_000)
+_CUBE = {
+    # 2x2x2, half-turn metric: scrambles 1..13, episodes cut after 16 twists ("p13-ET16")
+    "cube2_htm": ("rubiks_cube", {"size": 2, "metric": "half", "scramble_max": 13}, dict(episode_plies=16)),
+    # 2x2x2, quarter-turn metric: scrambles 1..16, episodes cut after 20 twists ("p16-ET20")
+    "cube2_qtm": ("rubiks_cube", {"size": 2, "metric": "quarter", "scramble_max": 16}, dict(episode_plies=20)),
+}
+
+
+def cube_names() -> list[str]:
+    """The Rubik's cube presets (GBG's published 2x2x2 runs, Konen 2023)."""
+    return list(_CUBE)
+
+
+def cube_config(name: str, algo: str = "td", farl: bool = True, **overrides) -> LearnerConfig:
+    """The learner settings of the cube preset ``name`` (``"cube2_htm"``, ``"cube2_qtm"``)."""
+    if name not in _CUBE:
+        raise ValueError(f"no cube preset {name!r}; known: {', '.join(_CUBE)}")
+    base = {**_CUBE_BASE, **_CUBE[name][2], "algo": algo, "farl": farl, "farl_terminal": farl}
+    base.update(overrides)
+    return LearnerConfig(**base)
+
+
+def cube_game(name: str) -> tuple[str, dict]:
+    """``(game name, game parameters)`` of the cube preset ``name``."""
+    if name not in _CUBE:
+        raise ValueError(f"no cube preset {name!r}; known: {', '.join(_CUBE)}")
+    game, params, _ = _CUBE[name]
     return game, dict(params)
 
 

@@ -1,16 +1,21 @@
 """Rubik's cube (2x2x2 pocket cube or 3x3x3): undo a random scramble with as few twists as possible.
 
+(Longer than farl's usual 400 lines: a third of it is this docstring, the game's page (the twists, the no-undo
+rule, the sticker state and GBG's STICKER2 board); the cube's geometry is in ``_rubiks_cube_board.py``.)
+
 ==================  ==============================================================
 players             1 (``player_0``)
 parameters          ``size=2`` (2 or 3), ``metric="half"`` (``"half"`` or
                     ``"quarter"``), ``scramble_min=1``, ``scramble_max`` (default
                     God's number of the size and metric: 11, 14, 20 or 26),
-                    ``max_twists=50`` (the episode cap)
+                    ``max_twists=50`` (the episode cap), ``allow_undo=False``
+                    (``True``: the inverse of the last twist is legal too)
 actions             ``"half"``: 3 per face, a = 3 * face + k for the face turned
                     clockwise by 90°, 180°, 270° (``U``, ``U2``, ``U'``);
                     ``"quarter"``: 2 per face, a = 2 * face + k (``U``, ``U'``).
                     Faces in GBG's order U, L, F (2x2x2: 9 or 6 actions) and
-                    D, R, B (3x3x3: 18 or 12); every twist is always legal
+                    D, R, B (3x3x3: 18 or 12); every twist is legal except the
+                    inverse of the twist just played (``allow_undo=False``)
 rewards             -0.04 per twist, +1 more for the twist that solves the cube
                     (GBG's published agents: ``stepRew -0.04, rewPos 1.0``)
 chance              only at the start (the scramble, from ``initial_state``'s rng)
@@ -29,6 +34,15 @@ it is never the inverse of the twist before (``U`` then ``U`` is allowed, ``U`` 
 that ends on the solved cube is drawn again, whole. ``p`` twists need not leave the cube ``p`` twists from solved
 (for large ``p`` most scrambles are closer), as in GBG. GBG trains on ``p`` uniform in ``1..pMax`` and evaluates on
 ``pMin..pMax``: two parameter sets here.
+
+No undoing (``allow_undo=False``, GBG's rule of play). A twist that undoes the twist just played is not legal:
+after ``U`` not ``U'``, after ``U'`` not ``U``, and in the half-turn metric after ``U2`` not ``U2`` (each
+twist's inverse, ``INVERSE``: the same face turned the other way; ``U`` then ``U`` stays legal, it is ``U2``).
+The first twist of an episode is free (the scramble's last twist does not count). GBG's agents play so
+(``TDNTuple4Agt`` skips the inverse of the state's last twist when it picks a move); a shortest solution never
+undoes a twist, so the rule loses nothing, and it keeps a greedy player out of two-twist cycles (A, B, A, B, ...)
+that use up its twists (docs/results/rubiks_cube.md). ``allow_undo=True`` makes every twist legal, the rules of
+the first release.
 
 The end. The episode ends when the cube is solved (a termination, reward +1 on top of the twist's -0.04) or
 after ``max_twists`` twists (a truncation through ``GameSpec.truncated``: the AEC env reports ``truncations``,
@@ -51,8 +65,11 @@ in the net (U's top row next to B, D's top row next to F, the side faces' top ro
           D
 
 State: the common header (player always 0; the ply counts twists) followed by, for every facelet, the
-number of the sticker on it (the facelet where that sticker sits on the solved cube); the sticker's colour is
-its number // size². The cube is solved exactly when every sticker is home.
+number of the sticker on it (the facelet where that sticker sits on the solved cube), then one slot for the last
+twist played (``1 + action``; 0 before the first twist). The sticker's colour is its number // size². The cube
+is solved exactly when every sticker is home. The last-twist slot is part of the rules only (which twists are
+legal); the observation and the n-tuple board read the stickers alone, so two states that differ only in it
+look the same to an agent.
 
 The n-tuple board (GBG's ``STICKER2``). One sticker of every cubie that moves is tracked, the cubie's U or D
 coloured one (for the four middle-layer edges its F or B one): for each such cubie one cell holds the slot it is
@@ -70,7 +87,10 @@ recolour the cube by a whole-cube rotation and rotate it back) are not implement
 change the cells' values (which slot, which facelet) as well as their order, and a farl symmetry is a
 permutation of cells; they would need a board-level transform of their own.
 
-Version history: v0, first release.
+Version history: v0, first release. The no-undo rule (``allow_undo=False``) became the default later in v0,
+with the last-twist slot at the end of the state (a state is one entry longer); the observation and the
+n-tuple board are unchanged, so agents trained before still load and keep their values, and
+``allow_undo=True`` gives the first release's legal twists.
 """
 from __future__ import annotations
 
@@ -90,8 +110,8 @@ GODS_NUMBER = {(2, "half"): 11, (2, "quarter"): 14, (3, "half"): 20, (3, "quarte
 MAX_SCRAMBLE = 100
 MAX_TWISTS_LIMIT = 10_000
 
-# parameter vector: [size, metric (0 quarter, 1 half), scramble_min, scramble_max, max_twists]
-P_SIZE, P_METRIC, P_SMIN, P_SMAX, P_MAX_TWISTS = range(5)
+# parameter vector: [size, metric (0 quarter, 1 half), scramble_min, scramble_max, max_twists, allow_undo]
+P_SIZE, P_METRIC, P_SMIN, P_SMAX, P_MAX_TWISTS, P_ALLOW_UNDO = range(6)
 MAX_FACELETS = 54
 N_TWIST_FACES = {2: 3, 3: 6}
 
@@ -152,6 +172,12 @@ def n_actions_of(p):
 
 
 @njit(cache=True)
+def last_slot(p):
+    """The state index of the last twist played (``1 + action``, 0 for none): right after the stickers."""
+    return HEADER + 6 * p[P_SIZE] * p[P_SIZE]
+
+
+@njit(cache=True)
 def _twist(p, s, a):
     """Apply twist ``a`` to ``s`` in place (each cycle rotated: the sticker on ``c[j]`` moves to ``c[j+1]``)."""
     z, m = p[P_SIZE] - 2, p[P_METRIC]
@@ -197,7 +223,7 @@ def scramble(p, s, k, rng):
 def initial_state(p, rng):
     """The solved cube scrambled by ``p`` twists, ``p`` uniform in ``scramble_min..scramble_max``."""
     n = p[P_SIZE]
-    s = np.zeros(HEADER + 6 * n * n, dtype=np.int32)
+    s = np.zeros(HEADER + 6 * n * n + 1, dtype=np.int32)  # the last-twist slot stays 0: the first twist is free
     while True:
         for i in range(6 * n * n):
             s[HEADER + i] = i
@@ -214,7 +240,11 @@ def legal_actions(p, s, mask):
         return 0
     na = n_actions_of(p)
     mask[:na] = 1
-    return na
+    last = s[last_slot(p)] - 1
+    if last < 0 or p[P_ALLOW_UNDO]:
+        return na
+    mask[INVERSE[p[P_SIZE] - 2, p[P_METRIC], last]] = 0
+    return na - 1
 
 
 @njit(cache=True)
@@ -223,6 +253,7 @@ def afterstate(p, s, a, out, rewards):
     _twist(p, out, a)
     out[TO_MOVE] = 0
     out[PLY] = s[PLY] + 1
+    out[last_slot(p)] = a + 1
     r = STEP_REWARD
     if solved(p, out):
         out[TERMINAL] = 1
@@ -262,24 +293,31 @@ def _size(p) -> int:
 
 def cubies(p, s) -> tuple:
     """``(cp, co, ep, eo)`` of ``s`` per slot (:func:`~farl_envs.games._rubiks_cube_board.cubies`)."""
-    return geo.cubies(_size(p), np.asarray(s)[HEADER:])
+    n = _size(p)
+    return geo.cubies(n, np.asarray(s)[HEADER:HEADER + 6 * n * n])
 
 
 def from_cubies(p, cp, co, ep=(), eo=(), ply: int = 0) -> np.ndarray:
-    """The state of those cubies (:func:`~farl_envs.games._rubiks_cube_board.stickers`), ``ply`` twists played."""
+    """The state of those cubies (:func:`~farl_envs.games._rubiks_cube_board.stickers`), ``ply`` twists played,
+    no last twist known (the next twist is free)."""
     n = _size(p)
-    s = np.zeros(HEADER + 6 * n * n, dtype=np.int32)
-    s[HEADER:], s[PLY] = geo.stickers(n, cp, co, ep, eo), ply
+    s = np.zeros(HEADER + 6 * n * n + 1, dtype=np.int32)
+    s[HEADER:HEADER + 6 * n * n], s[PLY] = geo.stickers(n, cp, co, ep, eo), ply
     return s
+
+
+def last_twist(p, s) -> int:
+    """The action of the twist played last in ``s``, -1 before the first twist."""
+    return int(s[last_slot(p)]) - 1
 
 
 def validate(p, s) -> str:
     """Empty when ``s`` is a position the twists reach (with a consistent ply count and terminal flag)."""
     n = _size(p)
-    msg = check_header(s, 1, HEADER + 6 * n * n)
+    msg = check_header(s, 1, HEADER + 6 * n * n + 1)
     if msg:
         return msg
-    stickers = s[HEADER:]
+    stickers = s[HEADER:HEADER + 6 * n * n]
     if sorted(int(v) for v in stickers) != list(range(6 * n * n)):
         return f"the stickers must be a permutation of 0..{6 * n * n - 1}"
     try:
@@ -303,6 +341,11 @@ def validate(p, s) -> str:
         return f"twist count must be in 0..{cap} (max_twists), got {ply}"
     if s[TO_MOVE] != 0:
         return "player_0 is the only player"
+    last, na = last_twist(p, s), int(n_actions_of(p))
+    if not -1 <= last < na:
+        return f"the last twist (1 + action) must be in 0..{na}, got {last + 1}"
+    if last >= 0 and ply == 0:
+        return "no twist is played yet (ply 0), so there is no last twist (0)"
     if bool(s[TERMINAL]) != (solved(p, s) or ply >= cap):
         return "terminal flag must be set exactly when the cube is solved or max_twists twists are played"
     return ""
@@ -321,6 +364,9 @@ def render_text(p, s) -> str:
         grid[y][x] = geo.FACES[int(s[HEADER + i]) // (n * n)]
     text = "\n".join("".join(row).rstrip() for row in grid)
     status = "solved" if solved(p, s) else f"{int(s[PLY])} twists"
+    last = last_twist(p, s)
+    if last >= 0:
+        status += f", the last {ACTION_NAMES[(n, METRICS[int(p[P_METRIC])])][last]}"
     return f"{text}\n{status}"
 
 
@@ -353,9 +399,10 @@ def cell_neighbours(p) -> list[list[int]]:
 
 
 def make_spec(size: int = 2, metric: str = "half", scramble_min: int = 1, scramble_max: int | None = None,
-              max_twists: int = 50) -> GameSpec:
+              max_twists: int = 50, allow_undo: bool = False) -> GameSpec:
     """The ``size`` cube (2 or 3) in the ``metric`` (``"half"`` or ``"quarter"``), scrambled by
-    ``scramble_min..scramble_max`` twists (default: 1 to God's number), capped at ``max_twists`` twists."""
+    ``scramble_min..scramble_max`` twists (default: 1 to God's number), capped at ``max_twists`` twists; the
+    inverse of the last twist is legal only with ``allow_undo``."""
     if isinstance(size, bool) or size not in (2, 3):
         raise ValueError(f"size must be 2 or 3, got {size!r}")
     size = int(size)
@@ -366,13 +413,17 @@ def make_spec(size: int = 2, metric: str = "half", scramble_min: int = 1, scramb
     scramble_max = check_int_param("scramble_max", scramble_max, 1, MAX_SCRAMBLE)
     scramble_min = check_int_param("scramble_min", scramble_min, 1, scramble_max)
     max_twists = check_int_param("max_twists", max_twists, 1, MAX_TWISTS_LIMIT)
-    p = np.array([size, METRICS.index(metric), scramble_min, scramble_max, max_twists], dtype=np.int64)
+    if not isinstance(allow_undo, (bool, np.bool_)):
+        raise ValueError(f"allow_undo must be True or False, got {allow_undo!r}")
+    allow_undo = bool(allow_undo)
+    p = np.array([size, METRICS.index(metric), scramble_min, scramble_max, max_twists, int(allow_undo)],
+                 dtype=np.int64)
     n_cells = 14 if size == 2 else 40
     return GameSpec(
         name="rubiks_cube", version=0,
         params={"size": size, "metric": metric, "scramble_min": scramble_min, "scramble_max": scramble_max,
-                "max_twists": max_twists},
-        p=p, n_players=1, n_actions=int(n_actions_of(p)), state_size=HEADER + 6 * size * size,
+                "max_twists": max_twists, "allow_undo": allow_undo},
+        p=p, n_players=1, n_actions=int(n_actions_of(p)), state_size=HEADER + 6 * size * size + 1,
         n_cells=n_cells, n_cell_values=7 if size == 2 else 12, obs_shape=(6, size, size), obs_high=5,
         max_plies=max_twists, reward_range=(STEP_REWARD * max_twists, SOLVED_REWARD + STEP_REWARD),
         initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate, board=board,

@@ -5,7 +5,8 @@ Training goes through the common run stack (:class:`~farl_agents.runs.Run`) in `
 (``GAME-quick`` for the quick budget), so a build that is stopped (Ctrl-C,
 a crash, ``--stop-after``) continues where it stopped when run again. When
 the budget is done the agent is measured by the evaluation harness against
-the game's reference opponents (:data:`STRENGTH_PLAN`) and stored sparse, without
+the game's reference opponents (:data:`STRENGTH_PLAN`; a puzzle by its solve rate at chosen scramble depths,
+:class:`SolveRate`; Blackjack by its exact expected return, :class:`ExactReturn`) and stored sparse, without
 the TCL accumulators (play never reads them), with its weights rounded (to 256
 values, to float16 precision, or only the larger half kept) only when the same
 measurement of the rounded copy scores no worse (:data:`STORAGES`); its card is
@@ -20,6 +21,7 @@ import math
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
@@ -28,6 +30,8 @@ import farl_envs
 from farl_agents.atomic import atomic_write_json
 from farl_agents.learners.config import LearnerConfig
 from farl_agents.learners.presets import (
+    cube_config,
+    cube_game,
     fitting_tuple_length,
     nplayer_config,
     nplayer_game,
@@ -56,7 +60,34 @@ class Measure:
     games: int | None = None
 
 
-STRENGTH_PLAN: dict[str, tuple[Measure, ...]] = {
+@dataclass(frozen=True)
+class SolveRate:
+    """One line of a puzzle's card (the Rubik's cube): the share of ``games`` cubes scrambled by exactly ``depth``
+    twists that the agent solves within the game's ``max_twists``, ± its standard error; GBG's measure (Konen
+    2023), by the solve-rate study's loop (:func:`studies.rubiks.solve_rates.solve_rate`). On the card it reads as
+    playing ``alone`` from the start set ``scramble <depth>``."""
+
+    depth: int
+    games: int
+    opponent: ClassVar[str] = "alone"
+
+    @property
+    def starts(self) -> str:
+        return f"scramble {self.depth}"
+
+
+@dataclass(frozen=True)
+class ExactReturn:
+    """Blackjack's card line: the agent's expected return per round under the infinite shoe, exact (its greedy
+    action asked once per n-tuple board, the game tree summed over every chance event by the game's kernels:
+    :func:`~farl_agents.opponents.blackjack.exact_return`), beside basic strategy's and the optimal policy's by
+    dynamic programming (:func:`~farl_agents.opponents.blackjack.expected_return`). No games are played."""
+
+    opponent: ClassVar[str] = "alone"
+    starts: ClassVar[str] = "every deal (exact)"
+
+
+STRENGTH_PLAN: dict[str, tuple[Measure | SolveRate | ExactReturn, ...]] = {
     "tictactoe": (Measure("maxn10", "initial", 20), Measure("maxn10", "start+1ply")),
     "nim": (Measure("maxn15", "start+1ply"), Measure("bouton", "start+1ply")),
     "nim3p": (Measure("maxn15", "start+1ply", 48), Measure("mcts5000", "start+1ply", 16)),
@@ -64,6 +95,8 @@ STRENGTH_PLAN: dict[str, tuple[Measure, ...]] = {
     "hex": (Measure("mcts10000", "initial", 50),),
     "othello": (Measure("bench", "othello-4ply"),),
     "game2048": (Measure("alone", "initial", 250),),
+    "rubiks_cube": (SolveRate(5, 300), SolveRate(9, 300), SolveRate(13, 300)),
+    "blackjack": (ExactReturn(),),
     # the N-player rows of farl's Table 1 (their opponents and start sets)
     "sim": (Measure("mcts1000", "initial", 20), Measure("maxn1", "initial", 20)),
     "yavalath": (Measure("mcts300", "initial", 10),),
@@ -77,10 +110,11 @@ STRENGTH_PLAN: dict[str, tuple[Measure, ...]] = {
 }
 """What a card measures, per game: the reference opponents and start sets of the paper's Table 1 (Max-N,
 Bouton's perfect Nim, MCTS, the perfect Connect Four player AB and its loss-delaying AB-DL, Othello's Bench,
-2048 alone) and of farl's N-player rows, in every seat (Sim K12 also against Max-N1, one ply greedy on the
-heuristic its shaping adds: the control that shows what learning added); TicTacToe also from the empty board
-alone; the games of the descent comparisons against random play and a small MCTS (``games`` is per seat; None:
-one game per start position)."""
+2048 alone; the 2x2x2 cube's solve rate at scramble depths 5, 9 and 13, GBG's measure; Blackjack's exact
+expected return per round) and of farl's N-player rows, in every seat (Sim K12 also against Max-N1, one ply
+greedy on the heuristic its shaping adds: the control that shows what learning added); TicTacToe also from
+the empty board alone; the games of the descent comparisons against random play and a small MCTS (``games`` is
+per seat; None: one game per start position)."""
 
 NPLAYER_PRESETS = {"sim": "sim12_3p", "yavalath": "yavalath3p", "chinese_checkers": "chinese_checkers3p",
                    "einstein_wurfelt_nicht": "ewn3p"}
@@ -96,6 +130,16 @@ comparison (:data:`studies.descent.paper_games.GAMES`) and its TD-FARL settings 
 
 DESCENT_EPISODES = 100_000
 
+CUBE_PRESETS = {"rubiks_cube": "cube2_htm"}
+"""The cube's build: GBG's published 2x2x2 half-turn run (:func:`~farl_agents.learners.presets.cube_config`),
+which solves 95.5 % of the cubes scrambled by 13 twists in docs/results/rubiks_cube.md."""
+
+BLACKJACK_SETTINGS = dict(algo="td", farl=False, farl_terminal=False, ntuples="fixed", tanh_output=False, alpha=0.05,
+                          alpha_final=0.0005, epsilon=0.2, epsilon_final=0.0, episodes=100_000_000)
+"""Blackjack's build: the learner of docs/results/blackjack.md that comes closest to basic strategy, TD without
+final adaptation on the game's declared five 5-tuples, linear output, α 0.05 -> 0.0005 (exponential), ε 0.2 -> 0
+(linear), 100,000,000 rounds (-0.664 % exact there, basic strategy -0.571 %; about two minutes of one core)."""
+
 
 def preset_of(game: str) -> tuple[LearnerConfig, dict, str]:
     """``(settings, game parameters, where they come from)`` of ``game``'s build."""
@@ -104,6 +148,12 @@ def preset_of(game: str) -> tuple[LearnerConfig, dict, str]:
     if game in NPLAYER_PRESETS:
         name = NPLAYER_PRESETS[game]
         return nplayer_config(name), nplayer_game(name)[1], f"{name} (farl's N-player Table 1 preset)"
+    if game in CUBE_PRESETS:
+        name = CUBE_PRESETS[game]
+        return cube_config(name), cube_game(name)[1], f"{name} (GBG's published cube run, Konen 2023)"
+    if game == "blackjack":
+        return (LearnerConfig(**BLACKJACK_SETTINGS), {},
+                "the TD row of docs/results/blackjack.md (farl's own measurement: no paper has a preset)")
     from studies.descent.experiments import td_config
     from studies.descent.paper_games import GAMES as DESCENT_SETUPS
 
@@ -188,6 +238,12 @@ def measure(agent, game: str | None = None, seed: int = 0, jobs: int = 1) -> lis
     key = check_game(game or agent.game.name)
     lines = []
     for m in STRENGTH_PLAN[key]:
+        if isinstance(m, SolveRate):
+            lines.append(solve_rate_line(agent, m, seed))
+            continue
+        if isinstance(m, ExactReturn):
+            lines.append(exact_return_line(agent, seed))
+            continue
         result = evaluate_agent(agent, [m.opponent], starts=m.starts, n_games=m.games, seed=seed, jobs=jobs)
         mu = result.matchups[0]
         se = mu.win_rate_se if mu.win_rate is not None else mu.score_se
@@ -199,6 +255,40 @@ def measure(agent, game: str | None = None, seed: int = 0, jobs: int = 1) -> lis
                           "score": float(s.win_rate if s.win_rate is not None else s.mean_score)}
                          for s in mu.per_seat]})
     return lines
+
+
+def solve_rate_line(agent, m: SolveRate, seed: int = 0) -> dict:
+    """A card line of ``m``: the study's solve rate of ``agent`` (one seat, "wins" the solved cubes), its binomial
+    standard error and the mean twists of the solved cubes."""
+    from studies.rubiks.solve_rates import solve_rate
+
+    g = agent.game
+    rate, twists = solve_rate(agent, int(g.params["size"]), g.params["metric"], m.depth, m.games,
+                              int(g.params["max_twists"]), seed, allow_undo=bool(g.params["allow_undo"]))
+    solved = round(rate * m.games)
+    return {"opponent": m.opponent, "starts": m.starts, "games_per_seat": m.games, "metric": "solve_rate",
+            "score": float(rate), "se": math.sqrt(rate * (1 - rate) / m.games),
+            "mean_twists": round(twists, 2) if solved else None,
+            "wins": solved, "draws": 0, "losses": m.games - solved,
+            "per_seat": [{"seat": 0, "games": m.games, "wins": solved, "draws": 0, "losses": m.games - solved,
+                          "score": float(rate)}]}
+
+
+def exact_return_line(agent, seed: int = 0) -> dict:
+    """The card line of :class:`ExactReturn` for a Blackjack ``agent`` (ties between its actions drawn once per
+    board from ``seed``): its exact return (``score``, s.e. 0, no games) and the two references."""
+    from farl_agents.opponents.blackjack import exact_return, expected_return
+    from farl_envs.core.rng import make_rng
+
+    g = agent.game
+    rng = make_rng(seed)
+    value = exact_return(g, lambda s: agent.act(g, s, rng))
+    h17 = bool(g.params["dealer_hits_soft17"])
+    return {"opponent": ExactReturn.opponent, "starts": ExactReturn.starts, "games_per_seat": 0,
+            "metric": "exact_return", "score": float(value), "se": 0.0,
+            "basic_strategy": expected_return("basic", h17), "optimal": expected_return("optimal", h17),
+            "wins": 0, "draws": 0, "losses": 0,
+            "per_seat": [{"seat": 0, "games": 0, "wins": 0, "draws": 0, "losses": 0, "score": float(value)}]}
 
 
 def no_loss(reference: list[dict], candidate: list[dict]) -> bool:

@@ -8,10 +8,15 @@ anything ``farl eval`` takes: agent files, run folders, search wrappers around t
 
     python -m studies.rubiks.solve_rates runs/cube2-htm runs/cube2-htm+mcts100 --size 2 --metric half --pmax 13
 
-``--no-undo`` plays by GBG's rule of play (Konen 2023's evaluation): a TD n-tuple agent picks its greedy twist
-among all twists except the inverse of the twist it played just before (the first twist of a cube is free). GBG's
+GBG's rule of play (Konen 2023's evaluation) is the game's own rule: the cube's ``allow_undo=False`` (its
+default) makes the inverse of the twist just played illegal (the first twist of a cube is free). GBG's
 ``TDNTuple4Agt`` skips that inverse in its move choice, so a greedy agent cannot fall into a two-twist cycle
-(A, B, A, B, ...) that wastes its 50 twists; GBG's published bare solve rates are measured so.
+(A, B, A, B, ...) that wastes its 50 twists; GBG's published bare solve rates are measured so. ``--allow-undo``
+plays the cube of the first release, every twist legal (farl's "plain greedy" rows; a bare TD n-tuple agent's
+greedy twist is then chosen here, by :func:`greedy_no_undo` with no twist barred, because the agent's own ``act``
+keeps the rules it was trained under). ``--no-undo`` keeps the study's own check of the rule: the greedy twist
+chosen here (:func:`greedy_no_undo`, the last twist remembered by this loop, not read from the state), which must
+give the game rule's figures.
 
 ``--gbg-scrambles`` scrambles as GBG's code does (``GameBoardCube.selectByTwists1``): in the half-turn metric
 that is the game's own rule (no face twice in a row), in the quarter-turn metric it is not. GBG draws a position
@@ -40,7 +45,7 @@ from farl_agents.loading import load_player
 from farl_agents.players import reset_player
 from farl_envs.core.rng import make_rng, rng_below
 from farl_envs.core.spec import HEADER, PLY, TERMINAL
-from farl_envs.games.rubiks_cube import INVERSE, P_METRIC, P_SIZE
+from farl_envs.games.rubiks_cube import INVERSE, P_METRIC, P_SIZE, last_slot
 
 
 def greedy_no_undo(agent, g, s: np.ndarray, last: int, rng) -> int:
@@ -68,7 +73,7 @@ def gbg_scramble(g, p: int, rng) -> np.ndarray:
     rewards = np.zeros(1)
     while True:
         s = np.zeros(g.state_size, dtype=np.int32)
-        s[HEADER:] = np.arange(g.state_size - HEADER)
+        s[HEADER:last_slot(g.p)] = np.arange(last_slot(g.p) - HEADER)
         last_face, last_times = -1, 0
         for _ in range(p):
             while True:
@@ -79,20 +84,24 @@ def gbg_scramble(g, p: int, rng) -> np.ndarray:
             g.afterstate(g.p, s, i, s, rewards)
             last_face = i // 2 if quarter else i // 3
             last_times = (1 if i % 2 == 0 else 3) if quarter else i % 3 + 1
-        s[TERMINAL], s[PLY] = 0, 0
+        s[TERMINAL], s[PLY], s[last_slot(g.p)] = 0, 0, 0  # a start: no twist played yet
         if rewards[0] <= 0:  # the last twist did not solve it
             return s
 
 
 def solve_rate(player, size: int, metric: str, p: int, games: int, twists: int, seed: int = 0,
-               no_undo: bool = False, gbg_scrambles: bool = False) -> tuple[float, float]:
-    """``(share solved, mean twists of the solved ones)`` over ``games`` cubes scrambled by ``p`` twists;
-    ``no_undo``: ``player`` (a TD n-tuple agent) plays by :func:`greedy_no_undo`; ``gbg_scrambles``: the cubes
-    scrambled by :func:`gbg_scramble`."""
+               no_undo: bool = False, gbg_scrambles: bool = False, allow_undo: bool = False) -> tuple[float, float]:
+    """``(share solved, mean twists of the solved ones)`` over ``games`` cubes scrambled by ``p`` twists, played
+    under the game's rule (``allow_undo``: the cube where every twist is legal); ``no_undo``: ``player`` (a TD
+    n-tuple agent) plays by :func:`greedy_no_undo`; ``gbg_scrambles``: the cubes scrambled by
+    :func:`gbg_scramble`."""
     g = farl_envs.game_spec("rubiks_cube", size=size, metric=metric, scramble_min=p, scramble_max=p,
-                            max_twists=twists)
+                            max_twists=twists, allow_undo=allow_undo)
     if no_undo and not isinstance(player, NTupleAgent):
         raise ValueError("--no-undo needs a bare TD n-tuple agent (an agent file or run folder)")
+    if allow_undo and not isinstance(player, NTupleAgent):
+        raise ValueError("--allow-undo needs a bare TD n-tuple agent (an agent file or run folder)")
+    own_loop = no_undo or allow_undo  # the greedy twist chosen here, not by the agent's act
     rewards = np.zeros(1)
     solved, lengths = 0, []
     for k in range(games):
@@ -102,7 +111,7 @@ def solve_rate(player, size: int, metric: str, p: int, games: int, twists: int, 
         reset_player(player)
         a = -1
         for t in range(twists):
-            a = greedy_no_undo(player, g, s, a, rng) if no_undo else player.act(g, s, rng)
+            a = greedy_no_undo(player, g, s, a if no_undo else -1, rng) if own_loop else player.act(g, s, rng)
             g.afterstate(g.p, s, a, s, rewards)
             if rewards[0] > 0:  # the solving twist's +1 (the game may also end at its twist cap)
                 solved += 1
@@ -125,7 +134,11 @@ def main(argv=None) -> int:
     ap.add_argument("--gbg-scrambles", action="store_true",
                     help="scramble as GBG's code does (differs in the quarter-turn metric; see the docstring)")
     ap.add_argument("--no-undo", action="store_true",
-                    help="GBG's rule of play: never the inverse of the twist just played (bare agents only)")
+                    help="the study's own check of GBG's rule of play (the game's default): the greedy twist, "
+                         "never the inverse of the one just played, chosen here (bare agents only)")
+    ap.add_argument("--allow-undo", action="store_true",
+                    help="the cube with every twist legal (allow_undo=True; the first release's rules; bare agents "
+                         "only)")
     ap.add_argument("--out", help="Markdown file to write")
     ap.add_argument("--json", help="JSON file to write")
     args = ap.parse_args(argv)
@@ -137,14 +150,15 @@ def main(argv=None) -> int:
         rates = []
         for p in depths:
             rate, mean_len = solve_rate(player, args.size, args.metric, p, args.games, args.twists, args.seed,
-                                        args.no_undo, args.gbg_scrambles)
+                                        args.no_undo, args.gbg_scrambles, args.allow_undo)
             rates.append(rate)
             print(f"{text}  p={p:2d}  solved {100 * rate:5.1f} %  (mean {mean_len:.1f} twists)", flush=True)
         rows[text] = rates
     command = "python -m studies.rubiks.solve_rates " + " ".join(sys.argv[1:] if argv is None else argv)
     lines = [f"Solve rate (%) by scramble depth p, {args.size}x{args.size}x{args.size}, {args.metric}-turn metric, "
              f"{args.games} cubes per depth, at most {args.twists} twists"
-             f"{' (no twist undoing the one before, GBG rule)' if args.no_undo else ''}"
+             f"{', every twist legal (allow_undo)' if args.allow_undo else ', no twist undoing the one before'}"
+             f"{' (the study greedy_no_undo)' if args.no_undo else ''}"
              f"{', GBG scrambles' if args.gbg_scrambles else ''}. Made by `{command}`.", "",
              "| player | " + " | ".join(f"p={p}" for p in depths) + " |", "|---|" + "---:|" * len(depths)]
     lines += [f"| `{t}` | " + " | ".join(f"{100 * r:.0f}" for r in rates) + " |" for t, rates in rows.items()]
@@ -155,6 +169,7 @@ def main(argv=None) -> int:
     if args.json:
         atomic_write_text(Path(args.json), json.dumps({"size": args.size, "metric": args.metric, "games": args.games,
                                                        "twists": args.twists, "no_undo": args.no_undo,
+                                                       "allow_undo": args.allow_undo,
                                                        "gbg_scrambles": args.gbg_scrambles,
                                                        "rates": rows}, indent=1))
     return 0
