@@ -490,3 +490,16 @@ def test_the_batched_envs_follow_the_rule():
             else:
                 assert masks[i].sum() == g.n_actions - 1 and masks[i][rc.INVERSE[0, 0, last]] == 0
                 assert last == actions[i]
+
+
+def test_compiled_self_play_and_the_aec_loop_learn_the_same_under_the_rule():
+    """Both training drivers read the legal twists from the same kernel: the same weights from the same seed."""
+    from farl_agents.learners import LearnerConfig, NTupleAgent
+
+    cfg = LearnerConfig(alpha=0.25, alpha_final=0.25, epsilon=0.1, tanh_output=False, ntuples="random-walk",
+                        ntuple_count=6, ntuple_length=4, episodes=300)
+    g = spec(scramble_max=4, max_twists=20)
+    fast, generic = NTupleAgent(g, cfg), NTupleAgent(g, cfg)
+    fast.train(300)
+    generic.train_aec(farl_envs.make("rubiks_cube", scramble_max=4, max_twists=20), 300)
+    assert np.count_nonzero(fast.net.weights) > 0 and np.array_equal(fast.net.weights, generic.net.weights)
