@@ -239,7 +239,7 @@ def test_built_wheel_holds_the_agents_and_cards(tmp_path):
     subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
     subprocess.run([sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "--no-build-isolation", "-q", "-w",
                     str(tmp_path / "dist")], cwd=src, check=True)
-    wheel = next((tmp_path / "dist").glob("farl-*.whl"))
+    wheel = next((tmp_path / "dist").glob("farl_rl-*.whl"))
     assert wheel.stat().st_size < 30_000_000
     names = set(zipfile.ZipFile(wheel).namelist())
     for game in SHIPPED:
