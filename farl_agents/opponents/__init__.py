@@ -24,6 +24,10 @@ name (``make_opponent``)  player                                        games
 ``bouton``              :class:`BoutonPlayer`                           two-player Nim
 ``basic-strategy``      :class:`BasicStrategyPlayer` (the chart of      Blackjack
                         :mod:`.blackjack`)
+``equity``              :class:`EquityPlayer` (Monte-Carlo hand         Poker
+                        strength against a random hand, thresholds;
+                        :mod:`.poker`)
+``call``                :class:`CallPlayer` (always check / call)       Poker
 ``ab`` / ``ab-dl``      :class:`PerfectConnectFour` (perfect; AB-DL     Connect Four 6x7
                         delays losses), from
                         :mod:`farl_agents.opponents.connect_four`
@@ -64,19 +68,20 @@ from farl_agents.opponents.mcts import MAX_ITERATIONS, MCTS
 from farl_agents.opponents.mohex import MoHexPlayer
 from farl_agents.opponents.nim import BoutonPlayer, nim3p_player
 from farl_agents.opponents.paranoid import Paranoid
+from farl_agents.opponents.poker import CallPlayer, EquityPlayer
 from farl_agents.opponents.wrappers import refuse_hidden_information, split_wrapped, wrap
 from farl_agents.players import RandomPlayer
 from farl_envs.core.spec import GameSpec
 
 __all__ = ["MaxN", "MCTS", "BenchPlayer", "BasicStrategyPlayer", "EdaxPlayer", "GRhinoPlayer", "MoHexPlayer",
-           "BoutonPlayer", "RandomPlayer",
+           "BoutonPlayer", "RandomPlayer", "EquityPlayer", "CallPlayer",
            "PerfectConnectFour",
            "nim3p_player", "make_opponent", "connect_four_player", "parse_opponent", "OpponentName",
            "OPPONENT_NAMES", "NUMBER_RANGES"]
 
 OPPONENT_NAMES = ("random", "maxn<depth>", "paranoid<depth>", "mcts<iterations>", "bench", "bench-gbg", "heur",
                   "edax<depth>", "grhino<level>", "mohex<simulations>", "bouton", "ab", "ab-dl", "basic-strategy",
-                  "pretrained")
+                  "equity", "call", "pretrained")
 
 NUMBER_RANGES = {"maxn": (1, 100), "paranoid": (1, 100), "mcts": (1, MAX_ITERATIONS), "edax": (0, 60),
                  "grhino": grhino.LEVELS, "mohex": mohex.GAMES_RANGE}
@@ -85,7 +90,8 @@ NUMBER_RANGES = {"maxn": (1, 100), "paranoid": (1, 100), "mcts": (1, MAX_ITERATI
 play; MCTS: :data:`~.mcts.MAX_ITERATIONS`; GRhino has levels 1..5; MoHex: :data:`.mohex.GAMES_RANGE`)."""
 _DEFAULTS = {"maxn": 15, "paranoid": 6, "mcts": 1000, "edax": 1, "grhino": grhino.DEFAULT_LEVEL,
              "mohex": mohex.DEFAULT_GAMES}
-_PLAIN = ("random", "bench", "heur", "bench-gbg", "bouton", "ab", "ab-dl", "basic-strategy", "pretrained")
+_PLAIN = ("random", "bench", "heur", "bench-gbg", "bouton", "ab", "ab-dl", "basic-strategy", "equity", "call",
+          "pretrained")
 
 
 class OpponentName(NamedTuple):
@@ -207,6 +213,9 @@ def make_opponent(spec: str, game):
     if kind == "basic-strategy":
         _require(g, ("blackjack",), spec)
         return BasicStrategyPlayer()
+    if kind in ("equity", "call"):
+        _require(g, ("poker",), spec)
+        return EquityPlayer() if kind == "equity" else CallPlayer()
     if kind in ("ab", "ab-dl"):
         _require(g, ("connect_four",), spec)
         return PerfectConnectFour(kind, g)
