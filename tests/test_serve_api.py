@@ -81,6 +81,7 @@ def test_games_lists_every_registered_game_with_its_default_parameters(client):
     assert "ab" in names["connect_four_v0"] and "ab-dl" in names["connect_four_v0"]
     assert "bench" in names["othello_v0"] and "bouton" in names["nim_v0"]
     assert "basic-strategy" in names["blackjack_v0"]
+    assert "equity" in names["poker_v0"] and "call" in names["poker_v0"]
     assert "maxn" not in names["game2048_v0"]  # chance events: Max-N cannot search it
     assert games["tictactoe_v0"]["cell_actions"] and not games["connect_four_v0"]["cell_actions"]
 

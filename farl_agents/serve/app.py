@@ -201,6 +201,9 @@ class JSON(JSONResponse):
 def _opponents(g) -> list[dict]:
     """The reference opponents that can play game ``g`` (budget: the number the page lets one edit)."""
     out = [{"name": "random", "label": "random moves"}]
+    if g.name == "poker":  # rule players on the mover's own view (farl_agents/opponents/poker.py)
+        out += [{"name": "equity", "label": "equity (hand strength rules)"},
+                {"name": "call", "label": "calling station"}]
     if g.hidden_information:  # the searches would read the others' cards (make_opponent refuses them)
         return out
     if not g.has_chance:

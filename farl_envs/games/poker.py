@@ -117,6 +117,11 @@ its move rewards are public (``GameSpec.move_rewards_public``), with TD on after
 which rates the mover's own board); SARSA and Q rate the position before a move, the previous mover's view, and
 stay refused.
 
+References. ``make_opponent("equity", "poker")`` (:mod:`farl_agents.opponents.poker`) is a rule player on
+the mover's own view: its Monte-Carlo equity against a random hand decides between fold, check / call (pot odds)
+and bet / raise / all-in; ``make_opponent("call", "poker")`` always checks or calls. Both, and TD-FARL agents
+trained on the game, are measured in ``docs/results/poker.md`` (``python -m studies.poker.learning``).
+
 State: the common header, then the phase (0 betting, 1 cards owed, 2 showdown, 3 next hand owed, 4 over), the
 number of hands started, the dealer, the street (0 pre-flop .. 3 river), the seat that made the last move, each
 seat's stack, its chips in the pot of this hand, its folded flag and whether it still has to act in this round,
