@@ -154,6 +154,12 @@ _NPLAYER = {
                  dict(ntuple_count=20, ntuple_length=5, shaping=1.0, episodes=100_000)),
     # Yavalath, 61 cells, 3 players: 30 walks of 6 hexagonal neighbours (4^6 weights each), 12 symmetries
     "yavalath3p": ("yavalath", {"players": 3, "size": 5}, dict(ntuple_count=30, ntuple_length=6, episodes=100_000)),
+    # The same with progress shaping w=1 on Yavalath's heuristic and a teacher (LearnerConfig.teacher): Max-N1, one
+    # ply on that heuristic, in both seats the learner does not play. Self-play never shows the 3-player learners
+    # Yavalath's trap, Max-N1 sets it; with it the agent scores above MCTS1000 and above Max-N1 alone, where every
+    # self-play setting stays at or below them (docs/results/nplayer_learning.md, section 7)
+    "yavalath3p_taught": ("yavalath", {"players": 3, "size": 5},
+                          dict(ntuple_count=30, ntuple_length=6, shaping=1.0, teacher="maxn1", episodes=100_000)),
     # Chinese Checkers, 121 holes, 3 players: 40 walks of 6 holes; no symmetry keeps the three camps. Progress
     # shaping w=10 on the game's race heuristic (LearnerConfig.shaping): without it no self-play game (random or
     # greedy on the untrained tables) ends inside the 300 turns, every reward is 0 and nothing is learned; with it
@@ -177,13 +183,15 @@ def nplayer_config(name: str, algo: str = "td", farl: bool = True, **overrides) 
 
     Not from Konen & Bagheri 2020 (its only 3-player game is Nim3P): the template ``_NPLAYER_BASE``
     carries its Nim3P settings over, each preset adds a random-walk n-tuple set sized for its board. A preset's
-    progress shaping is TD's (``LearnerConfig.shaping``): SARSA and Q get the preset without it.
+    progress shaping and teacher are TD's (``LearnerConfig.shaping``, ``teacher``): SARSA and Q get the preset
+    without them.
     """
     if name not in _NPLAYER:
         raise ValueError(f"no N-player preset {name!r}; known: {', '.join(_NPLAYER)}")
     base = {**_NPLAYER_BASE, **_NPLAYER[name][2], "algo": algo, "farl": farl, "farl_terminal": farl}
     if algo != "td":
         base.pop("shaping", None)
+        base.pop("teacher", None)
     base.update(overrides)
     return LearnerConfig(**base)
 

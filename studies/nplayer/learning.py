@@ -104,6 +104,12 @@ VARIANTS = [
             why="the N-player Table 1 preset"),
     Variant("ewn3-gbgsched", "ewn3p", "einstein_wurfelt_nicht", ("players=3", "size=6", "cell_coding=1"),
             GBG_SCHEDULE, "the preset with GBG's schedule"),
+    Variant("ewn3-gbg-60x6-1m", "ewn3p", "einstein_wurfelt_nicht", ("players=3", "size=6", "cell_coding=1"),
+            {**GBG_SCHEDULE, "ntuple_count": 60, "ntuple_length": 6, "episodes": 1_000_000},
+            "GBG's schedule with twice the tuples, each longer (60 walks of 6 squares), 1M episodes"),
+    Variant("ewn3-gbg-60x6-1m-nofarl", "ewn3p", "einstein_wurfelt_nicht", ("players=3", "size=6", "cell_coding=1"),
+            {**GBG_SCHEDULE, "ntuple_count": 60, "ntuple_length": 6, "episodes": 1_000_000, "farl": False,
+             "farl_terminal": False}, "the same without final adaptation"),
     # Sim on K12 (GBG's 3-player board): the K6 preset's settings, then GBG's schedule with more tuples
     Variant("sim12-preset", "sim3p", "sim", ("players=3", "nodes=12"), why="the K6 preset on K12"),
     Variant("sim12-gbgsched", "sim3p", "sim", ("players=3", "nodes=12"),
@@ -111,6 +117,8 @@ VARIANTS = [
             "GBG's schedule, 60 walks of 6 edges, 300k episodes"),
     Variant("sim12-shaped", "sim3p", "sim", ("players=3", "nodes=12"), {"shaping": 1.0},
             "the K6 preset on K12 with progress shaping (weight 1) on the game's heuristic"),
+    Variant("sim12-shaped-teacher-maxn1", "sim3p", "sim", ("players=3", "nodes=12"), {"shaping": 1.0,
+            "teacher": "maxn1"}, "the shaped K12 preset, Max-N1 (one ply on the heuristic) in both other seats"),
     Variant("sim12-shaped-untrained", "sim3p", "sim", ("players=3", "nodes=12"), {"shaping": 1.0, "episodes": 1},
             "the shaped preset on K12 after one episode: the control of the searched shaped agent"),
 ]
