@@ -186,9 +186,8 @@ def nplayer_config(name: str, algo: str = "td", farl: bool = True, **overrides) 
     progress shaping and teacher are TD's (``LearnerConfig.shaping``, ``teacher``): SARSA and Q get the preset
     without them.
     """
-    if name not in _NPLAYER:
-        raise ValueError(f"no N-player preset {name!r}; known: {', '.join(_NPLAYER)}")
-    base = {**_NPLAYER_BASE, **_NPLAYER[name][2], "algo": algo, "farl": farl, "farl_terminal": farl}
+    base = {**_NPLAYER_BASE, **_entry(_NPLAYER, "N-player", name)[2], "algo": algo, "farl": farl,
+            "farl_terminal": farl}
     if algo != "td":
         base.pop("shaping", None)
         base.pop("teacher", None)
@@ -198,10 +197,15 @@ def nplayer_config(name: str, algo: str = "td", farl: bool = True, **overrides) 
 
 def nplayer_game(name: str) -> tuple[str, dict]:
     """``(game name, game parameters)`` of the N-player preset ``name``."""
-    if name not in _NPLAYER:
-        raise ValueError(f"no N-player preset {name!r}; known: {', '.join(_NPLAYER)}")
-    game, params, _ = _NPLAYER[name]
+    game, params, _ = _entry(_NPLAYER, "N-player", name)
     return game, dict(params)
+
+
+def _entry(presets: dict, kind: str, name: str) -> tuple:
+    """``presets[name]``, or a ``ValueError`` naming the ``kind`` of preset and the known ones."""
+    if name not in presets:
+        raise ValueError(f"no {kind} preset {name!r}; known: {', '.join(presets)}")
+    return presets[name]
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -230,18 +234,14 @@ def cube_names() -> list[str]:
 
 def cube_config(name: str, algo: str = "td", farl: bool = True, **overrides) -> LearnerConfig:
     """The learner settings of the cube preset ``name`` (``"cube2_htm"``, ``"cube2_qtm"``)."""
-    if name not in _CUBE:
-        raise ValueError(f"no cube preset {name!r}; known: {', '.join(_CUBE)}")
-    base = {**_CUBE_BASE, **_CUBE[name][2], "algo": algo, "farl": farl, "farl_terminal": farl}
+    base = {**_CUBE_BASE, **_entry(_CUBE, "cube", name)[2], "algo": algo, "farl": farl, "farl_terminal": farl}
     base.update(overrides)
     return LearnerConfig(**base)
 
 
 def cube_game(name: str) -> tuple[str, dict]:
     """``(game name, game parameters)`` of the cube preset ``name``."""
-    if name not in _CUBE:
-        raise ValueError(f"no cube preset {name!r}; known: {', '.join(_CUBE)}")
-    game, params, _ = _CUBE[name]
+    game, params, _ = _entry(_CUBE, "cube", name)
     return game, dict(params)
 
 
