@@ -1,0 +1,1 @@
+"""GBG's Poker: does TD-FARL learn it (docs/results/poker.md)."""
