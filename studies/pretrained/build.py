@@ -99,7 +99,7 @@ STRENGTH_PLAN: dict[str, tuple[Measure | SolveRate | ExactReturn, ...]] = {
     "blackjack": (ExactReturn(),),
     # the N-player rows of farl's Table 1 (their opponents and start sets)
     "sim": (Measure("mcts1000", "initial", 20), Measure("maxn1", "initial", 20)),
-    "yavalath": (Measure("mcts300", "initial", 10),),
+    "yavalath": (Measure("mcts1000", "initial", 20), Measure("maxn1", "initial", 20)),
     "chinese_checkers": (Measure("random", "initial", 20), Measure("paranoid2", "initial", 20),
                          Measure("mcts10", "initial", 20)),
     "einstein_wurfelt_nicht": (Measure("mcts300", "initial", 10),),
@@ -111,12 +111,12 @@ STRENGTH_PLAN: dict[str, tuple[Measure | SolveRate | ExactReturn, ...]] = {
 """What a card measures, per game: the reference opponents and start sets of the paper's Table 1 (Max-N,
 Bouton's perfect Nim, MCTS, the perfect Connect Four player AB and its loss-delaying AB-DL, Othello's Bench,
 2048 alone; the 2x2x2 cube's solve rate at scramble depths 5, 9 and 13, GBG's measure; Blackjack's exact
-expected return per round) and of farl's N-player rows, in every seat (Sim K12 also against Max-N1, one ply
-greedy on the heuristic its shaping adds: the control that shows what learning added); TicTacToe also from
-the empty board alone; the games of the descent comparisons against random play and a small MCTS (``games`` is
-per seat; None: one game per start position)."""
+expected return per round) and of farl's N-player rows, in every seat (Sim K12 and Yavalath also against
+Max-N1, one ply greedy on the heuristic their shaping adds: the control that shows what learning added);
+TicTacToe also from the empty board alone; the games of the descent comparisons against random play and a small
+MCTS (``games`` is per seat; None: one game per start position)."""
 
-NPLAYER_PRESETS = {"sim": "sim12_3p", "yavalath": "yavalath3p", "chinese_checkers": "chinese_checkers3p",
+NPLAYER_PRESETS = {"sim": "sim12_3p", "yavalath": "yavalath3p_taught", "chinese_checkers": "chinese_checkers3p",
                    "einstein_wurfelt_nicht": "ewn3p"}
 """The N-player games' builds: the preset of their Table 1 row
 (:func:`~farl_agents.learners.presets.nplayer_config`)."""
