@@ -346,8 +346,10 @@ READING = [
     "* Three-player games: the depth-limited Max-N / Paranoid wrappers need every player's value at the leaves, "
     "and the agent's other players' values come from tables learned on positions those players produced; on "
     "Nim3P they play worse than the bare agent. PUCT, which reads the mover's own value at each node, does "
-    "better there (Yavalath), but no wrapper makes the weak N-player agents strong (the N-player learning "
-    "issue).",
+    "better there. Yavalath's shipped agent, rebuilt on 2026-11-28 with a teacher in training "
+    "(`yavalath3p_taught`), scores +0.37 against MCTS300 bare and +0.50 inside PUCT 300, while Paranoid2 around "
+    "it scores less than the bare agent (−0.03): its other players' values are what a depth-limited search "
+    "reads, and they are the weak part.",
     "* MoHex 2.0 beats the Hex agents trained here on every board it played, bare or wrapped.",
 ]
 """Observations the page states without figures (the figures are in its tables)."""
