@@ -12,7 +12,8 @@ from farl_envs.games.sim import edge_list
 from studies.table1 import final_rewards, table1
 from studies.table1.table1_rows import NPLAYER_ROWS, find_row, prefix
 
-NPLAYER_KEYS = ("sim3p", "sim12_3p", "yavalath3p", "yavalath3p_taught", "chinese_checkers3p", "ewn3p")
+NPLAYER_KEYS = ("sim3p", "sim12_3p", "yavalath3p", "yavalath3p_taught", "chinese_checkers3p", "ewn3p",
+                "ewn3p_large")
 
 
 def test_presets_and_rows_fit_their_games():

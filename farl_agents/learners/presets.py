@@ -170,6 +170,14 @@ _NPLAYER = {
     # weights each); no symmetry keeps the three corners
     "ewn3p": ("einstein_wurfelt_nicht", {"players": 3, "size": 6, "cell_coding": 1},
               dict(ntuple_count=30, ntuple_length=4, use_symmetry=False, episodes=200_000)),
+    # The same game with a larger learner: 60 walks of 6 squares, GBG's schedule (its Yavalath agent's: alpha
+    # 1.0 -> 0.2, epsilon 0.3 -> 0.005 linear, lambda 0, no TCL, no random start), 1M episodes. It scores -0.21
+    # against two MCTS1000 where the preset scores -0.57 (MCTS1000 itself: -0.09), and without FARL -0.71
+    # (docs/results/nplayer_learning.md, section 8)
+    "ewn3p_large": ("einstein_wurfelt_nicht", {"players": 3, "size": 6, "cell_coding": 1},
+                    dict(ntuple_count=60, ntuple_length=6, use_symmetry=False, alpha=1.0, alpha_final=0.2,
+                         epsilon=0.3, epsilon_final=0.005, lam=0.0, tcl="none", random_start_prob=0.0,
+                         episodes=1_000_000)),
 }
 
 

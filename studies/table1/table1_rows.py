@@ -215,6 +215,7 @@ ROWS = {r.key: r for r in (
 #: yavalath3p_taught   MCTS 1000                        shaped preset, Max-N1 teacher: initial, every seat
 #: chinese_checkers3p  random                           initial position, every seat (300-turn limit)
 #: ewn3p               MCTS 300                         initial position (the die is random), every seat
+#: ewn3p_large         MCTS 1000                        60 x 6 tuples, GBG's schedule, 1M episodes: initial
 #: ==================  ===============================  ===================================================
 #:
 #: Max-N is not used: searched to the end it takes minutes per move already on Sim K6 with three players on
@@ -234,6 +235,9 @@ NPLAYER_ROWS = {r.key: r for r in (
         "initial", 2_000, 10, 2, quick=Plan(5_000, 1_000, 2, 10), group="nplayer", smoke=Plan(4, 2, 1, 1)),
     Row("ewn3p", "einstein_wurfelt_nicht", "EWN 6x6, 3 players (0+1 vs 2)", (Opponent("mcts300", "MCTS300"),),
         "initial", 20_000, 50, 10, quick=Plan(20_000, 5_000, 6, 20), group="nplayer", smoke=NPLAYER_SMOKE),
+    Row("ewn3p_large", "einstein_wurfelt_nicht", "EWN 6x6, 3 players, larger learner",
+        (Opponent("mcts1000", "MCTS1000"),), "initial", 100_000, 20, 2, quick=Plan(100_000, 25_000, 2, 10),
+        group="nplayer", smoke=NPLAYER_SMOKE),
 )}
 
 #: The suffix of a per-ply row's key.
