@@ -223,7 +223,7 @@ def scramble(p, s, k, rng):
 def initial_state(p, rng):
     """The solved cube scrambled by ``p`` twists, ``p`` uniform in ``scramble_min..scramble_max``."""
     n = p[P_SIZE]
-    s = np.zeros(HEADER + 6 * n * n + 1, dtype=np.int32)  # the last-twist slot stays 0: the first twist is free
+    s = np.zeros(last_slot(p) + 1, dtype=np.int32)  # the last-twist slot stays 0: the first twist is free
     while True:
         for i in range(6 * n * n):
             s[HEADER + i] = i
@@ -293,16 +293,14 @@ def _size(p) -> int:
 
 def cubies(p, s) -> tuple:
     """``(cp, co, ep, eo)`` of ``s`` per slot (:func:`~farl_envs.games._rubiks_cube_board.cubies`)."""
-    n = _size(p)
-    return geo.cubies(n, np.asarray(s)[HEADER:HEADER + 6 * n * n])
+    return geo.cubies(_size(p), np.asarray(s)[HEADER:last_slot(p)])
 
 
 def from_cubies(p, cp, co, ep=(), eo=(), ply: int = 0) -> np.ndarray:
     """The state of those cubies (:func:`~farl_envs.games._rubiks_cube_board.stickers`), ``ply`` twists played,
     no last twist known (the next twist is free)."""
-    n = _size(p)
-    s = np.zeros(HEADER + 6 * n * n + 1, dtype=np.int32)
-    s[HEADER:HEADER + 6 * n * n], s[PLY] = geo.stickers(n, cp, co, ep, eo), ply
+    s = np.zeros(last_slot(p) + 1, dtype=np.int32)
+    s[HEADER:last_slot(p)], s[PLY] = geo.stickers(_size(p), cp, co, ep, eo), ply
     return s
 
 
@@ -314,10 +312,10 @@ def last_twist(p, s) -> int:
 def validate(p, s) -> str:
     """Empty when ``s`` is a position the twists reach (with a consistent ply count and terminal flag)."""
     n = _size(p)
-    msg = check_header(s, 1, HEADER + 6 * n * n + 1)
+    msg = check_header(s, 1, last_slot(p) + 1)
     if msg:
         return msg
-    stickers = s[HEADER:HEADER + 6 * n * n]
+    stickers = s[HEADER:last_slot(p)]
     if sorted(int(v) for v in stickers) != list(range(6 * n * n)):
         return f"the stickers must be a permutation of 0..{6 * n * n - 1}"
     try:
