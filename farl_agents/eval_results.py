@@ -27,7 +27,7 @@ class SeatStats:
     mean_score: float
     score_se: float
     win_rate: float | None = None
-    """None for games that are not two-player."""
+    """None where the headline is the mean score (N players, games for chips)."""
     win_rate_se: float | None = None
 
 
@@ -54,7 +54,8 @@ class Matchup:
 
     @property
     def score(self) -> float:
-        """The headline number: win rate for two players, else the mean score."""
+        """The headline number: the win rate where it was measured (two players playing for a result), else the
+        mean score."""
         return self.win_rate if self.win_rate is not None else self.mean_score
 
 
@@ -66,7 +67,7 @@ class EvalResult:
     params: dict
     n_players: int
     metric: str
-    """``"win_rate"`` (two players) or ``"mean_score"``."""
+    """``"win_rate"`` (two players playing for a result) or ``"mean_score"`` (N players, puzzles, chip games)."""
     start_states: str
     n_starts: int
     seats: list

@@ -354,9 +354,10 @@ def _play(game: GameSpec, matchups: list, starts, seed: int, tasks: list, jobs: 
 
 def _summary(game: GameSpec, matchups: list, tasks: list, records: list, seats: list, keep_games: bool,
              **fields) -> EvalResult:
-    """The :class:`EvalResult`: per matchup its overall and per-seat win rate (two players) or mean score."""
+    """The :class:`EvalResult`: per matchup its overall and per-seat win rate (two players playing for a result)
+    or mean score (N players, and games for chips: :attr:`GameSpec.headline_win_rate`)."""
     n = game.n_players
-    two = n == 2
+    two = game.headline_win_rate
     results = []
     for mi, m in enumerate(matchups):
         recs = [r for r, t in zip(records, tasks) if t[0] == mi]

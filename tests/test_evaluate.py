@@ -207,3 +207,18 @@ def test_agent_game_parameters_are_used_and_checked():
     import farl_envs
     with pytest.raises(ValueError, match="was made for nim_v0"):
         evaluate(farl_envs.game_spec("nim"), agent, "random", n_games=2)
+
+
+def test_games_for_chips_headline_the_mean_reward_not_the_win_rate():
+    """Kuhn poker pays 1 or 2 chips: one game won by 2 and one lost by 1 is +0.5 a game, not a 50 % win rate."""
+    game = farl_envs.game_spec("kuhn_poker", players=2)
+    assert game.rewards_are_amounts and not game.headline_win_rate
+    r = evaluate(game, RandomPlayer(), RandomPlayer(), n_games=60, seed=3, keep_games=True)
+    m = r.matchups[0]
+    scores = [g["score"] for g in m.games]
+    assert {abs(s) for s in scores} == {1.0, 2.0}  # both stakes occur, so a win rate would lose information
+    assert r.metric == "mean_score" and m.win_rate is None and m.win_rate_se is None
+    assert m.score == m.mean_score == pytest.approx(np.mean(scores))
+    assert m.wins == sum(s > 0 for s in scores) and m.losses == sum(s < 0 for s in scores)
+    assert farl_envs.game_spec("tictactoe").headline_win_rate
+    assert not farl_envs.game_spec("nim3p").headline_win_rate

@@ -12,7 +12,8 @@ def add_parser(sub) -> None:
     p = sub.add_parser(
         "eval", help="evaluate an agent (or an opponent) against opponents in every seat",
         description="Play RUN_OR_AGENT against each --vs opponent in every seat (the Table 1 harness) and print "
-                    "the win rate (two players) or mean score ± standard error, with a per-seat table.",
+                    "the win rate (two players playing for a result) or the mean score (N players; games for "
+                    "chips such as Poker: the reward won per game) ± standard error, with a per-seat table.",
         formatter_class=HelpFormatter)
     p.add_argument("player", metavar="RUN_OR_AGENT", help="a run folder, an agent file (agent.npz) or an opponent name")
     p.add_argument("--vs", action="append", metavar="OPP", help="opponent name(s) or agent file(s); comma list "

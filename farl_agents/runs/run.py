@@ -203,8 +203,8 @@ class Run:
 
     @property
     def percent(self) -> bool:
-        """Whether evaluation scores are win rates (two-player games)."""
-        return self.game.n_players == 2
+        """Whether evaluation scores are win rates (two-player games played for a result, not for chips)."""
+        return self.game.headline_win_rate
 
     PROGRESS_COLUMN = {"episodes": "episode", "games": "episode", "seconds": "train_seconds", "steps": "env_steps"}
     """The curve column that holds a row's progress, by the trainer's unit."""

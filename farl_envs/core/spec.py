@@ -150,6 +150,10 @@ class GameSpec:
     hidden: farl's TD learners may train the game. GBG's Poker is such a game (chips change hands at a fold,
     which both players see, or at a forced showdown step that has no alternative); Kuhn poker is not (a call that
     ends the hand is rewarded by both cards)."""
+    rewards_are_amounts: bool = False
+    """True when a reward is an amount won or lost (chips in Kuhn poker and Poker) rather than a game's result: a
+    small win and a large loss are not one win and one loss, so evaluations headline the mean reward per game,
+    not the win rate, for two players too (:attr:`headline_win_rate`)."""
     chance: Callable = no_chance
     """The ``chance`` kernel; games without chance keep :func:`no_chance`."""
     board: Callable = stored_cells
@@ -245,6 +249,12 @@ class GameSpec:
     """Parameters that change only how a game starts (``initial_state``), never the positions, moves, rewards
     or ends: an agent trained under other values plays this game unchanged (the cube's scramble depths
     ``scramble_min`` / ``scramble_max``). See :meth:`same_rules`."""
+
+    @property
+    def headline_win_rate(self) -> bool:
+        """Whether an evaluation's headline is the win rate (draws ½): two-player games whose rewards are results.
+        The others (N players, puzzles, games for chips) headline the mean reward per game."""
+        return self.n_players == 2 and not self.rewards_are_amounts
 
     @property
     def id(self) -> str:

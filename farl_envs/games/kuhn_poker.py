@@ -325,6 +325,7 @@ def make_spec(players: int = 2) -> GameSpec:
         initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate, board=board,
         observe=observe, validate=validate, render_text=render_text, symmetries=symmetries,
         action_symmetries=action_symmetries, action_names=ACTION_NAMES, hidden_information=True,
+        rewards_are_amounts=True,
         cell_colors=((60, 60, 60), (150, 150, 150), (230, 170, 30), (90, 160, 90), (70, 120, 200),
                      (190, 70, 70), (150, 60, 190)),
         grid_shape=(n, 3), paint=paint, cell_neighbours=cell_neighbours,

@@ -366,7 +366,7 @@ def make_spec(hands: int = 0, max_hands: int = 100) -> GameSpec:
         reward_range=(-1.0, 1.0), initial_state=initial_state, legal_actions=legal_actions, afterstate=afterstate,
         board=board, observe=observe, validate=validate, render_text=render_text, symmetries=symmetries,
         action_symmetries=action_symmetries, action_names=ACTION_NAMES, has_chance=True, chance=chance,
-        chance_info=chance_info, hidden_information=True, move_rewards_public=True,
+        chance_info=chance_info, hidden_information=True, rewards_are_amounts=True, move_rewards_public=True,
         truncated=truncated if hands == 0 else None,
         cell_colors=colours, grid_shape=(3, 5), paint=paint, cell_neighbours=cell_neighbours,
         chance_outcome_count=chance_outcome_count, apply_chance_outcome=apply_chance_outcome,

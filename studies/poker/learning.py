@@ -308,6 +308,12 @@ def chips(m: dict, se: bool = True) -> str:
     return f"{text} ± {100 * m['score_se']:.1f}" if se else text
 
 
+def win_share(m: dict) -> str:
+    """The share of games won (a split pot ½) from a matchup's counts: ``farl eval`` headlines chips for Poker
+    and leaves its ``win_rate`` empty."""
+    return f"{100 * (m['wins'] + m['draws'] / 2) / m['n_games']:.0f} %"
+
+
 def matchup(result: dict, opponent: str) -> dict:
     return next(m for m in result["matchups"] if m["opponent"] == opponent)
 
@@ -324,7 +330,7 @@ def table(rows: list[tuple[str, dict | None]]) -> list[str]:
             continue
         ms = [matchup(result, o) for o in OPPONENTS]
         seats = " / ".join(", ".join(chips(s, se=False) for s in m["per_seat"]) for m in ms)
-        wins = " / ".join(f"{100 * m['win_rate']:.0f} %" for m in ms)
+        wins = " / ".join(win_share(m) for m in ms)
         out.append(f"| {label} | " + " | ".join(chips(m) for m in ms) + f" | {seats} | {wins} |")
     return out
 
@@ -426,7 +432,7 @@ def page(runs: Path, reading: str) -> str:
                 out.append(f"| {n:,} | not run | not run | not run | |")
                 continue
             ms = [matchup(result, o) for o in OPPONENTS]
-            out.append(f"| {n:,} | " + " | ".join(chips(m) for m in ms) + f" | {100 * ms[0]['win_rate']:.0f} % |")
+            out.append(f"| {n:,} | " + " | ".join(chips(m) for m in ms) + f" | {win_share(ms[0])} |")
         out += [""]
     out += ["## Reading", "", reading.strip(), ""]
     return "\n".join(out)
