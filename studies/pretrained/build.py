@@ -97,6 +97,7 @@ STRENGTH_PLAN: dict[str, tuple[Measure | SolveRate | ExactReturn, ...]] = {
     "game2048": (Measure("alone", "initial", 250),),
     "rubiks_cube": (SolveRate(5, 300), SolveRate(9, 300), SolveRate(13, 300)),
     "blackjack": (ExactReturn(),),
+    "poker": (Measure("random", "initial", 1000), Measure("call", "initial", 1000), Measure("equity", "initial", 1000)),
     # the N-player rows of farl's Table 1 (their opponents and start sets)
     "sim": (Measure("mcts1000", "initial", 20), Measure("maxn1", "initial", 20)),
     "yavalath": (Measure("mcts1000", "initial", 20), Measure("maxn1", "initial", 20)),
@@ -141,6 +142,15 @@ final adaptation on the game's declared five 5-tuples, linear output, α 0.05 ->
 (linear), for 400,000,000 rounds (-0.626 % exact; 100,000,000: -0.664 %; basic strategy -0.571 %), 6 to 13 minutes
 of one core."""
 
+POKER_SETTINGS = dict(algo="td", ntuples="random-walk", ntuple_count=20, ntuple_length=3, alpha=0.2,
+                      alpha_final=0.01, epsilon=0.1, epsilon_final=0.0, teacher="equity", teacher_share=0.5,
+                      episodes=500_000)
+POKER_PARAMS = {"hands": 1}
+"""Poker's build: the ``h1-teacher`` row of docs/results/poker.md, the one learner there that beats ``random`` and
+``call`` and comes near ``equity`` (+0.3, -0.3 and -1.7 chips per hand against it over its three seeds, 4000
+games per seat): TD-FARL on 20 random walks of 3 cells, α 0.2 -> 0.01, ε 0.1 -> 0, the other seat played by the
+``equity`` reference half of the time, 500,000 episodes of one hand each (``hands=1``: a card reads chips won
+per hand). Self-play alone loses 3.5 to 9.8 chips per hand to ``equity``."""
 
 def preset_of(game: str) -> tuple[LearnerConfig, dict, str]:
     """``(settings, game parameters, where they come from)`` of ``game``'s build."""
@@ -155,6 +165,9 @@ def preset_of(game: str) -> tuple[LearnerConfig, dict, str]:
     if game == "blackjack":
         return (LearnerConfig(**BLACKJACK_SETTINGS), {},
                 "the TD row of docs/results/blackjack.md (farl's own measurement: no paper has a preset)")
+    if game == "poker":
+        return (LearnerConfig(**POKER_SETTINGS), dict(POKER_PARAMS),
+                "the h1-teacher row of docs/results/poker.md (farl's own measurement: no paper has a preset)")
     from studies.descent.experiments import td_config
     from studies.descent.paper_games import GAMES as DESCENT_SETUPS
 
