@@ -166,10 +166,11 @@ def report(out, games, seeds: int = 3, png_dir: Path | None = None, old_text: st
              "time)? Every contestant learns by self-play for the same CPU minutes on one core and is measured "
              "by one harness (`farl_agents.evaluate`).", "",
              answer or f"{ANSWER[0]}\n*(the reading of the figures goes here)*\n{ANSWER[1]}", "",
-             "Made by (resumable; each finished run is kept in its folder):", "", "```",
-             "python -m studies.alphazero.contest --out runs/alphazero            # train and evaluate",
-             "python -m studies.alphazero.contest --out runs/alphazero --ladder   # the ladders",
-             "python -m studies.alphazero.contest --out runs/alphazero --report docs/results/alphazero_vs_ntuple.md",
+             "Made by (resumable; each finished run is kept in its folder; under docs/results the folders' "
+             "results, curves and ladders are kept in git, their agent files and checkpoints are not):", "", "```",
+             f"python -m studies.alphazero.contest --out {out}            # train and evaluate",
+             f"python -m studies.alphazero.contest --out {out} --ladder   # the ladders",
+             f"python -m studies.alphazero.contest --out {out} --report docs/results/alphazero_vs_ntuple.md",
              "```", "",
              f"Page written {datetime.date.today().isoformat()} on {platform.machine()} (2 cores; each run on "
              f"one, torch single-threaded).", "",
