@@ -95,3 +95,36 @@ def test_value_truth_of_an_untrained_agent_has_no_learned_spread():
     assert row["learned spread"][0] == 0.0
     assert np.isnan(row["correlation"][0]) or row["correlation"][0] == 0.0
     assert -1.0 <= row["bias"][0] <= 1.0
+
+
+def test_the_whole_turn_racer_sees_at_least_what_one_action_and_a_pass_see():
+    """At the start of every turn of a random game the racer's best finished turn has at least the race progress
+    of the best single action followed, inside a hop chain, by a pass; in some positions a longer chain does
+    strictly better (what a one-action player cannot see)."""
+    from studies.nplayer.cc_racer import best_turn
+
+    game = farl_envs.game_spec("chinese_checkers", players=3, max_moves=300)
+    rng, walk = make_rng(4), make_rng(5)
+    s = np.array(game.initial_state(game.p, rng), dtype=np.int32)
+    progress, rewards, strictly_better = np.zeros(3), np.zeros(3), 0
+    for _ in range(120):
+        if s[cc.HOP_FROM] < 0:  # a turn starts
+            me = int(s[0])
+            mask = np.zeros(game.n_actions, dtype=np.int8)
+            game.legal_actions(game.p, s, mask)
+            one = -np.inf
+            for a in np.flatnonzero(mask):
+                t = s.copy()
+                game.afterstate(game.p, s, int(a), t, rewards)
+                if int(t[0]) == me and not t[1]:
+                    game.afterstate(game.p, t, cc.PASS, t, rewards)
+                cc.race_progress(game.p, t, progress)
+                one = max(one, progress[me])
+            value, action = best_turn(game, s, rng)
+            assert mask[action] and value >= one - 1e-12
+            strictly_better += value > one + 1e-9
+        a = RandomPlayer().act(game, s, walk)
+        game.afterstate(game.p, s, a, s, rewards)
+        if s[1]:
+            break
+    assert strictly_better >= 1

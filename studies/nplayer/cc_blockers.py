@@ -8,6 +8,7 @@ does not win, how many of its own pegs and of the others' are in its target at t
 took (all players' turns; the move limit counts them too).
 
     python -m studies.nplayer.cc_blockers runs/cc3p-shaping10-seed0 --vs random --games 10
+    python -m studies.nplayer.cc_blockers racer --vs random --games 100   # the whole-turn racer (cc_racer.py)
 """
 from __future__ import annotations
 
@@ -16,12 +17,14 @@ from collections import Counter
 
 import numpy as np
 
+import farl_envs
 from farl_agents.loading import load_player
 from farl_agents.opponents import make_opponent
 from farl_agents.players import reset_player
 from farl_envs.core.rng import make_rng
 from farl_envs.core.spec import TERMINAL, TO_MOVE
 from farl_envs.games import chinese_checkers as cc
+from studies.nplayer.cc_racer import WholeTurnRacer
 
 
 def target_holes(p, seat: int) -> np.ndarray:
@@ -48,12 +51,16 @@ def play(game, players, seat: int, env_rng, player_rng) -> dict:
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("agent", help="an agent file or run folder of Chinese Checkers")
+    ap.add_argument("agent", help="an agent file or run folder of Chinese Checkers, or racer (the whole-turn "
+                    "racer of studies/nplayer/cc_racer.py, 3 players, 300 turns)")
     ap.add_argument("--vs", default="random")
     ap.add_argument("--games", type=int, default=10, help="games per seat")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    player, game = load_player(args.agent)
+    if args.agent == "racer":
+        player, game = WholeTurnRacer(), farl_envs.game_spec("chinese_checkers", players=3, max_moves=300)
+    else:
+        player, game = load_player(args.agent)
     if game.name != "chinese_checkers":
         raise SystemExit(f"{args.agent} plays {game.name}, not chinese_checkers")
     opponent = make_opponent(args.vs, game)
