@@ -128,3 +128,28 @@ def test_the_whole_turn_racer_sees_at_least_what_one_action_and_a_pass_see():
         if s[1]:
             break
     assert strictly_better >= 1
+
+
+def test_a_spoiler_is_walled_in_only_when_it_can_neither_step_nor_hop():
+    """player_1's peg on the tip of player_0's target: walled in once every neighbour and every hole behind one
+    is taken by player_0's pegs; one free hole behind lets it hop out, one free neighbour lets it step."""
+    from studies.nplayer.cc_racer import walled_in
+
+    game = farl_envs.game_spec("chinese_checkers", players=3, max_moves=300)
+    s = np.array(game.initial_state(game.p, make_rng(0)), dtype=np.int32)
+    s[cc.CELLS:cc.CELLS + cc.N_HOLES] = 0
+    target = cc_blockers.target_holes(game.p, 0)
+    point = (int(game.p[cc.P_HOMES]) + 3) % 6
+    tip = int(next(h for h in target if cc.TIP_DISTANCE[point, h] == 0))  # the hole farthest from the centre
+    assert walled_in(game, s, 0) == 0
+    s[cc.CELLS + tip] = 2  # a peg of player_1
+    ring = [(int(cc.NEIGHBOUR[tip, d]), int(cc.HOP[tip, d])) for d in range(6) if cc.NEIGHBOUR[tip, d] >= 0]
+    assert ring and walled_in(game, s, 0) == 0  # it can step
+    for nb, behind in ring:
+        s[cc.CELLS + nb] = 1
+        if behind >= 0:
+            s[cc.CELLS + behind] = 1
+    assert walled_in(game, s, 0) == 1 and walled_in(game, s, 1) == 0  # only player_0's target holds a spoiler
+    hop_out = next(behind for _, behind in ring if behind >= 0)
+    s[cc.CELLS + hop_out] = 0
+    assert walled_in(game, s, 0) == 0

@@ -9,6 +9,7 @@ took (all players' turns; the move limit counts them too).
 
     python -m studies.nplayer.cc_blockers runs/cc3p-shaping10-seed0 --vs random --games 10
     python -m studies.nplayer.cc_blockers racer --vs random --games 100   # the whole-turn racer (cc_racer.py)
+    python -m studies.nplayer.cc_blockers racer-exits --vs random --games 100   # ... keeping spoilers an exit
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from farl_agents.players import reset_player
 from farl_envs.core.rng import make_rng
 from farl_envs.core.spec import TERMINAL, TO_MOVE
 from farl_envs.games import chinese_checkers as cc
-from studies.nplayer.cc_racer import WholeTurnRacer
+from studies.nplayer.cc_racer import EXITS_PENALTY, WholeTurnRacer
 
 
 def target_holes(p, seat: int) -> np.ndarray:
@@ -51,14 +52,15 @@ def play(game, players, seat: int, env_rng, player_rng) -> dict:
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("agent", help="an agent file or run folder of Chinese Checkers, or racer (the whole-turn "
-                    "racer of studies/nplayer/cc_racer.py, 3 players, 300 turns)")
+    ap.add_argument("agent", help="an agent file or run folder of Chinese Checkers, or racer / racer-exits (the "
+                    "whole-turn racers of studies/nplayer/cc_racer.py, 3 players, 300 turns)")
     ap.add_argument("--vs", default="random")
     ap.add_argument("--games", type=int, default=10, help="games per seat")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    if args.agent == "racer":
-        player, game = WholeTurnRacer(), farl_envs.game_spec("chinese_checkers", players=3, max_moves=300)
+    if args.agent in ("racer", "racer-exits"):
+        player = WholeTurnRacer(EXITS_PENALTY if args.agent == "racer-exits" else 0.0)
+        game = farl_envs.game_spec("chinese_checkers", players=3, max_moves=300)
     else:
         player, game = load_player(args.agent)
     if game.name != "chinese_checkers":
