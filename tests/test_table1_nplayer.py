@@ -8,6 +8,7 @@ import farl_envs
 from farl_agents.learners.presets import nplayer_config, nplayer_game, nplayer_names
 from farl_agents.ntuple.sets import make_set
 from farl_agents.opponents import make_opponent
+from farl_agents.players import CallablePlayer
 from farl_envs.games.sim import edge_list
 from studies.table1 import final_rewards, table1
 from studies.table1.table1_rows import NPLAYER_ROWS, find_row, prefix
@@ -94,6 +95,23 @@ def test_final_reward_count_on_games_with_known_answers():
     # so a game loses at most one reward without FARL: the winner's +1
     sim3 = final_rewards.count(farl_envs.game_spec("sim", players=3, nodes=6), 200, seed=3)
     assert sim3["lost"].sum() <= sim3["decided"] + 1e-12
+
+
+def test_final_reward_count_under_a_player_keeps_the_rules_facts():
+    """The same facts hold whoever chooses the moves: a player that always takes the first legal edge after
+    the random opening plies, on 2-player Sim K6, still loses exactly the non-last mover's reward, and its
+    games differ from the random ones."""
+    first = CallablePlayer(lambda game, s, rng: int(np.flatnonzero(_mask(game, s))[0]), name="first")
+    game = farl_envs.game_spec("sim", players=2, nodes=6)
+    played = final_rewards.count(game, 100, seed=1, agent=first)
+    assert played["decided"] == 1.0 and np.allclose(played["lost"], 1.0 - played["ended"])
+    assert not np.allclose(played["ended"], final_rewards.count(game, 100, seed=1)["ended"])
+
+
+def _mask(game, s):
+    mask = np.zeros(game.n_actions, dtype=np.int8)
+    game.legal_actions(game.p, s, mask)
+    return mask
 
 
 def test_smoke_run_end_to_end_and_cached(tmp_path):
