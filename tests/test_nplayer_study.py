@@ -7,7 +7,7 @@ import farl_envs
 from farl_agents.players import RandomPlayer
 from farl_envs.core.rng import make_rng
 from farl_envs.games import chinese_checkers as cc
-from studies.nplayer import audit, cc_blockers
+from studies.nplayer import audit, cc_blockers, cc_racer
 from studies.nplayer.learning import ROWS, VARIANTS, select
 
 
@@ -59,7 +59,7 @@ def test_variants_are_train_commands_and_rows_select_in_order():
 def test_chinese_checkers_targets_are_the_empty_opposite_points():
     game = farl_envs.game_spec("chinese_checkers", players=3, max_moves=6)
     s = game.initial_state(game.p, make_rng(0))
-    targets = [set(cc_blockers.target_holes(game.p, seat).tolist()) for seat in range(3)]
+    targets = [set(cc_racer.target_holes(game.p, seat).tolist()) for seat in range(3)]
     for seat, holes in enumerate(targets):
         assert len(holes) == 10
         assert all(s[cc.CELLS + h] == 0 for h in holes)  # with 3 players nobody starts where another must go
@@ -138,7 +138,7 @@ def test_a_spoiler_is_walled_in_only_when_it_can_neither_step_nor_hop():
     game = farl_envs.game_spec("chinese_checkers", players=3, max_moves=300)
     s = np.array(game.initial_state(game.p, make_rng(0)), dtype=np.int32)
     s[cc.CELLS:cc.CELLS + cc.N_HOLES] = 0
-    target = cc_blockers.target_holes(game.p, 0)
+    target = cc_racer.target_holes(game.p, 0)
     point = (int(game.p[cc.P_HOMES]) + 3) % 6
     tip = int(next(h for h in target if cc.TIP_DISTANCE[point, h] == 0))  # the hole farthest from the centre
     assert walled_in(game, s, 0) == 0

@@ -25,12 +25,7 @@ from farl_agents.players import reset_player
 from farl_envs.core.rng import make_rng
 from farl_envs.core.spec import TERMINAL, TO_MOVE
 from farl_envs.games import chinese_checkers as cc
-from studies.nplayer.cc_racer import EXITS_PENALTY, WholeTurnRacer
-
-
-def target_holes(p, seat: int) -> np.ndarray:
-    """The holes of ``seat``'s target point: the point opposite its home."""
-    return cc.POINTS[(int(p[cc.P_HOMES + seat]) + 3) % 6]
+from studies.nplayer.cc_racer import EXITS_PENALTY, WholeTurnRacer, target_holes
 
 
 def play(game, players, seat: int, env_rng, player_rng) -> dict:

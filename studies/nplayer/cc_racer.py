@@ -28,10 +28,15 @@ EXITS_PENALTY = 0.2
 """``racer-exits``' loss of progress per walled-in spoiler (0.2 and 1.0 measured alike; 0.05 less)."""
 
 
+def target_holes(p, seat: int) -> np.ndarray:
+    """The holes of ``seat``'s target point: the point opposite its home."""
+    return POINTS[(int(p[P_HOMES + seat]) + 3) % 6]
+
+
 def walled_in(game, state: np.ndarray, seat: int) -> int:
     """How many of the others' pegs in ``seat``'s target point can neither step nor hop."""
     count = 0
-    for h in POINTS[(int(game.p[P_HOMES + seat]) + 3) % 6]:
+    for h in target_holes(game.p, seat):
         peg = state[CELLS + h]
         if peg == 0 or peg == seat + 1:
             continue

@@ -52,7 +52,7 @@ OPENING_PLIES = 2
 """Uniformly random plies before a shipped agent takes every seat (greedy self-play would repeat one game)."""
 
 
-def play_random_game(game, rng, agent=None) -> tuple[int, np.ndarray, np.ndarray]:
+def play_game(game, rng, agent=None) -> tuple[int, np.ndarray, np.ndarray]:
     """One uniformly random game: ``(last mover, final reward of each seat, reward after each seat's last move)``;
     with ``agent``, :data:`OPENING_PLIES` random plies and then ``agent`` choosing for every seat."""
     s = game.initial_state(game.p, rng)
@@ -87,7 +87,7 @@ def count(game, n_games: int, seed: int = 0, agent=None) -> dict:
     ended, lost, reward = np.zeros(n), np.zeros(n), np.zeros(n)
     decided = 0
     for _ in range(n_games):
-        mover, total, after = play_random_game(game, rng, agent)
+        mover, total, after = play_game(game, rng, agent)
         ended[mover] += 1
         lost += after != 0
         reward += total
