@@ -317,7 +317,7 @@ def test_meaningless_values_are_refused_with_the_flag_named(argv, needle, capsys
 
 
 @pytest.mark.parametrize("argv,needle", [
-    (["train", "nim3p", "--td-chain", "ply"], "bad ntuple settings: td_chain='ply' values each ply's afterstate"),
+    (["train", "game2048", "--td-chain", "ply"], "bad ntuple settings: td_chain='ply' chains the plies of two or"),
     (["train", "nim3p", "--algo", "sarsa"], "bad ntuple settings: n-tuple length must be in 1..3 for nim3p_v0"),
     (["train", "tictactoe", "--ntuple-count", "100000", "--ntuple-length", "9"], "bad ntuple settings: this n-tuple "
                                                                                  "network needs 14.7 GiB"),

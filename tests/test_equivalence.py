@@ -23,6 +23,8 @@ CASES = [
     # the per-ply chain (Thill et al. 2014's Alg. 1) with reset + replacing traces, on small tuples
     _case("connect_four", paper_config("connect_four", episodes=200, td_chain="ply", trace_mode="rr")),
     _case("nim3p", paper_config("nim3p", episodes=200, trace_mode="rr")),
+    # the per-ply chain with three players (every player's tables learn on every ply)
+    _case("nim3p", paper_config("nim3p", episodes=200, td_chain="ply", trace_mode="et")),
     _case("game2048", paper_config("game2048", episodes=10, epsilon=0.05)),  # long episodes: 10 are enough
     # Othello's loop is compiled for this case alone (~25 CPU s of the default suite): with ``-m slow``
     _case("othello", paper_config("othello", episodes=10, trace_mode="rep"), slow=True),

@@ -134,9 +134,117 @@ def test_per_ply_chain_differs_from_the_player_centred_one():
     assert not np.allclose(ply.net.weights, player.net.weights)
 
 
+# ---------------------------------------------------------------- three players
+SIM_TUPLES = ((0, 1, 2, 3), (4, 5, 6, 7), (8, 9, 10, 11), (12, 13, 14, 0), (1, 5, 9, 13), (2, 6, 10, 14), (3, 7, 11, 4))
+
+
+class ReferenceN:
+    """The per-ply chain with N players, written from its definition with dense vectors: per ply (mover p makes
+    s_{t+1}; s_t the previous ply's afterstate), for every player j::
+
+        δ_j = r_j + w·(γ·Φ_j(s_{t+1}) − Φ_j(s_t)) + γ·V_j(s_{t+1}) − V_j(s_t)   (V_j = 0 for a final s_{t+1})
+        unless a random move that does not end the game:  w_j += α/m · δ_j · e_j
+        e_j = λ·e_j + ∇V_j(s_{t+1})
+
+    V_j(s) = tanh(w_j · x(s)), one weight vector and one trace vector per player; r_j is j's reward of the ply;
+    the mover p picks the move with the best r_p + γ·(V_p(x) + w·Φ_p(x)) (V_p = 0 for a final x)."""
+
+    def __init__(self, game, cfg: LearnerConfig, potential):
+        self.g, self.cfg, self.phi = game, cfg, potential
+        n = game.n_players
+        self.keys: dict = {}
+        self.w, self.e = np.zeros((n, 4096)), np.zeros((n, 4096))
+        self.rng = make_rng(cfg.seed)
+        self.seen: list[np.ndarray] = []
+
+    def active(self, state) -> np.ndarray:
+        board = np.zeros(self.g.n_cells, np.int32)
+        self.g.board(self.g.p, state, board)
+        return np.array([self.keys.setdefault((t, tuple(board[list(cells)])), len(self.keys))
+                         for t, cells in enumerate(SIM_TUPLES)])
+
+    def v(self, j: int, state) -> float:
+        return float(np.tanh(self.w[j, self.active(state)].sum()))
+
+    def episode(self) -> tuple[list[float], int]:
+        g, cfg, n = self.g, self.cfg, self.g.n_players
+        w_shape, gamma = cfg.shaping, cfg.gamma
+        step = cfg.alpha / len(SIM_TUPLES)
+        s = g.initial_state(g.p, make_rng(0))
+        self.e[:] = 0.0
+        prev = None
+        plies, totals = 0, np.zeros(n)
+        while not s[TERMINAL]:
+            p = int(s[TO_MOVE])
+            mask = np.zeros(g.n_actions, np.int8)
+            g.legal_actions(g.p, s, mask)
+            moves = np.flatnonzero(mask)
+            afters, rewards = [], []
+            for a in moves:
+                after, r = np.empty_like(s), np.zeros(n)
+                g.afterstate(g.p, s, a, after, r)
+                afters.append(after)
+                rewards.append(r)
+            explore = rng_uniform(self.rng) < cfg.epsilon
+            if explore:
+                k = rng_below(self.rng, len(moves))
+            else:
+                scores = np.array([rewards[i][p] + gamma * ((0.0 if afters[i][TERMINAL] else self.v(p, afters[i]))
+                                                            + w_shape * self.phi(afters[i])[p])
+                                   for i in range(len(moves))])
+                # equal sums of the same weights in another order differ here by ~1e-19; farl's tables (float32
+                # weights summed in float64) tie them exactly, and a tie draws a random number: round them away
+                k = rng_argmax(np.round(scores, 12), len(moves), self.rng)
+            after, final = afters[k], bool(afters[k][TERMINAL])
+            if prev is not None and (not explore or final):
+                deltas = [rewards[k][j] + w_shape * (gamma * self.phi(after)[j] - self.phi(prev)[j])
+                          + gamma * (0.0 if final else self.v(j, after)) - self.v(j, prev) for j in range(n)]
+                for j in range(n):
+                    self.w[j] += step * deltas[j] * self.e[j]
+            for j in range(n):
+                vj = self.v(j, after)
+                self.e[j] *= cfg.lam
+                np.add.at(self.e[j], self.active(after), 1.0 - vj * vj)
+            self.seen.append(after.copy())
+            prev = after
+            totals += rewards[k]
+            s = after
+            plies += 1
+        return totals.tolist(), plies
+
+
+@pytest.mark.parametrize("shaping", [0.0, 0.5])
+def test_three_player_per_ply_chain_matches_its_definition(shaping):
+    """Sim on K6 with three players (a player who makes a triangle drops out): farl's compiled loop against
+    :class:`ReferenceN`, with and without progress shaping (Φ: Sim's leaf evaluation), γ < 1 so that a misplaced γ
+    shows."""
+    from farl_agents.learners.kernels import potential
+
+    game = farl_envs.game_spec("sim", players=3, nodes=6)
+    cfg = LearnerConfig(td_chain="ply", alpha=ALPHA, lam=LAM, epsilon=EPSILON, gamma=0.9, trace_mode="et",
+                        horizon_cut=1e-12, ntuples="explicit", ntuple_cells=SIM_TUPLES, use_symmetry=False,
+                        tcl="none", episodes=40, shaping=shaping)
+    agent = NTupleAgent(game, cfg)
+    out = np.zeros(3)
+
+    def phi(state):
+        potential(agent.potential, game.p, state, out, 0)
+        return out.copy()
+
+    ref = ReferenceN(game, cfg, phi if shaping else (lambda state: np.zeros(3)))
+    ours = agent.train(40)
+    theirs = [ref.episode() for _ in range(40)]
+    assert [(list(map(float, r[:3])), int(r[3])) for r in ours] == theirs
+    assert len({tuple(t) for t, _ in theirs}) > 1 and np.abs(ref.w).max() > 0.05
+    for after in ref.seen[::7]:
+        for j in range(3):
+            table_part = agent.afterstate_value(after, j) - (shaping * phi(after)[j] if shaping else 0.0)
+            assert table_part == pytest.approx(ref.v(j, after), abs=2e-5)
+
+
 def test_per_ply_chain_needs_two_players_and_td():
-    with pytest.raises(ValueError, match="two-player"):
-        NTupleAgent("nim3p", LearnerConfig(td_chain="ply", ntuples="random-walk", ntuple_count=2, ntuple_length=2))
+    with pytest.raises(ValueError, match="one player"):
+        NTupleAgent("game2048", LearnerConfig(td_chain="ply", ntuples="random-walk", ntuple_count=2, ntuple_length=2))
     with pytest.raises(ValueError, match="td_chain"):
         LearnerConfig(td_chain="ply", algo="sarsa")
     with pytest.raises(ValueError, match="td_chain must be one of"):

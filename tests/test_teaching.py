@@ -38,6 +38,23 @@ def test_only_the_learning_seat_learns_and_a_teachers_win_reaches_it():
     assert w[0, 0].min() < 0
 
 
+def test_on_the_per_ply_chain_a_teachers_moves_are_plies_of_the_chain():
+    """With td_chain="ply" there is no learning seat to protect: the teacher's afterstates enter the one chain, so
+    a decisive game moves both seats' tables, and a teacher's win reaches the learner's last afterstate through
+    the chain's last update (final adaptation is not used on this chain)."""
+    agent = _agent(td_chain="ply", farl=False, lam=0.5)
+    w = agent.net.weights
+    for _ in range(40):
+        out = agent.train(1)
+        if out[0, 0] != 0:
+            break
+    assert out[0, 0] != 0, "40 draws in a row"
+    assert np.abs(w[0, 0]).sum() > 0 and np.abs(w[0, 1]).sum() > 0
+    player_centred = _agent(farl=False, lam=0.5)
+    player_centred.train(int(agent.episodes_done))
+    assert not np.array_equal(player_centred.net.weights, w)
+
+
 def test_a_teacher_run_resumes_exactly_from_its_file(tmp_path):
     """Train 30 + save + load + 30 equals 60 straight: every draw comes from the agent's saved generators."""
     straight = _agent(epsilon=0.2, episodes=60)
@@ -55,7 +72,7 @@ def test_a_teacher_run_resumes_exactly_from_its_file(tmp_path):
 
 
 def test_bad_teacher_settings_are_refused():
-    with pytest.raises(ValueError, match="player-centred chain"):
+    with pytest.raises(ValueError, match="a teacher trains TD"):
         LearnerConfig(teacher="maxn1", algo="sarsa")
     with pytest.raises(ValueError, match="teacher_share"):
         LearnerConfig(teacher="maxn1", teacher_share=1.5)

@@ -54,12 +54,12 @@ def _schedule_values(start, final, linear, first, n, episodes):
 
 
 def check_against_game(config: LearnerConfig, game) -> None:
-    """Refuse settings that ``game`` cannot take (ValueError): the per-ply TD chain needs two players; SARSA / Q
+    """Refuse settings that ``game`` cannot take (ValueError): the per-ply TD chain needs two or more players; SARSA / Q
     with symmetries need the game's action symmetries. ``farl train`` calls it, and :func:`described_tuples`,
     on the settings it is given, so that a mistake is reported as a bad setting before a run folder exists."""
-    if config.td_chain == "ply" and game.n_players != 2:
-        raise ValueError(f"td_chain='ply' values each ply's afterstate from the other side (a two-player "
-                         f"zero-sum game); {game.id} has {game.n_players} players")
+    if config.td_chain == "ply" and game.n_players < 2:
+        raise ValueError(f"td_chain='ply' chains the plies of two or more players; {game.id} has one player, "
+                         f"whose player-centred chain already runs through every ply")
     if config.algo != "td" and config.use_symmetry and game.action_symmetries is None:
         raise ValueError(f"{game.id} defines no action symmetries: SARSA/Q need them (or use_symmetry=False)")
     teaching.check_teacher(config, game)

@@ -65,13 +65,15 @@ class LearnerConfig:
     al. 2014 resets its one trace vector), or only the mover's (False: to the other players the random move is
     part of what their own move led to, not their exploration)."""
     td_chain: str = "player"
-    """Which states one TD error reaches (TD, two players): ``player`` — a player's afterstate moves towards that
-    player's next afterstate, each player valuing from its own side, with its own eligibility list (Konen &
-    Bagheri 2020, player-centred); ``ply`` — one chain through every ply: each afterstate moves towards the
-    next ply's afterstate, the opponent's, seen from the other side, and one eligibility list holds both
-    players' states (Alg. 1 of Thill, Bagheri, Koch & Konen 2014). λ decays per entry of the chain, so per
-    own move under ``player``, per ply under ``ply``. Under ``ply`` the last update of a game already moves the
-    other player's last afterstate to its final reward, which is what final adaptation adds to ``player``:
+    """Which states one TD error reaches (TD, two or more players): ``player`` — a player's afterstate moves
+    towards that player's next afterstate, each player valuing from its own side, with its own eligibility list
+    (Konen & Bagheri 2020, player-centred); ``ply`` — one chain through every ply. With two players each
+    afterstate moves towards the next ply's afterstate, the opponent's, seen from the other side, and one
+    eligibility list holds both players' states (Alg. 1 of Thill, Bagheri, Koch & Konen 2014); with three or
+    more, every player's tables learn on every ply's afterstate, each towards its own value of the next ply's
+    (learners/td_farl.py). λ decays per entry of the chain, so per own move under ``player``, per ply under
+    ``ply``. Under ``ply`` the last update of a game already moves the other players' values of the last
+    afterstate before the end to their final rewards, which is what final adaptation adds to ``player``:
     ``farl`` and ``farl_terminal`` have no effect there."""
     tanh_output: bool = True
     """σ = tanh on the output ("output sigmoid"), else identity."""
@@ -86,11 +88,12 @@ class LearnerConfig:
     reward_scale: float = 1.0
     """Rewards are multiplied by this before learning (GBG's 2048 uses 1/3,932,156)."""
     shaping: float = 0.0
-    """w, the weight of progress shaping (TD, player-centred chain; 0: off, the paper's learner): the reward
-    between a player's consecutive afterstates gets w·(γ·Φ(s') − Φ(s_last)), Φ the game's leaf evaluation
-    (``GameSpec.heuristic``, on the final position too, so progress at the end counts beside the result), and the
-    agent values an afterstate as its tables' output plus w·Φ (potential-based shaping, Ng, Harada & Russell
-    1999; for games whose self-play rarely ends, such as Chinese Checkers; see learners/td_farl.py)."""
+    """w, the weight of progress shaping (TD; 0: off, the paper's learner): the reward between a player's
+    consecutive afterstates (per-ply chain: between consecutive plies, for every player) gets
+    w·(γ·Φ(s') − Φ(s_last)), Φ the game's leaf evaluation (``GameSpec.heuristic``, on the final position too, so
+    progress at the end counts beside the result), and the agent values an afterstate as its tables' output plus
+    w·Φ (potential-based shaping, Ng, Harada & Russell 1999; for games whose self-play rarely ends, such as
+    Chinese Checkers; see learners/td_farl.py)."""
     episode_plies: int = 0
     """Training episodes stop after this many plies (0: only when the game ends), as a time limit of training,
     not an end of the game: the last afterstate keeps its bootstrapped TD target and no final adaptation
@@ -177,13 +180,12 @@ class LearnerConfig:
         need(self.ntuples != "explicit" or len(self.ntuple_cells) > 0, "explicit n-tuples need ntuple_cells")
         need(self.reward_scale > 0, "reward_scale must be > 0")
         need(self.shaping >= 0, f"shaping must be >= 0, got {self.shaping}")
-        need(self.shaping == 0 or (self.algo == "td" and self.td_chain == "player"),
-             "shaping is for TD with the player-centred chain (algo='td', td_chain='player')")
+        need(self.shaping == 0 or self.algo == "td", "shaping is for TD (algo='td')")
         need(not self.learn_start or (self.algo == "td" and self.td_chain == "player" and self.shaping == 0),
              "learn_start needs algo td, td_chain player and no shaping")
         need(0 <= self.teacher_share <= 1, f"teacher_share must be in [0, 1], got {self.teacher_share}")
-        need(not self.teacher or (self.algo == "td" and self.td_chain == "player" and not self.learn_start),
-             "a teacher trains TD with the player-centred chain (algo='td', td_chain='player', learn_start off)")
+        need(not self.teacher or (self.algo == "td" and not self.learn_start),
+             "a teacher trains TD (algo='td', learn_start off)")
         need(self.tcl_init > 0, "tcl_init must be > 0 (the accumulators divide by it)")
         need(self.seed >= 0, f"seed must be an integer >= 0, got {self.seed}")
 

@@ -27,10 +27,17 @@ The tables learn V_p − w·Φ_p, and the agent's value of an afterstate x is
 their output plus w·Φ_p(x) (0 + w·Φ_p(x) for a final x), which the greedy
 choice maximises: a fresh agent plays greedily on the heuristic.
 
-``LearnerConfig.td_chain = "ply"`` swaps the player-centred chain for the one
-of Thill, Bagheri, Koch & Konen 2014 (Alg. 1, two players): each ply's
-afterstate moves towards the next ply's, seen from the other side, and one
-eligibility list holds both players' states (:func:`adapt_previous_ply`).
+``LearnerConfig.td_chain = "ply"`` swaps the player-centred chain for one
+through every ply. With two players it is Alg. 1 of Thill, Bagheri, Koch &
+Konen 2014: each ply's afterstate moves towards the next ply's, seen from the
+other side, and one eligibility list holds both players' states
+(:func:`adapt_previous_ply`). With three or more players there is no "other
+side" to negate; every player's table learns on every ply instead: V_j of the
+previous ply's afterstate moves towards j's reward since then plus γ·V_j of
+this ply's (:func:`adapt_previous_ply_each`, the chain's extension to N
+players, vector-valued TD in the sense of Max-N). The last ply of a game
+brings every player's final reward to the afterstate before it, so final
+adaptation has nothing left to do on either chain.
 
 The algorithm is written once, as the ``@njit`` steps below (``choose_move``,
 ``after_move``, ``final_adaptation``). Two drivers feed them:
@@ -105,6 +112,8 @@ class Memory(NamedTuple):
     last_potential: np.ndarray  # float64[N]        Φ_p(s_last[p]) (shaping)
     cand_potential: np.ndarray  # float64[n_actions]  Φ_mover of each candidate afterstate (shaping)
     potential_out: np.ndarray   # float64[N]        the heuristic vector of the last afterstate played (shaping)
+    ply_cum: np.ndarray       # float64[N]  cumulative reward of every player when the last afterstate was made
+    ply_potential: np.ndarray  # float64[N]  every player's Φ of the last afterstate (per-ply chain, shaping)
 
 
 def make_memory(n_players: int, n_actions: int, n_sym: int, m: int, n_cells: int, state_size: int) -> Memory:
@@ -115,7 +124,8 @@ def make_memory(n_players: int, n_actions: int, n_sym: int, m: int, n_cells: int
                   np.zeros(n_actions), np.zeros(n_actions), np.zeros(state_size, np.int32),
                   np.zeros(state_size, np.int32),
                   np.zeros(2 * n_cells, np.int32), np.zeros(n_actions, np.int8), np.zeros(n_players),
-                  np.full(1, -1, np.int64), np.zeros(n_players), np.zeros(n_actions), np.zeros(n_players))
+                  np.full(1, -1, np.int64), np.zeros(n_players), np.zeros(n_actions), np.zeros(n_players),
+                  np.zeros(n_players), np.zeros(n_players))
 
 
 # ----------------------------------------------------------------------------
@@ -129,6 +139,8 @@ def start_episode(mem, traces, carry_traces):
     mem.last_cum[:] = 0.0
     mem.last_mover[0] = -1
     mem.last_potential[:] = 0.0
+    mem.ply_cum[:] = 0.0
+    mem.ply_potential[:] = 0.0
     if not carry_traces:
         clear_traces(traces)
 
@@ -190,9 +202,16 @@ def after_move(net, traces, prm, mem, player, after_idx, step_rewards, next_term
         mem.cum[i] += step_rewards[i] * prm.reward_scale
     if prm.ply_chain:
         if train:
-            adapt_previous_ply(net, traces, prm, mem, player, after_idx, next_terminal, was_random, alpha,
-                               after_value)
+            if mem.cum.shape[0] == 2:
+                adapt_previous_ply(net, traces, prm, mem, player, after_idx, next_terminal, was_random, alpha,
+                                   after_value)
+            else:
+                adapt_previous_ply_each(net, traces, prm, mem, after_idx, next_terminal, was_random, alpha)
         mem.last_mover[0] = player
+        for i in range(mem.cum.shape[0]):
+            mem.ply_cum[i] = mem.cum[i]
+            if prm.shaping != 0.0:  # every player's Φ of s' (the drivers fill potential_out after each move)
+                mem.ply_potential[i] = mem.potential_out[i]
     elif train and mem.has_last[player]:
         r = mem.cum[player] - mem.last_cum[player]
         v_next = next_value(net, prm, player, after_idx, next_terminal, after_value)
@@ -242,8 +261,44 @@ def adapt_previous_ply(net, traces, prm, mem, player, after_idx, next_terminal, 
     if player != q:
         v_next = -v_next
     delta_q = mem.cum[q] - mem.last_cum[q] + prm.gamma * v_next - v_q
+    if prm.shaping != 0.0:
+        delta_q += prm.shaping * (prm.gamma * mem.potential_out[q] - mem.ply_potential[q])
     adapt_chain(net, traces, 0, q, 0, mem.last_idx[q], sign_q * delta_q, sign_q * grad, alpha, prm.lam,
                 prm.trace_mode, prm.tcl_exp, prm.tcl_beta)
+
+
+@njit(cache=True, inline="always")
+def adapt_previous_ply_each(net, traces, prm, mem, after_idx, next_terminal, was_random, alpha):
+    """The TD chain through every ply with three or more players: every player's own value of the previous ply.
+
+    The previous ply's afterstate s (``mem.last_idx`` of its maker) moves, in each player j's tables, towards
+    j's reward since s plus γ·V_j(s') (0 when the game ends; with shaping, plus w·(γ·Φ_j(s') − Φ_j(s))). List j
+    of the eligibility traces holds the chain's recent states in j's tables, so each player's error reaches
+    back over every ply, whoever made it. A random move is handled as in :func:`adapt_previous_ply`: skipped
+    (``res`` / ``rr`` empty the lists; the others keep s in them) unless it ends the game or
+    ``learn_from_random``.
+    """
+    q = mem.last_mover[0]
+    if q < 0:
+        return
+    resetting = prm.trace_mode == 1 or prm.trace_mode == 3
+    skipped = was_random and not prm.learn_from_random and (resetting or not next_terminal)
+    if skipped and resetting:
+        clear_traces(traces)
+        return
+    s_idx = mem.last_idx[q]
+    for j in range(mem.cum.shape[0]):
+        v_j = value(net, j, 0, s_idx, prm.tanh_output)
+        grad = 1.0 - v_j * v_j if prm.tanh_output else 1.0
+        if skipped:
+            push(traces, j, j, 0, s_idx, grad)
+            continue
+        v_next = 0.0 if next_terminal else value(net, j, 0, after_idx, prm.tanh_output)
+        delta = mem.cum[j] - mem.ply_cum[j] + prm.gamma * v_next - v_j
+        if prm.shaping != 0.0:
+            delta += prm.shaping * (prm.gamma * mem.potential_out[j] - mem.ply_potential[j])
+        adapt_chain(net, traces, j, j, 0, s_idx, delta, grad, alpha, prm.lam, prm.trace_mode, prm.tcl_exp,
+                    prm.tcl_beta)
 
 
 @njit(cache=True, inline="always")

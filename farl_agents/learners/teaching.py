@@ -6,15 +6,17 @@ player in it ever sets Yavalath's trap (a threat whose forced block completes th
 players they meet at test time set it at once (``docs/results/nplayer_learning.md``, section 7). With a
 *teacher* (``LearnerConfig.teacher``, an opponent name such as ``maxn1``), each training episode has one
 learning seat (rotating with the episode number) and every other seat is the teacher with probability
-``LearnerConfig.teacher_share``, else a learning seat too (self-play). Only learning seats learn: a teacher's
-move adds its rewards to every player's running total, and a game a teacher ends gives the learning seats their
-final adaptation (FARL part 1) as any other end does. The learning seats move and learn exactly as in the
-compiled self-play (:mod:`farl_agents.learners.td_farl`, whose steps this loop calls from Python), so without
-teacher seats an episode is a self-play one.
+``LearnerConfig.teacher_share``, else a learning seat too (self-play). On the player-centred chain only
+learning seats learn: a teacher's move adds its rewards to every player's running total, and a game a teacher
+ends gives the learning seats their final adaptation (FARL part 1) as any other end does. The learning seats
+move and learn exactly as in the compiled self-play (:mod:`farl_agents.learners.td_farl`, whose steps this loop
+calls from Python), so without teacher seats an episode is a self-play one.
 
-TD with the player-centred chain only (the per-ply chain and SARSA/Q would need the teacher's moves in their
-chains), and not with ``learn_start``. The loop runs in Python around the compiled steps; the teacher's own
-cost per move (Max-N1: ~0.2 ms on Yavalath; MCTS1000: ~40 ms) sets the speed.
+On the per-ply chain (``td_chain="ply"``) a teacher's move is a ply like any other: its afterstate enters the
+chain, learns from the next ply and teaches the ply before, so the teacher's seat's tables learn too (that chain
+has no learning seat; the teacher only chooses the moves of its seats). TD only (SARSA/Q would need the
+teacher's moves in their chains), and not with ``learn_start``. The loop runs in Python around the compiled
+steps; the teacher's own cost per move (Max-N1: ~0.2 ms on Yavalath; MCTS1000: ~40 ms) sets the speed.
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ from farl_agents.learners.td_farl import (
     random_opening,
     start_episode,
 )
+from farl_agents.ntuple.network import board_indices
 from farl_envs.core.rng import rng_uniform
 from farl_envs.core.spec import TERMINAL, TO_MOVE
 
@@ -67,9 +70,17 @@ def _teacher_move(agent, teacher, s: np.ndarray, alpha: float) -> None:
     mover = int(s[TO_MOVE])
     a = int(teacher.act(g, s.copy(), agent.agent_rng))
     g.afterstate(g.p, s, a, s, mem.rewards)
-    mem.cum[:] += mem.rewards * prm.reward_scale
+    potential = 0.0
     if prm.shaping != 0.0:
-        K.potential(agent.potential, g.p, s, mem.potential_out, mover)
+        potential = K.potential(agent.potential, g.p, s, mem.potential_out, mover)
+    if prm.ply_chain:  # the teacher's afterstate is a ply of the chain (mem.cand_idx[0]: scratch)
+        n_cells = mem.board.shape[0] // 2
+        g.board(g.p, s, mem.board[:n_cells])
+        board_indices(agent.net, mem.board[:n_cells], mem.cand_idx[0])
+        after_move(agent.net, agent.traces, prm, mem, mover, mem.cand_idx[0], mem.rewards, bool(s[TERMINAL]),
+                   False, alpha, True, np.nan, potential)
+        return
+    mem.cum[:] += mem.rewards * prm.reward_scale
     if s[TERMINAL]:
         final_adaptation(agent.net, agent.traces, prm._replace(farl_terminal=False), mem, mover, mem.state_idx,
                          alpha)

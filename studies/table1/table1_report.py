@@ -22,13 +22,16 @@ from farl_agents.runs.curve import Panel, Reference, Series, plot_panels
 from studies.formatting import mean_se
 from studies.table1.table1_rows import (
     GROUPS,
+    NPLAYER_PLY_ROWS,
     NPLAYER_ROWS,
     PAPER_ROW_NOTES,
     PAPER_TABLE1,
+    PLY,
     PLY_ROWS,
     ROWS,
     Row,
     agents_root,
+    find_row,
     paper_episodes,
     plan,
     prefix,
@@ -223,19 +226,28 @@ def _write_nplayer_table(out: Path, budget: str, command: str | None, seconds: f
              "final reward over its games in every seat (the opponent fills the two other seats), then the mean",
              "± standard error of the mean over the finished training runs (their number in brackets). Sim,",
              "Yavalath and EWN score +1 for a win and -1 for a loss; Chinese Checkers +2 for the winner and -1 for",
-             "the others, 0 for all when the move limit ends the game.", "",
-             "| game | evaluated vs. | FARL | no-FARL | episodes per run | time per row |",
-             "|---|---|---|---|---|---|"]
+             "the others, 0 for all when the move limit ends the game. The per-ply column trains the same",
+             "settings with the TD chain through every ply (every player's tables learn on every ply) and",
+             "without final adaptation, which has nothing to do on that chain; `--` where the row has no such",
+             "column.", "",
+             "| game | evaluated vs. | FARL | no-FARL | per ply (no FARL) | episodes per run | time per row |",
+             "|---|---|---|---|---|---|---|"]
     notes = []
     for row in NPLAYER_ROWS.values():
         res = finished_results(out, budget, row)
         notes += _unfinished_notes(out, budget, row, res)
-        for i, line in enumerate(cell_lines(row, res)):
-            timing = _row_time(res) if i == 0 else ""
+        ply_row = NPLAYER_PLY_ROWS.get(row.key + PLY)
+        ply_res = finished_results(out, budget, ply_row) if ply_row else []
+        if ply_row:
+            notes += _unfinished_notes(out, budget, ply_row, ply_res)
+        ply_lines = cell_lines(ply_row, ply_res) if ply_row else [{"nofarl": "--"}] * len(row.opponents)
+        for i, (line, ply_line) in enumerate(zip(cell_lines(row, res), ply_lines)):
+            timing = _row_time(res + ply_res) if i == 0 else ""
             lines.append(f"| {row.title if i == 0 else ''} | {line['label']} | {line['farl']} | {line['nofarl']} | "
-                         f"{plan(row, budget).episodes:,} | {timing} |")
+                         f"{ply_line['nofarl']} | {plan(row, budget).episodes:,} | {timing} |")
     lines += ["", "Protocol per row (games are per seat and opponent in the final evaluation):", ""]
     lines += [_protocol_line(row, budget) for row in NPLAYER_ROWS.values()]
+    lines += ["* A per-ply row (`<row>-ply`) plays its row's protocol."]
     if notes:
         lines += [""] + [f"* {n}" for n in notes]
     lines += ["", f"{TIME_PER_ROW} Runs ran in parallel. Learning curves: `{prefix(budget, 'nplayer')}_<row>.png`;",
@@ -410,9 +422,9 @@ def plot_row(out: Path, budget: str, row: Row) -> Path | None:
     opp = row.curve_opponent
     k = 100.0 if row.percent else 1.0
     paper = PAPER_TABLE1.get((row.paper_key, opp.name))
-    ply = row.group == "ply"
+    ply = row.per_ply
     colors = {True: "tab:blue", False: "tab:orange"}
-    centred = _curve_series(out, budget, ROWS[row.paper_key]) if ply else series
+    centred = _curve_series(out, budget, find_row(row.paper_key)) if ply else series
     drawn = [(centred, farl, f"{'player-centred ' if ply else ''}{'FARL' if farl else 'no-FARL'}", colors[farl])
              for farl in (True, False)]
     if ply:

@@ -120,35 +120,43 @@ class Row:
     quick: Plan
     """The quick budget (a run in minutes)."""
     group: str = "paper"
-    """``paper`` (Table 1 of the paper), ``nplayer`` (the N-player rows beyond the paper, issue 19) or ``ply``
-    (the paper's two-player rows with the per-ply TD chain, :data:`PLY_ROWS`): each group has its own table
-    file and run folders (:func:`prefix`)."""
+    """``paper`` (Table 1 of the paper), ``nplayer`` (the N-player rows beyond the paper, issue 19, and their
+    per-ply column, :data:`NPLAYER_PLY_ROWS`) or ``ply`` (the paper's two-player rows with the per-ply TD chain,
+    :data:`PLY_ROWS`): each group has its own table file and run folders (:func:`prefix`)."""
     smoke: Plan | None = None
     """The smoke budget, when the row needs a smaller one than :data:`SMOKE`."""
 
     @property
+    def per_ply(self) -> bool:
+        """Trained with the TD chain through every ply (a ``-ply`` row: it repeats the row without the suffix)."""
+        return self.key.endswith(PLY)
+
+    @property
     def paper_key(self) -> str:
-        """The key of the paper's row this row's figures come from (a per-ply row: the row it repeats)."""
-        return self.key.removesuffix(PLY) if self.group == "ply" else self.key
+        """The key of the row whose settings this row takes (a per-ply row: the row it repeats; a paper row: the
+        row of the paper's figures)."""
+        return self.key.removesuffix(PLY) if self.per_ply else self.key
 
     @property
     def game_params(self) -> dict:
         """The game parameters of the row's runs."""
         if self.group == "nplayer":
-            return nplayer_game(self.key)[1]
+            return nplayer_game(self.paper_key)[1]
         return paper_game_params(self.game)
 
     def config(self, farl: bool, **overrides):
         """The learner settings of the row's FARL (``farl=True``) or no-FARL column.
 
-        A per-ply row takes the paper's settings with ``td_chain="ply"``, its λ converted so that a trace
-        decays as much per ply as the paper's per entry of a player's chain (:func:`per_ply_lambda`).
+        A per-ply row takes the settings of the row it repeats with ``td_chain="ply"``, its λ converted so that
+        a trace decays as much per ply as that row's per entry of a player's chain (:func:`per_ply_lambda`: one
+        entry of a player's chain every ``players`` plies).
         """
+        base = nplayer_config(self.paper_key) if self.group == "nplayer" else paper_config(self.game)
+        if self.per_ply:
+            players = self.game_params.get("players", 2)
+            overrides = {"td_chain": "ply", "lam": per_ply_lambda(base.lam, players), **overrides}
         if self.group == "nplayer":
-            return nplayer_config(self.key, farl=farl, **overrides)
-        if self.group == "ply":
-            lam = per_ply_lambda(paper_config(self.game).lam)
-            return paper_config(self.game, farl=farl, **{"td_chain": "ply", "lam": lam, **overrides})
+            return nplayer_config(self.paper_key, farl=farl, **overrides)
         return paper_config(self.game, farl=farl, **overrides)
 
     @property
@@ -156,7 +164,7 @@ class Row:
         """The columns trained, as ``farl`` flags: FARL and no-FARL, except per ply, where final adaptation
         has no effect (``LearnerConfig.td_chain``: the chain's last update already does its work), so the
         one column trained is no-FARL."""
-        return (False,) if self.group == "ply" else (True, False)
+        return (False,) if self.per_ply else (True, False)
 
     @property
     def paper_figures(self) -> bool:
@@ -250,8 +258,15 @@ PLY = "-ply"
 #: learners are player-centred).
 PLY_ROWS = {r.key + PLY: replace(r, key=r.key + PLY, title=f"{r.title} per ply", group="ply")
             for r in ROWS.values() if r.key in ("tictactoe", "connect4", "hex", "othello", "nim")}
+#: The N-player rows of the rerun with learners that learn, trained with the per-ply TD chain (three players:
+#: every player's tables learn on every ply, :mod:`farl_agents.learners.td_farl`), without final adaptation:
+#: the N-player table's "per ply" column. Same settings (shaping and teacher included), budgets and protocol as
+#: the row each repeats; λ per ply is the cube root of the row's λ per entry.
+NPLAYER_PLY_ROWS = {r.key + PLY: replace(r, key=r.key + PLY, title=f"{r.title} per ply")
+                    for r in NPLAYER_ROWS.values()
+                    if r.key in ("sim12_3p", "yavalath3p_taught", "chinese_checkers3p", "ewn3p_large")}
 GROUPS = ("paper", "nplayer", "ply")
-_GROUP_ROWS = {"paper": ROWS, "nplayer": NPLAYER_ROWS, "ply": PLY_ROWS}
+_GROUP_ROWS = {"paper": ROWS, "nplayer": {**NPLAYER_ROWS, **NPLAYER_PLY_ROWS}, "ply": PLY_ROWS}
 
 
 def _known() -> str:
@@ -290,12 +305,15 @@ def plan(row: Row, budget: str) -> Plan:
 
 def parse_rows(text: str) -> list[Row]:
     """``"tictactoe,nim"`` -> rows, in the order given (``all``: every paper row; ``nplayer``: every N-player
-    row; ``ply``: every per-ply row)."""
+    row, without their per-ply column, which is named row by row; ``ply``: every per-ply row of the paper's
+    games)."""
     keys = [k.strip() for k in text.split(",") if k.strip()]
     if keys == ["all"]:
         return list(ROWS.values())
-    if len(keys) == 1 and keys[0] in ("nplayer", "ply"):
-        return list(_GROUP_ROWS[keys[0]].values())
+    if keys == ["nplayer"]:
+        return list(NPLAYER_ROWS.values())
+    if keys == ["ply"]:
+        return list(PLY_ROWS.values())
     unknown = [k for k in keys if not any(k in rows for rows in _GROUP_ROWS.values())]
     if unknown or not keys:
         raise ValueError(f"unknown Table 1 row(s) {', '.join(unknown) or '(none given)'}; "
