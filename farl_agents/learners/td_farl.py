@@ -34,7 +34,7 @@ other side, and one eligibility list holds both players' states
 (:func:`adapt_previous_ply`). With three or more players there is no "other
 side" to negate; every player's table learns on every ply instead: V_j of the
 previous ply's afterstate moves towards j's reward since then plus γ·V_j of
-this ply's (:func:`adapt_previous_ply_each`, the chain's extension to N
+this ply's (:func:`adapt_previous_ply`, the chain's extension to N
 players, vector-valued TD in the sense of Max-N). The last ply of a game
 brings every player's final reward to the afterstate before it, so final
 adaptation has nothing left to do on either chain.
@@ -202,11 +202,8 @@ def after_move(net, traces, prm, mem, player, after_idx, step_rewards, next_term
         mem.cum[i] += step_rewards[i] * prm.reward_scale
     if prm.ply_chain:
         if train:
-            if mem.cum.shape[0] == 2:
-                adapt_previous_ply(net, traces, prm, mem, player, after_idx, next_terminal, was_random, alpha,
-                                   after_value)
-            else:
-                adapt_previous_ply_each(net, traces, prm, mem, after_idx, next_terminal, was_random, alpha)
+            adapt_previous_ply(net, traces, prm, mem, player, after_idx, next_terminal, was_random, alpha,
+                               after_value)
         mem.last_mover[0] = player
         for i in range(mem.cum.shape[0]):
             mem.ply_cum[i] = mem.cum[i]
@@ -233,15 +230,22 @@ def after_move(net, traces, prm, mem, player, after_idx, step_rewards, next_term
 
 @njit(cache=True, inline="always")
 def adapt_previous_ply(net, traces, prm, mem, player, after_idx, next_terminal, was_random, alpha, after_value):
-    """The TD chain through every ply (Thill, Bagheri, Koch & Konen 2014, Alg. 1), in player-centred terms.
+    """The TD chain through every ply: the previous ply's afterstate s learns from ``player``'s new one, s'.
 
-    ``player`` has just made afterstate s'; the previous ply's afterstate s (made by q, usually the opponent)
-    moves towards q's reward since s plus s''s value seen from q's side (V_player(s'), negated when q is the
-    opponent; 0 when the game ends). The error, taken from player 0's side, goes down the one list (list 0)
-    of both players' recent states, each entry's σ' carrying the sign of its owner's side: this is Alg. 1's
-    single value function U = ±V_p with its single trace vector. After a random move the update is skipped
-    (unless ``learn_from_random``): ``res`` / ``rr`` empty the list, the others keep s in it (Alg. 1 adds
-    every state to the trace), and a random move that ends the game still updates, as in Alg. 1.
+    Two players (Thill, Bagheri, Koch & Konen 2014, Alg. 1, in player-centred terms): s, made by q (usually the
+    opponent), moves towards q's reward since s plus s''s value seen from q's side (V_player(s'), negated when
+    q is the opponent; 0 when the game ends). The error, taken from player 0's side, goes down the one list
+    (list 0) of both players' recent states, each entry's σ' carrying the sign of its owner's side: this is
+    Alg. 1's single value function U = ±V_p with its single trace vector.
+
+    Three or more players (no "other side" to negate): s moves in every player j's tables towards j's reward
+    since s plus γ·V_j(s'); list j holds the chain's recent states in j's tables, so each player's error
+    reaches back over every ply, whoever made it.
+
+    With shaping each target gets w·(γ·Φ(s') − Φ(s)) of its player. After a random move the update is skipped
+    (unless ``learn_from_random``): ``res`` / ``rr`` empty the lists, the others keep s in them (Alg. 1 adds
+    every state to the trace), and a random move that ends the game still updates, as in Alg. 1. One loop
+    serves both cases, so the compiled self-play inlines :func:`adapt_chain` once for this chain.
     """
     q = mem.last_mover[0]
     if q < 0:
@@ -251,54 +255,26 @@ def adapt_previous_ply(net, traces, prm, mem, player, after_idx, next_terminal, 
     if skipped and resetting:
         clear_traces(traces)
         return
-    v_q = value(net, q, 0, mem.last_idx[q], prm.tanh_output)
-    grad = 1.0 - v_q * v_q if prm.tanh_output else 1.0
-    sign_q = 1.0 if q == 0 else -1.0
-    if skipped:
-        push(traces, 0, q, 0, mem.last_idx[q], sign_q * grad)
-        return
-    v_next = next_value(net, prm, player, after_idx, next_terminal, after_value)
-    if player != q:
-        v_next = -v_next
-    delta_q = mem.cum[q] - mem.last_cum[q] + prm.gamma * v_next - v_q
-    if prm.shaping != 0.0:
-        delta_q += prm.shaping * (prm.gamma * mem.potential_out[q] - mem.ply_potential[q])
-    adapt_chain(net, traces, 0, q, 0, mem.last_idx[q], sign_q * delta_q, sign_q * grad, alpha, prm.lam,
-                prm.trace_mode, prm.tcl_exp, prm.tcl_beta)
-
-
-@njit(cache=True, inline="always")
-def adapt_previous_ply_each(net, traces, prm, mem, after_idx, next_terminal, was_random, alpha):
-    """The TD chain through every ply with three or more players: every player's own value of the previous ply.
-
-    The previous ply's afterstate s (``mem.last_idx`` of its maker) moves, in each player j's tables, towards
-    j's reward since s plus γ·V_j(s') (0 when the game ends; with shaping, plus w·(γ·Φ_j(s') − Φ_j(s))). List j
-    of the eligibility traces holds the chain's recent states in j's tables, so each player's error reaches
-    back over every ply, whoever made it. A random move is handled as in :func:`adapt_previous_ply`: skipped
-    (``res`` / ``rr`` empty the lists; the others keep s in them) unless it ends the game or
-    ``learn_from_random``.
-    """
-    q = mem.last_mover[0]
-    if q < 0:
-        return
-    resetting = prm.trace_mode == 1 or prm.trace_mode == 3
-    skipped = was_random and not prm.learn_from_random and (resetting or not next_terminal)
-    if skipped and resetting:
-        clear_traces(traces)
-        return
+    two = mem.cum.shape[0] == 2
     s_idx = mem.last_idx[q]
-    for j in range(mem.cum.shape[0]):
-        v_j = value(net, j, 0, s_idx, prm.tanh_output)
-        grad = 1.0 - v_j * v_j if prm.tanh_output else 1.0
+    for j in range(1 if two else mem.cum.shape[0]):
+        owner = q if two else j        # whose value of s moves
+        lst = 0 if two else j
+        sign = -1.0 if two and q == 1 else 1.0
+        v_own = value(net, owner, 0, s_idx, prm.tanh_output)
+        grad = 1.0 - v_own * v_own if prm.tanh_output else 1.0
         if skipped:
-            push(traces, j, j, 0, s_idx, grad)
+            push(traces, lst, owner, 0, s_idx, sign * grad)
             continue
-        v_next = 0.0 if next_terminal else value(net, j, 0, after_idx, prm.tanh_output)
-        delta = mem.cum[j] - mem.ply_cum[j] + prm.gamma * v_next - v_j
+        who = player if two else j     # whose tables value s'
+        v_next = next_value(net, prm, who, after_idx, next_terminal, after_value if who == player else np.nan)
+        if who != owner:
+            v_next = -v_next
+        delta = mem.cum[owner] - mem.ply_cum[owner] + prm.gamma * v_next - v_own
         if prm.shaping != 0.0:
-            delta += prm.shaping * (prm.gamma * mem.potential_out[j] - mem.ply_potential[j])
-        adapt_chain(net, traces, j, j, 0, s_idx, delta, grad, alpha, prm.lam, prm.trace_mode, prm.tcl_exp,
-                    prm.tcl_beta)
+            delta += prm.shaping * (prm.gamma * mem.potential_out[owner] - mem.ply_potential[owner])
+        adapt_chain(net, traces, lst, owner, 0, s_idx, sign * delta, sign * grad, alpha, prm.lam, prm.trace_mode,
+                    prm.tcl_exp, prm.tcl_beta)
 
 
 @njit(cache=True, inline="always")
