@@ -23,10 +23,14 @@ LOOP, AEC = "loop", "aec"
 PARTS = (
     # TicTacToe TD with plain tables: the README's main job, the Ray test, the equivalence test, the CLI tests;
     # its AEC steps; Connect Four TD with TCL tables: the README's Connect Four commands and the equivalence test
-    (("tictactoe", "td", {LOOP, AEC}), ("connect_four", "td", {LOOP})),
+    # 2048's TD loop: the equivalence, search-wrapper, paged-table and browser tests
+    (("tictactoe", "td", {LOOP, AEC}), ("connect_four", "td", {LOOP}), ("game2048", "td", {LOOP})),
     # Nim3P with TCL tables (the paper preset): TD and Q, compiled loop and AEC steps: the README's main job,
-    # the resume, hand-episode and equivalence tests; TicTacToe SARSA's AEC step (plain tables)
-    (("nim3p", "td", {LOOP, AEC}), ("nim3p", "q", {LOOP, AEC}), ("tictactoe", "sarsa", {AEC})),
+    # the resume, hand-episode and equivalence tests; TicTacToe SARSA's AEC step (plain tables); the 2x2x2
+    # cube's TD loop: its rules, solve-rate and episode-cap tests (which ran at once in two workers, each
+    # compiling it)
+    (("nim3p", "td", {LOOP, AEC}), ("nim3p", "q", {LOOP, AEC}), ("tictactoe", "sarsa", {AEC}),
+     ("rubiks_cube", "td", {LOOP})),
 )
 """Per part: (game, algorithm, what to compile)."""
 
@@ -52,10 +56,14 @@ def step(part: int, label: str, fn, *args, **kwargs) -> None:
 def warm(part: int) -> None:
     import farl_envs
     from farl_agents.evaluate import evaluate
-    from farl_agents.learners import NTupleAgent, paper_config
+    from farl_agents.learners import LearnerConfig, NTupleAgent, paper_config
+    from farl_agents.learners.presets import preset_names
 
     for game, algo, what in PARTS[part]:
-        config = paper_config(game, algo=algo, episodes=1)
+        if game in preset_names():
+            config = paper_config(game, algo=algo, episodes=1)
+        else:  # no paper preset (the cube): small tuples, the loop compiled is the same for any settings
+            config = LearnerConfig(algo=algo, episodes=1, ntuple_count=3, ntuple_length=3)
         agent = NTupleAgent(game, config)
         if LOOP in what:
             step(part, f"{game} {algo} self-play loop", agent.compile)
