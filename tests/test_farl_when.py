@@ -80,3 +80,22 @@ def test_hide_own_loss_hides_only_the_movers_final_loss():
                     assert seen.get(other, 0.0) == real.get(other, 0.0)
                     shown += real.get(other, 0.0) != 0
     assert hidden > 0 and shown > 0  # some movers lost, and the other rewards came through
+
+
+def test_trained_agents_are_measured_from_their_files_or_run_folders(tmp_path, capsys):
+    """``--agents``: a TicTacToe agent saved as a file and as a run folder's agent.npz gives the same
+    measurement; in TicTacToe every loss lands on the winner's move, so all of them are lost without FARL."""
+    agent = NTupleAgent("tictactoe", paper_config("tictactoe", seed=1, episodes=300))
+    agent.train(300)
+    (tmp_path / "run").mkdir()
+    agent.save(tmp_path / "run" / "agent.npz")
+    agent.save(tmp_path / "a.npz")
+    out = tmp_path / "m.json"
+    farl_when.main(["--agents", str(tmp_path / "run"), str(tmp_path / "a.npz"), "--games", "60", "--epsilon",
+                    "0.3", "--out", str(out)])
+    import json
+
+    folder, file = json.loads(out.read_text())
+    assert folder["self_play"] == file["self_play"] and folder["farl"] and folder["episodes"] == 300
+    assert folder["self_play"]["losses"] > 5 and folder["self_play"]["losses_lost"] == 1.0
+    assert "| yes | player |" in capsys.readouterr().out

@@ -22,6 +22,8 @@ collects after its last move), with agents instead of random players only. Run::
     python -m studies.farl_when.farl_when --games 400 --out runs/farl_when.json
 
 and ``--report docs/results/farl_when_tables.md`` writes the tables quoted in ``docs/results/farl_when.md``.
+``--agents FILE ...`` measures agents trained elsewhere instead (an agent file, or a run folder holding
+``agent.npz``, such as the N-player Table 1 runs): each one's ε-greedy self-play, with the same columns.
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ import argparse
 import json
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -342,6 +345,40 @@ def report(results: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def agent_file(path: str) -> Path:
+    """``path`` itself, or the ``agent.npz`` of the run folder ``path``."""
+    p = Path(path)
+    return p / "agent.npz" if p.is_dir() else p
+
+
+def measure_agents(paths: list[str], n_games: int, seed: int, epsilon: float | None = None) -> list[dict]:
+    """:func:`measure` on each trained agent's ε-greedy self-play (ε: its own final ε unless given)."""
+    out = []
+    for path in paths:
+        agent = NTupleAgent.load(agent_file(path))
+        eps = agent.schedules(1)[1][0] if epsilon is None else epsilon
+        m = measure(agent.game, agent, n_games, float(eps), seed)
+        out.append({"agent": str(path), "farl": bool(agent.config.farl), "td_chain": agent.config.td_chain,
+                    "episodes": int(agent.episodes_done), "epsilon": float(eps), "self_play": m})
+    return out
+
+
+def report_agents(results: list[dict]) -> str:
+    """The Markdown table of :func:`measure_agents`' results."""
+    lines = ["# Who gets the final reward in trained agents' self-play", "",
+             "Written by `python -m studies.farl_when.farl_when --agents ...` (the command is on the page that "
+             "quotes this table).", "",
+             "| agent | FARL | chain | plies | losses lost without FARL | per seat | "
+             "V(s_last) of a non-mover who lost | … who won | … drew |", "|---|---|---|---:|---:|---|---:|---:|---:|"]
+    for r in results:
+        m = r["self_play"]
+        v = m["v_nonmover"]
+        lines.append(f"| `{r['agent']}` | {'yes' if r['farl'] else 'no'} | {r['td_chain']} | {m['plies_mean']:.1f} | "
+                     f"{pct(m['losses_lost'], 0)} | {_seats(m['seat_losses_lost'])} | {_num(v['loss'])} | "
+                     f"{_num(v['win'])} | {_num(v['draw'])} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=400, help="self-play games per game and player kind")
@@ -355,7 +392,21 @@ def main(argv=None) -> None:
     ap.add_argument("--episodes", type=int, default=12_000, help="--one-sided: training episodes")
     ap.add_argument("--random-only", action="store_true",
                     help="instead: random self-play only, on the descent paper's games (RANDOM_ONLY)")
+    ap.add_argument("--agents", nargs="+", metavar="FILE",
+                    help="instead: measure these trained agents (agent files or run folders) in their own "
+                         "self-play; --out and --report take their results")
+    ap.add_argument("--epsilon", type=float, help="--agents: exploration of the self-play (default: each agent's "
+                    "final ε)")
     args = ap.parse_args(argv)
+    if args.agents:
+        results = measure_agents(args.agents, args.games, args.seed, args.epsilon)
+        if args.out:
+            atomic_write_text(args.out, json.dumps(results, indent=1))
+        text = report_agents(results)
+        if args.report:
+            atomic_write_text(args.report, text)
+        print(text)
+        return
     if args.one_sided:
         print(json.dumps(one_sided_othello(args.one_sided == "hide", args.episodes, args.seed, args.games)))
         return
