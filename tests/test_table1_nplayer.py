@@ -17,6 +17,29 @@ NPLAYER_KEYS = ("sim3p", "sim12_3p", "yavalath3p", "yavalath3p_taught", "chinese
                 "ewn3p_large")
 
 
+def test_the_per_ply_column_repeats_its_row_with_the_chain_through_every_ply():
+    """``<row>-ply``: the row's settings (shaping and teacher included), budgets and protocol, with
+    ``td_chain="ply"``, no final adaptation and λ per ply the cube root of the row's λ per entry; one column;
+    ``--rows nplayer`` leaves them out, they are named one by one."""
+    from studies.table1.table1_rows import NPLAYER_PLY_ROWS, parse_rows
+
+    assert set(NPLAYER_PLY_ROWS) == {"sim12_3p-ply", "yavalath3p_taught-ply", "chinese_checkers3p-ply",
+                                     "ewn3p_large-ply"}
+    for key, row in NPLAYER_PLY_ROWS.items():
+        base = NPLAYER_ROWS[key.removesuffix("-ply")]
+        assert row.per_ply and not base.per_ply and row.farl_cells == (False,)
+        assert (row.game, row.game_params, row.opponents, row.starts) == (base.game, base.game_params,
+                                                                         base.opponents, base.starts)
+        mine, theirs = row.config(False), base.config(False)
+        assert mine.td_chain == "ply" and theirs.td_chain == "player" and not mine.farl
+        assert mine.lam == pytest.approx(theirs.lam ** (1 / 3))
+        assert dataclass_diff(mine, theirs) <= {"td_chain", "lam"}
+        assert table1.plan(row, "paper") == table1.plan(base, "paper")
+        assert table1.run_folder("o", "paper", row, False, 0).parent.name == key
+    assert "sim12_3p-ply" not in [r.key for r in parse_rows("nplayer")]
+    assert [r.key for r in parse_rows("ewn3p_large-ply,ewn3p_large")] == ["ewn3p_large-ply", "ewn3p_large"]
+
+
 def test_presets_and_rows_fit_their_games():
     assert tuple(nplayer_names()) == NPLAYER_KEYS == tuple(NPLAYER_ROWS)
     for key in NPLAYER_KEYS:
