@@ -379,6 +379,16 @@ def report_agents(results: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _publish(args, results: list[dict], tables) -> None:
+    """Write ``results`` to ``--out`` (JSON) and their tables (``tables(results)``) to ``--report``; print them."""
+    if args.out:
+        atomic_write_text(args.out, json.dumps(results, indent=1))
+    text = tables(results)
+    if args.report:
+        atomic_write_text(args.report, text)
+    print(text)
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=400, help="self-play games per game and player kind")
@@ -399,27 +409,15 @@ def main(argv=None) -> None:
                     "final ε)")
     args = ap.parse_args(argv)
     if args.agents:
-        results = measure_agents(args.agents, args.games, args.seed, args.epsilon)
-        if args.out:
-            atomic_write_text(args.out, json.dumps(results, indent=1))
-        text = report_agents(results)
-        if args.report:
-            atomic_write_text(args.report, text)
-        print(text)
+        _publish(args, measure_agents(args.agents, args.games, args.seed, args.epsilon), report_agents)
         return
     if args.one_sided:
         print(json.dumps(one_sided_othello(args.one_sided == "hide", args.episodes, args.seed, args.games)))
         return
     if args.random_only:
-        results = [{"label": label, "preset": game,
-                    "random": measure(farl_envs.game_spec(game), None, args.games, 0.0, args.seed)}
-                   for label, game in RANDOM_ONLY]
-        if args.out:
-            atomic_write_text(args.out, json.dumps(results, indent=1))
-        text = report(results)
-        if args.report:
-            atomic_write_text(args.report, text)
-        print(text)
+        _publish(args, [{"label": label, "preset": game,
+                         "random": measure(farl_envs.game_spec(game), None, args.games, 0.0, args.seed)}
+                        for label, game in RANDOM_ONLY], report)
         return
     known = {e.preset: e for e in ENTRIES}
     chosen = args.only or list(known)
