@@ -135,7 +135,10 @@ def test_per_ply_chain_differs_from_the_player_centred_one():
 
 
 # ---------------------------------------------------------------- three players
-SIM_TUPLES = ((0, 1, 2, 3), (4, 5, 6, 7), (8, 9, 10, 11), (12, 13, 14, 0), (1, 5, 9, 13), (2, 6, 10, 14), (3, 7, 11, 4))
+#: explicit tuples of the two 3-player games below: Nim3P's three heaps, Sim on K6's fifteen edges
+NPLAYER_TUPLES = {"nim3p": ((0, 1), (1, 2), (0, 2), (2, 0)),
+                  "sim": ((0, 1, 2, 3), (4, 5, 6, 7), (8, 9, 10, 11), (12, 13, 14, 0), (1, 5, 9, 13), (2, 6, 10, 14),
+                          (3, 7, 11, 4))}
 
 
 class ReferenceN:
@@ -151,6 +154,7 @@ class ReferenceN:
 
     def __init__(self, game, cfg: LearnerConfig, potential):
         self.g, self.cfg, self.phi = game, cfg, potential
+        self.tuples = cfg.ntuple_cells
         n = game.n_players
         self.keys: dict = {}
         self.w, self.e = np.zeros((n, 4096)), np.zeros((n, 4096))
@@ -161,7 +165,7 @@ class ReferenceN:
         board = np.zeros(self.g.n_cells, np.int32)
         self.g.board(self.g.p, state, board)
         return np.array([self.keys.setdefault((t, tuple(board[list(cells)])), len(self.keys))
-                         for t, cells in enumerate(SIM_TUPLES)])
+                         for t, cells in enumerate(self.tuples)])
 
     def v(self, j: int, state) -> float:
         return float(np.tanh(self.w[j, self.active(state)].sum()))
@@ -169,7 +173,7 @@ class ReferenceN:
     def episode(self) -> tuple[list[float], int]:
         g, cfg, n = self.g, self.cfg, self.g.n_players
         w_shape, gamma = cfg.shaping, cfg.gamma
-        step = cfg.alpha / len(SIM_TUPLES)
+        step = cfg.alpha / len(self.tuples)
         s = g.initial_state(g.p, make_rng(0))
         self.e[:] = 0.0
         prev = None
@@ -213,27 +217,29 @@ class ReferenceN:
         return totals.tolist(), plies
 
 
-@pytest.mark.parametrize("shaping", [0.0, 0.5])
-def test_three_player_per_ply_chain_matches_its_definition(shaping):
-    """Sim on K6 with three players (a player who makes a triangle drops out): farl's compiled loop against
-    :class:`ReferenceN`, with and without progress shaping (Φ: Sim's leaf evaluation), γ < 1 so that a misplaced γ
-    shows."""
+@pytest.mark.parametrize("game, params, shaping, episodes", [
+    ("nim3p", {}, 0.0, 150),                       # the game's paper rewards: 0, 1 and 0.2 at the end
+    ("sim", {"players": 3, "nodes": 6}, 0.5, 40),  # a player who makes a triangle drops out; Φ: Sim's heuristic
+])
+def test_three_player_per_ply_chain_matches_its_definition(game, params, shaping, episodes):
+    """farl's compiled loop against :class:`ReferenceN` on two 3-player games, with and without progress shaping,
+    γ < 1 so that a misplaced γ shows: the same games, then the same values of every afterstate seen."""
     from farl_agents.learners.kernels import potential
 
-    game = farl_envs.game_spec("sim", players=3, nodes=6)
+    spec = farl_envs.game_spec(game, **params)
     cfg = LearnerConfig(td_chain="ply", alpha=ALPHA, lam=LAM, epsilon=EPSILON, gamma=0.9, trace_mode="et",
-                        horizon_cut=1e-12, ntuples="explicit", ntuple_cells=SIM_TUPLES, use_symmetry=False,
-                        tcl="none", episodes=40, shaping=shaping)
-    agent = NTupleAgent(game, cfg)
+                        horizon_cut=1e-12, ntuples="explicit", ntuple_cells=NPLAYER_TUPLES[game],
+                        use_symmetry=False, tcl="none", episodes=episodes, shaping=shaping)
+    agent = NTupleAgent(spec, cfg)
     out = np.zeros(3)
 
     def phi(state):
-        potential(agent.potential, game.p, state, out, 0)
+        potential(agent.potential, spec.p, state, out, 0)
         return out.copy()
 
-    ref = ReferenceN(game, cfg, phi if shaping else (lambda state: np.zeros(3)))
-    ours = agent.train(40)
-    theirs = [ref.episode() for _ in range(40)]
+    ref = ReferenceN(spec, cfg, phi if shaping else (lambda state: np.zeros(3)))
+    ours = agent.train(episodes)
+    theirs = [ref.episode() for _ in range(episodes)]
     assert [(list(map(float, r[:3])), int(r[3])) for r in ours] == theirs
     assert len({tuple(t) for t, _ in theirs}) > 1 and np.abs(ref.w).max() > 0.05
     for after in ref.seen[::7]:
