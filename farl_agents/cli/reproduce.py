@@ -51,7 +51,8 @@ def add_parser(sub) -> None:
                    help="the Edax binary for the Othello row's Edax d1 column (sets FARL_EDAX; docs/reproducing.md)")
     p.add_argument("--rows", default=",".join(ROWS),
                    help="comma list of rows, or all (the paper's), nplayer (3-player games beyond the paper) or ply "
-                        "(the paper's two-player rows with the per-ply TD chain: tictactoe-ply, connect4-ply, ...)")
+                        "(the paper's two-player rows with the per-ply TD chain: tictactoe-ply, connect4-ply, ...); "
+                        "the N-player rerun's per-ply column: ewn3p_large-ply, yavalath3p_taught-ply, ...")
     p.add_argument("--runs", type=int, default=None,
                    help="training runs (seeds) per cell (default 10; alphazero: 3)")
     p.add_argument("--budget", choices=sorted(set(BUDGETS) | {"long"}), default="paper",

@@ -442,7 +442,7 @@ def plot_row(out: Path, budget: str, row: Row) -> Path | None:
     compared = "per-ply chain vs player-centred" if ply else "TD-FARL vs no-FARL"
     panel = Panel(lines, references=references, xlabel="training episodes",
                   ylabel=f"{what} vs {opp.label}" if opp.name != "alone" else "average score (greedy)",
-                  title=f"{row.title}: {compared} ({budget} budget, mean ± s.e. over runs)")
+                  title=f"{row.title}: {compared}\n({budget} budget, mean ± s.e. over runs)")
     path = Path(out) / f"{prefix(budget, row.group)}_{row.key}.png"
     plot_panels(path, [panel], panel_size=FIGSIZE)
     return path
