@@ -1,4 +1,4 @@
-"""The per-ply Table 1 rows (the paper's two-player rows with Thill et al. 2014's TD chain): settings, names,
+"""The per-ply Table 1 rows (the paper's rows with the TD chain through every ply): settings, names,
 and an end-to-end smoke run whose page sets them beside the player-centred runs."""
 import json
 from pathlib import Path
@@ -12,7 +12,7 @@ from studies.table1.table1_rows import PLY_ROWS, ROWS, find_row, prefix
 
 
 def test_ply_rows_repeat_the_paper_rows_with_the_ply_chain_only():
-    assert set(PLY_ROWS) == {"tictactoe-ply", "connect4-ply", "hex-ply", "othello-ply", "nim-ply"}
+    assert set(PLY_ROWS) == {"tictactoe-ply", "connect4-ply", "hex-ply", "othello-ply", "nim-ply", "nim3p-ply"}
     for key, row in PLY_ROWS.items():
         base = ROWS[row.paper_key]
         assert key == base.key + "-ply" and row.group == "ply" and not row.paper_figures
@@ -24,8 +24,9 @@ def test_ply_rows_repeat_the_paper_rows_with_the_ply_chain_only():
             assert mine.td_chain == "ply" and theirs.td_chain == "player" and mine.farl == farl
             changed = {k for k, v in vars(mine).items() if vars(theirs)[k] != v}
             assert changed <= {"td_chain", "lam"}
-            # a trace decays as much over a pair of plies as the paper's does over one entry of a player's chain
-            assert np.isclose(mine.lam ** 2, theirs.lam)
+            # a trace decays as much over a round of plies (two, Nim3P three) as the paper's does over one entry
+            # of a player's chain
+            assert np.isclose(mine.lam ** (3 if row.game == "nim3p" else 2), theirs.lam)
     assert PLY_ROWS["nim-ply"].config(True).lam == pytest.approx(0.5 ** 0.5)
     assert PLY_ROWS["connect4-ply"].percent and PLY_ROWS["connect4-ply"].config(True).lam == 0.0
 
@@ -58,8 +59,9 @@ def test_names_and_files():
     assert [r.key for r in table1.parse_rows("ply")] == list(PLY_ROWS)
     assert [r.key for r in table1.parse_rows("connect4-ply,connect4")] == ["connect4-ply", "connect4"]
     assert "connect4-ply" not in [r.key for r in table1.parse_rows("all")]   # `all` stays the paper's table
-    with pytest.raises(ValueError, match="nim3p-ply"):
-        find_row("nim3p-ply")   # three players: the per-ply chain is a two-player chain
+    assert find_row("nim3p-ply").config(False).lam == pytest.approx(0.5 ** (1 / 3))  # three players
+    with pytest.raises(ValueError, match="2048-ply"):
+        find_row("2048-ply")   # one player: the player-centred chain already runs through every ply
     assert prefix("paper", "ply") == "table1_ply" and prefix("quick", "ply") == "table1_ply_quick"
     assert table1.run_folder("o", "paper", PLY_ROWS["hex-ply"], True, 2).as_posix() == \
         "o/table1_ply_runs/hex-ply/farl-seed2"

@@ -33,7 +33,8 @@ The N-player rows beyond the paper (``--rows nplayer``, or ``sim3p,yavalath3p,ch
 (:func:`~farl_agents.learners.presets.nplayer_config`) and write ``table1_nplayer_<budget>.md``, curves and
 runs under that prefix instead (``table1_nplayer_long`` for ``--budget paper``). The per-ply rows (``--rows
 ply``, or ``connect4-ply`` etc.; :data:`~studies.table1.table1_rows.PLY_ROWS`) repeat the paper's
-two-player rows with the per-ply TD chain of Thill, Bagheri, Koch & Konen 2014 and write ``table1_ply.md``
+rows with the per-ply TD chain (Thill, Bagheri, Koch & Konen 2014's; on Nim3P its three-player extension) and
+write ``table1_ply.md``
 (paper budget) beside our player-centred runs of the same budget.
 
 Runs go through :func:`farl_agents.backend.run_tasks`: local worker

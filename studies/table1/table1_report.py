@@ -257,18 +257,20 @@ def _write_nplayer_table(out: Path, budget: str, command: str | None, seconds: f
 
 
 def _write_ply_table(out: Path, budget: str, command: str | None, seconds: float | None) -> Path:
-    """``OUT/table1_ply[_<budget>].md``: the paper's two-player rows trained with the per-ply TD chain, beside
-    the paper's figures and our player-centred runs of the same budget."""
+    """``OUT/table1_ply[_<budget>].md``: the paper's rows trained with the per-ply TD chain, beside the paper's
+    figures and our player-centred runs of the same budget."""
     lines = [f"# Table 1 with the per-ply TD chain ({budget} budget), beyond the paper", "",
              "Konen & Bagheri 2020's learners are player-centred: a player's afterstate learns from that player's",
              "next afterstate, so the last afterstate of the player who did not move last never sees the final",
              "reward unless final adaptation (FARL) gives it. Thill, Bagheri, Koch & Konen 2014 run one TD chain",
              "through every ply instead (`td_chain=\"ply\"`): each ply's afterstate learns from the next ply's,",
              "valued from the other side, so that afterstate learns from the final ply and its reward without",
-             "any extra step, and final adaptation has nothing left to do (farl skips it on that chain). This",
-             "table trains the paper's two-player rows with that chain and without FARL, under the same settings,",
-             "budgets and evaluation (a λ per entry becomes its square root per ply: the same decay per pair of",
-             f"plies). The player-centred columns are our runs of `{prefix(budget)}.md`. Each cell is the mean ±",
+             "any extra step, and final adaptation has nothing left to do (farl skips it on that chain). With",
+             "three players (Nim3P) there is no other side to negate: every player's own tables learn on every",
+             "ply, each from its own value of the next ply's afterstate. This table trains the paper's rows with",
+             "that chain and without FARL, under the same settings, budgets and evaluation (a λ per entry becomes",
+             "its square root per ply, its cube root with three players: the same decay per round of plies). The",
+             f"player-centred columns are our runs of `{prefix(budget)}.md`. Each cell is the mean ±",
              "standard error over the finished runs, their number in brackets; win rates count a draw as half",
              "a win.", "",
              "| game | evaluated vs. | paper FARL | paper no-FARL | player-centred FARL | player-centred no-FARL | "

@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import farl_envs
 from farl_agents.learners import paper_config, paper_game_params
 from farl_agents.learners.presets import nplayer_config, nplayer_game, per_ply_lambda
 
@@ -153,7 +154,7 @@ class Row:
         """
         base = nplayer_config(self.paper_key) if self.group == "nplayer" else paper_config(self.game)
         if self.per_ply:
-            players = self.game_params.get("players", 2)
+            players = farl_envs.game_spec(self.game, **self.game_params).n_players
             overrides = {"td_chain": "ply", "lam": per_ply_lambda(base.lam, players), **overrides}
         if self.group == "nplayer":
             return nplayer_config(self.paper_key, farl=farl, **overrides)
@@ -250,14 +251,15 @@ NPLAYER_ROWS = {r.key: r for r in (
 
 #: The suffix of a per-ply row's key.
 PLY = "-ply"
-#: The paper's two-player TD rows again, trained with the per-ply TD chain of Thill, Bagheri, Koch & Konen
-#: 2014 (``td_chain="ply"``: each ply's afterstate learns from the next ply's, seen from the other side, so
-#: the last afterstate of the player who did not move last learns from the final ply), without final
-#: adaptation, which has no effect on that chain. Does a learner need FARL when its chain runs through every
-#: ply? Same budgets, opponents and protocol as the row each repeats; the paper has no figures for them (its
-#: learners are player-centred).
+#: The paper's TD rows again, trained with the per-ply TD chain (``td_chain="ply"``): Thill, Bagheri, Koch &
+#: Konen 2014's for the two-player rows (each ply's afterstate learns from the next ply's, seen from the other
+#: side, so the last afterstate of the player who did not move last learns from the final ply), and on Nim3P
+#: farl's extension to three players (every player's tables learn on every ply), without final adaptation,
+#: which has no effect on that chain. Does a learner need FARL when its chain runs through every ply? Same
+#: budgets, opponents and protocol as the row each repeats; the paper has no figures for them (its learners
+#: are player-centred).
 PLY_ROWS = {r.key + PLY: replace(r, key=r.key + PLY, title=f"{r.title} per ply", group="ply")
-            for r in ROWS.values() if r.key in ("tictactoe", "connect4", "hex", "othello", "nim")}
+            for r in ROWS.values() if r.key in ("tictactoe", "connect4", "hex", "othello", "nim", "nim3p")}
 #: The N-player rows of the rerun with learners that learn, trained with the per-ply TD chain (three players:
 #: every player's tables learn on every ply, :mod:`farl_agents.learners.td_farl`), without final adaptation:
 #: the N-player table's "per ply" column. Same settings (shaping and teacher included), budgets and protocol as
