@@ -23,6 +23,7 @@ import pytest
 
 import farl_envs
 from farl_agents.learners import LearnerConfig, NTupleAgent
+from farl_agents.ntuple.network import board_indices, value
 from farl_envs.core.rng import make_rng, rng_argmax, rng_below, rng_uniform
 from farl_envs.core.spec import TERMINAL, TO_MOVE
 
@@ -143,23 +144,24 @@ NPLAYER_TUPLES = {"nim3p": ((0, 1), (1, 2), (0, 2), (2, 0)),
 
 class ReferenceN:
     """The per-ply chain with N players, written from its definition with dense vectors: per ply (mover p makes
-    s_{t+1}; s_t the previous ply's afterstate), for every player j::
+    s_{t+1}; s_t the previous ply's afterstate, made by q), for every player j::
 
-        δ_j = r_j + w·(γ·Φ_j(s_{t+1}) − Φ_j(s_t)) + γ·V_j(s_{t+1}) − V_j(s_t)   (V_j = 0 for a final s_{t+1})
+        δ_j = r_j + w·(γ·Φ_j(s_{t+1}) − Φ_j(s_t)) + γ·V_{j|p}(s_{t+1}) − V_{j|q}(s_t)   (V = 0 for a final s_{t+1})
         unless a random move that does not end the game:  w_j += α/m · δ_j · e_j
-        e_j = λ·e_j + ∇V_j(s_{t+1})
+        e_j = λ·e_j + ∇V_{j|p}(s_{t+1})
 
-    V_j(s) = tanh(w_j · x(s)), one weight vector and one trace vector per player; r_j is j's reward of the ply;
-    the mover p picks the move with the best r_p + γ·(V_p(x) + w·Φ_p(x)) (V_p = 0 for a final x)."""
+    V_{j|q}(s) = tanh(w_{j,q} · x(s)) is j's value of an afterstate q made: one weight vector per (valuer, maker)
+    pair, one trace vector per valuer over all its makers' weights (w_j, e_j); r_j is j's reward of the ply; the
+    mover p picks the move with the best r_p + γ·(V_{p|p}(x) + w·Φ_p(x)) (V = 0 for a final x)."""
 
     def __init__(self, game, cfg: LearnerConfig, potential):
         self.g, self.cfg, self.phi = game, cfg, potential
         self.tuples = cfg.ntuple_cells
         n = game.n_players
         self.keys: dict = {}
-        self.w, self.e = np.zeros((n, 4096)), np.zeros((n, 4096))
+        self.w, self.e = np.zeros((n, n, 4096)), np.zeros((n, n, 4096))
         self.rng = make_rng(cfg.seed)
-        self.seen: list[np.ndarray] = []
+        self.seen: list[tuple[int, np.ndarray]] = []   # (maker, afterstate)
 
     def active(self, state) -> np.ndarray:
         board = np.zeros(self.g.n_cells, np.int32)
@@ -167,8 +169,8 @@ class ReferenceN:
         return np.array([self.keys.setdefault((t, tuple(board[list(cells)])), len(self.keys))
                          for t, cells in enumerate(self.tuples)])
 
-    def v(self, j: int, state) -> float:
-        return float(np.tanh(self.w[j, self.active(state)].sum()))
+    def v(self, j: int, maker: int, state) -> float:
+        return float(np.tanh(self.w[j, maker, self.active(state)].sum()))
 
     def episode(self) -> tuple[list[float], int]:
         g, cfg, n = self.g, self.cfg, self.g.n_players
@@ -176,7 +178,7 @@ class ReferenceN:
         step = cfg.alpha / len(self.tuples)
         s = g.initial_state(g.p, make_rng(0))
         self.e[:] = 0.0
-        prev = None
+        prev = None                                # (maker, afterstate) of the previous ply
         plies, totals = 0, np.zeros(n)
         while not s[TERMINAL]:
             p = int(s[TO_MOVE])
@@ -193,7 +195,7 @@ class ReferenceN:
             if explore:
                 k = rng_below(self.rng, len(moves))
             else:
-                scores = np.array([rewards[i][p] + gamma * ((0.0 if afters[i][TERMINAL] else self.v(p, afters[i]))
+                scores = np.array([rewards[i][p] + gamma * ((0.0 if afters[i][TERMINAL] else self.v(p, p, afters[i]))
                                                             + w_shape * self.phi(afters[i])[p])
                                    for i in range(len(moves))])
                 # equal sums of the same weights in another order differ here by ~1e-19; farl's tables (float32
@@ -201,16 +203,17 @@ class ReferenceN:
                 k = rng_argmax(np.round(scores, 12), len(moves), self.rng)
             after, final = afters[k], bool(afters[k][TERMINAL])
             if prev is not None and (not explore or final):
-                deltas = [rewards[k][j] + w_shape * (gamma * self.phi(after)[j] - self.phi(prev)[j])
-                          + gamma * (0.0 if final else self.v(j, after)) - self.v(j, prev) for j in range(n)]
+                q, before = prev
+                deltas = [rewards[k][j] + w_shape * (gamma * self.phi(after)[j] - self.phi(before)[j])
+                          + gamma * (0.0 if final else self.v(j, p, after)) - self.v(j, q, before) for j in range(n)]
                 for j in range(n):
                     self.w[j] += step * deltas[j] * self.e[j]
             for j in range(n):
-                vj = self.v(j, after)
+                vj = self.v(j, p, after)
                 self.e[j] *= cfg.lam
-                np.add.at(self.e[j], self.active(after), 1.0 - vj * vj)
-            self.seen.append(after.copy())
-            prev = after
+                np.add.at(self.e[j, p], self.active(after), 1.0 - vj * vj)
+            self.seen.append((p, after.copy()))
+            prev = (p, after)
             totals += rewards[k]
             s = after
             plies += 1
@@ -242,10 +245,15 @@ def test_three_player_per_ply_chain_matches_its_definition(game, params, shaping
     theirs = [ref.episode() for _ in range(episodes)]
     assert [(list(map(float, r[:3])), int(r[3])) for r in ours] == theirs
     assert len({tuple(t) for t, _ in theirs}) > 1 and np.abs(ref.w).max() > 0.05
-    for after in ref.seen[::7]:
+    assert agent.net.weights.shape[1] == 9   # a weight set per (valuer, maker) pair
+    idx, board = np.zeros(agent.net.sym_cells.shape[:2], np.int64), np.zeros(spec.n_cells, np.int32)
+    for maker, after in ref.seen[::7]:
+        spec.board(spec.p, after, board)
+        board_indices(agent.net, board, idx)
         for j in range(3):
-            table_part = agent.afterstate_value(after, j) - (shaping * phi(after)[j] if shaping else 0.0)
-            assert table_part == pytest.approx(ref.v(j, after), abs=2e-5)
+            assert value(agent.net, 3 * j + maker, 0, idx, True) == pytest.approx(ref.v(j, maker, after), abs=2e-5)
+        own = agent.afterstate_value(after, maker) - (shaping * phi(after)[maker] if shaping else 0.0)
+        assert own == pytest.approx(ref.v(maker, maker, after), abs=2e-5)   # what the greedy choice reads
 
 
 def test_per_ply_chain_needs_two_players_and_td():
@@ -255,3 +263,16 @@ def test_per_ply_chain_needs_two_players_and_td():
         LearnerConfig(td_chain="ply", algo="sarsa")
     with pytest.raises(ValueError, match="td_chain must be one of"):
         LearnerConfig(td_chain="every-ply")
+
+
+def test_a_three_player_per_ply_agent_saves_and_loads_its_pair_tables(tmp_path):
+    """The N² weight sets go through the agent file and come back the same; the loaded agent trains on
+    exactly as the one that stayed in memory."""
+    cfg = LearnerConfig(td_chain="ply", lam=0.5, ntuples="explicit", ntuple_cells=NPLAYER_TUPLES["nim3p"],
+                        use_symmetry=False, episodes=200)
+    agent = NTupleAgent("nim3p", cfg)
+    agent.train(100)
+    assert agent.net.weights.shape[1] == 9 and np.count_nonzero(agent.net.weights[0, 1]) > 0  # V_{0|1} learnt
+    loaded = NTupleAgent.load(agent.save(tmp_path / "a.npz"))
+    assert np.array_equal(loaded.net.weights, agent.net.weights)
+    assert np.array_equal(loaded.train(100), agent.train(100))

@@ -82,9 +82,11 @@ def described_tuples(config: LearnerConfig, game) -> np.ndarray:
     if config.ntuples in ("fixed", "explicit"):
         tuples = make_set(game, config.ntuples, config.ntuple_count, config.ntuple_length, config.seed,
                           config.ntuple_cells)
-        check_network_memory(tuples.shape[0], tuples.shape[1], game.n_cell_values, game.n_players, outputs, tcl)
+        check_network_memory(tuples.shape[0], tuples.shape[1], game.n_cell_values, config.weight_sets(game.n_players),
+                             outputs, tcl)
         return tuples
-    check_network_memory(config.ntuple_count, config.ntuple_length, game.n_cell_values, game.n_players, outputs, tcl)
+    check_network_memory(config.ntuple_count, config.ntuple_length, game.n_cell_values,
+                         config.weight_sets(game.n_players), outputs, tcl)
     return make_set(game, config.ntuples, config.ntuple_count, config.ntuple_length, config.seed,
                     config.ntuple_cells)
 
@@ -120,8 +122,8 @@ class NTupleAgent:
         else:
             tuples = np.asarray(tuples)
             if tuples.ndim == 2:
-                check_network_memory(tuples.shape[0], tuples.shape[1], g.n_cell_values, g.n_players, n_outputs,
-                                     cfg.tcl != "none")
+                check_network_memory(tuples.shape[0], tuples.shape[1], g.n_cell_values, cfg.weight_sets(g.n_players),
+                                     n_outputs, cfg.tcl != "none")
             self.tuples = make_set(g, "explicit", 0, 0, 0, tuples)
         cell_syms = g.symmetries(g.p)
         if g.action_symmetries is not None:
@@ -129,11 +131,12 @@ class NTupleAgent:
         else:  # TD, or SARSA/Q without symmetries (check_against_game refused the rest)
             action_syms = np.tile(np.arange(g.n_actions, dtype=np.int32), (cell_syms.shape[0], 1))
         if layout == "auto":
-            dense_bytes = network_bytes(self.tuples.shape[0], self.tuples.shape[1], g.n_cell_values, g.n_players,
-                                        n_outputs, cfg.tcl != "none")
+            dense_bytes = network_bytes(self.tuples.shape[0], self.tuples.shape[1], g.n_cell_values,
+                                        cfg.weight_sets(g.n_players), n_outputs, cfg.tcl != "none")
             layout = "paged" if dense_bytes >= PAGED_FROM_BYTES else "dense"
-        self.net: Net = build_net(self.tuples, g.n_cell_values, g.n_players, n_outputs, cell_syms, action_syms,
-                                  cfg.use_symmetry, cfg.tcl != "none", cfg.tcl_init, paged=layout == "paged")
+        self.net: Net = build_net(self.tuples, g.n_cell_values, cfg.weight_sets(g.n_players), n_outputs, cell_syms,
+                                  action_syms, cfg.use_symmetry, cfg.tcl != "none", cfg.tcl_init,
+                                  paged=layout == "paged")
         n_sym, m = self.net.sym_cells.shape[:2]
         self.traces = make_traces(g.n_players, horizon_entries(cfg.lam, cfg.horizon_cut), n_sym, m)
         # a foreign game (a spec-like object trained through its own AEC env, see train_aec) has no kernels:
@@ -149,7 +152,8 @@ class NTupleAgent:
             tcl_exp=cfg.tcl == "exp", tcl_beta=float(cfg.tcl_beta), farl=bool(cfg.farl),
             farl_terminal=bool(cfg.farl_terminal), reward_scale=float(cfg.reward_scale),
             reset_all=bool(cfg.reset_all_players), ply_chain=cfg.td_chain == "ply", shaping=float(cfg.shaping),
-            episode_plies=int(cfg.episode_plies), learn_start=bool(cfg.learn_start))
+            episode_plies=int(cfg.episode_plies), learn_start=bool(cfg.learn_start),
+            maker_tables=cfg.weight_sets(g.n_players) != g.n_players)
         self.agent_rng = make_rng(cfg.seed)
         self.env_rng = make_rng(self.env_seed)
         self.episodes_done = 0
@@ -262,7 +266,8 @@ class NTupleAgent:
         board = self._board[: self.game.n_cells]
         self.game.board(self.game.p, state, board)
         board_indices(self.net, board, idx)
-        v = float(value(self.net, player, 0, idx, self.params.tanh_output))
+        own = td_farl.table_of(self.params, self.game.n_players, player, player)
+        v = float(value(self.net, own, 0, idx, self.params.tanh_output))
         if self.params.shaping != 0.0:  # shaping: the tables hold V - w·Φ
             v += self.params.shaping * potential(self.potential, self.game.p, state, self.memory.potential_out, player)
         return v

@@ -333,11 +333,12 @@ def member_limits(path: Path, meta: dict, members: dict[str, Member]) -> dict[st
                              f"cells of the board")
     values = max(meta.get("n_cell_values") or 0, spec.n_cell_values)  # an older encoding may have had more
     outputs = 1 if config.algo == "td" else spec.n_actions  # as NTupleAgent's network_outputs
+    sets = config.weight_sets(spec.n_players)
     try:
-        check_network_memory(m, n, values, spec.n_players, outputs, config.tcl != "none")
+        check_network_memory(m, n, values, sets, outputs, config.tcl != "none")
     except ValueError as exc:
         raise AgentFileError(f"{path}: {exc}") from None
-    entries = outputs * spec.n_players * m * values ** n
+    entries = outputs * sets * m * values ** n
     limits = {"meta": members["meta"].nbytes, "tuples": tuples.nbytes, "agent_rng": 8, "env_rng": 8}
     for table in ("weights", "tcl_n", "tcl_a") if config.tcl != "none" else ("weights",):
         limits.update({table: 4 * entries, table + "_index": 8 * entries, table + "_value": 4 * entries,

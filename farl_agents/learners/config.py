@@ -189,6 +189,13 @@ class LearnerConfig:
         need(self.tcl_init > 0, "tcl_init must be > 0 (the accumulators divide by it)")
         need(self.seed >= 0, f"seed must be an integer >= 0, got {self.seed}")
 
+    def weight_sets(self, n_players: int) -> int:
+        """Weight sets of the network: one per player, or for TD's per-ply chain with three or more players one
+        per (valuer, maker) pair, since a player's value of an afterstate depends on who made it and a board
+        need not show that (``learners/td_farl.py``, ``table_of``)."""
+        per_pair = self.algo == "td" and self.td_chain == "ply" and n_players > 2
+        return n_players * n_players if per_pair else n_players
+
     # ----------------------------------------------------------- schedules
     def alpha_at(self, episode: int) -> float:
         """α used in 0-based ``episode`` (reaches ``alpha_final`` after ``episodes`` episodes)."""

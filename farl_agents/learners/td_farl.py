@@ -32,12 +32,17 @@ through every ply. With two players it is Alg. 1 of Thill, Bagheri, Koch &
 Konen 2014: each ply's afterstate moves towards the next ply's, seen from the
 other side, and one eligibility list holds both players' states
 (:func:`adapt_previous_ply`). With three or more players there is no "other
-side" to negate; every player's table learns on every ply instead: V_j of the
+side" to negate; every player's values learn on every ply instead: V_j of the
 previous ply's afterstate moves towards j's reward since then plus γ·V_j of
 this ply's (:func:`adapt_previous_ply`, the chain's extension to N
-players, vector-valued TD in the sense of Max-N). The last ply of a game
-brings every player's final reward to the afterstate before it, so final
-adaptation has nothing left to do on either chain.
+players, vector-valued TD in the sense of Max-N). A board need not show who
+made it (Nim's heaps, EWN's or Chinese Checkers' pieces do not), and j's value
+of a position depends on who moves next, so these values are kept per pair:
+V_{j|q} in its own weight set for each player j and each maker q (N² sets,
+``TDParams.maker_tables``, :func:`table_of`); a mover's greedy choice reads
+V_{i|i}, the set a player-centred learner has. The last ply of a game brings
+every player's final reward to the afterstate before it, so final adaptation
+has nothing left to do on either chain.
 
 The algorithm is written once, as the ``@njit`` steps below (``choose_move``,
 ``after_move``, ``final_adaptation``). Two drivers feed them:
@@ -87,6 +92,7 @@ class TDParams(NamedTuple):
     shaping: float = 0.0     # w of the progress shaping (0: off); see the module docstring
     episode_plies: int = 0   # training episodes stop after this many plies (0: at the game's end), bootstrapped
     learn_start: bool = False  # the start position is the last afterstate of the player before the first mover
+    maker_tables: bool = False  # one weight set per (valuer, maker) pair: the per-ply chain with N > 2 players
 
 
 class Memory(NamedTuple):
@@ -146,6 +152,13 @@ def start_episode(mem, traces, carry_traces):
 
 
 @njit(cache=True, inline="always")
+def table_of(prm, n_players, valuer, maker):
+    """The weight set holding ``valuer``'s value of an afterstate ``maker`` made: the valuer's own set, or with
+    ``prm.maker_tables`` (the per-ply chain with three or more players) the set of that pair."""
+    return valuer * n_players + maker if prm.maker_tables else valuer
+
+
+@njit(cache=True, inline="always")
 def choose_move(net, prm, mem, player, n_cand, epsilon, rng):
     """ε-greedy choice among the ``n_cand`` candidates in ``mem`` (Alg. 6).
 
@@ -157,8 +170,9 @@ def choose_move(net, prm, mem, player, n_cand, epsilon, rng):
     """
     if epsilon > 0.0 and rng_uniform(rng) < epsilon:
         return rng_below(rng, n_cand), True
+    own = table_of(prm, mem.cum.shape[0], player, player)
     for k in range(n_cand):
-        v = 0.0 if mem.cand_terminal[k] else value(net, player, 0, mem.cand_idx[k], prm.tanh_output)
+        v = 0.0 if mem.cand_terminal[k] else value(net, own, 0, mem.cand_idx[k], prm.tanh_output)
         mem.cand_value[k] = v
         if prm.shaping != 0.0:
             v += prm.shaping * mem.cand_potential[k]
@@ -176,14 +190,14 @@ def adapt_towards(net, traces, prm, player, idx, target, alpha):
 
 
 @njit(cache=True, inline="always")
-def next_value(net, prm, player, after_idx, next_terminal, after_value):
-    """V_player of ``player``'s new afterstate for a TD target: 0 when the game ends, ``after_value`` when the
-    caller knows it (not NaN), else read from the tables."""
+def next_value(net, prm, table, after_idx, next_terminal, after_value):
+    """The new afterstate's value in weight set ``table`` (a player's own, :func:`table_of`) for a TD target: 0
+    when the game ends, ``after_value`` when the caller knows it (not NaN), else read from the tables."""
     if next_terminal:
         return 0.0
     if after_value == after_value:
         return after_value
-    return value(net, player, 0, after_idx, prm.tanh_output)
+    return value(net, table, 0, after_idx, prm.tanh_output)
 
 
 @njit(cache=True, inline="always")
@@ -238,9 +252,10 @@ def adapt_previous_ply(net, traces, prm, mem, player, after_idx, next_terminal, 
     (list 0) of both players' recent states, each entry's σ' carrying the sign of its owner's side: this is
     Alg. 1's single value function U = ±V_p with its single trace vector.
 
-    Three or more players (no "other side" to negate): s moves in every player j's tables towards j's reward
-    since s plus γ·V_j(s'); list j holds the chain's recent states in j's tables, so each player's error
-    reaches back over every ply, whoever made it.
+    Three or more players (no "other side" to negate): every player j's value of s, V_{j|q}(s), moves towards
+    j's reward since s plus γ·V_{j|player}(s') (one weight set per valuer and maker, :func:`table_of`); list j
+    holds the chain's recent states with the set each one moves, so each player's error reaches back over every
+    ply, whoever made it.
 
     With shaping each target gets w·(γ·Φ(s') − Φ(s)) of its player. After a random move the update is skipped
     (unless ``learn_from_random``): ``res`` / ``rr`` empty the lists, the others keep s in them (Alg. 1 adds
@@ -255,25 +270,27 @@ def adapt_previous_ply(net, traces, prm, mem, player, after_idx, next_terminal, 
     if skipped and resetting:
         clear_traces(traces)
         return
-    two = mem.cum.shape[0] == 2
+    n = mem.cum.shape[0]
+    two = n == 2
     s_idx = mem.last_idx[q]
-    for j in range(1 if two else mem.cum.shape[0]):
-        owner = q if two else j        # whose value of s moves
-        lst = 0 if two else j
+    for j in range(1 if two else n):
+        valuer = q if two else j       # whose value of s moves (two players: q's, the other's is its negative)
+        owner = table_of(prm, n, valuer, q)
         sign = -1.0 if two and q == 1 else 1.0
         v_own = value(net, owner, 0, s_idx, prm.tanh_output)
         grad = 1.0 - v_own * v_own if prm.tanh_output else 1.0
         if skipped:
-            push(traces, lst, owner, 0, s_idx, sign * grad)
+            push(traces, j, owner, 0, s_idx, sign * grad)
             continue
-        who = player if two else j     # whose tables value s'
-        v_next = next_value(net, prm, who, after_idx, next_terminal, after_value if who == player else np.nan)
-        if who != owner:
+        who = table_of(prm, n, player if two else j, player)  # the set that values s'
+        known = after_value if who == table_of(prm, n, player, player) else np.nan
+        v_next = next_value(net, prm, who, after_idx, next_terminal, known)
+        if two and player != q:
             v_next = -v_next
-        delta = mem.cum[owner] - mem.ply_cum[owner] + prm.gamma * v_next - v_own
+        delta = mem.cum[valuer] - mem.ply_cum[valuer] + prm.gamma * v_next - v_own
         if prm.shaping != 0.0:
-            delta += prm.shaping * (prm.gamma * mem.potential_out[owner] - mem.ply_potential[owner])
-        adapt_chain(net, traces, lst, owner, 0, s_idx, sign * delta, sign * grad, alpha, prm.lam, prm.trace_mode,
+            delta += prm.shaping * (prm.gamma * mem.potential_out[valuer] - mem.ply_potential[valuer])
+        adapt_chain(net, traces, j, owner, 0, s_idx, sign * delta, sign * grad, alpha, prm.lam, prm.trace_mode,
                     prm.tcl_exp, prm.tcl_beta)
 
 

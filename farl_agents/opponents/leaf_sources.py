@@ -45,7 +45,7 @@ def agent_leaf(agent, game: GameSpec) -> NTupleLeaf:
     return NTupleLeaf(agent.net, np.zeros(game.n_cells, dtype=np.int32),
                       np.zeros(agent.net.sym_cells.shape[:2], dtype=np.int64), bool(agent.config.tanh_output),
                       1.0 / scale, game.n_players == 2, potential_of(game, shaping), shaping,
-                      np.zeros(game.n_players))
+                      np.zeros(game.n_players), bool(agent.params.maker_tables))
 
 
 def search_leaf(agent, game: GameSpec):

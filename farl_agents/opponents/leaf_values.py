@@ -54,6 +54,7 @@ class NTupleLeaf(NamedTuple):
     potential: Potential       # the shaping potential (the game's heuristic) of an agent trained with shaping
     shaping: float             # its weight: the agent values a position as tables + shaping x potential
     phi: np.ndarray            # float64[n_players]: scratch for the potential
+    maker_tables: bool = False  # values kept per (valuer, maker) pair (the per-ply chain with N > 2 players)
 
 
 def leaf_value(leaf, kernels, hooks, p, s, mover, out):
@@ -81,8 +82,9 @@ def _ol_leaf_value(leaf, kernels, hooks, p, s, mover, out):
                 out[1] = -v
                 out[mover] = v
             else:
-                for i in range(out.shape[0]):
-                    v = value(leaf.net, i, 0, leaf.idx, leaf.tanh_output)
+                n = out.shape[0]
+                for i in range(n):  # i's value of an afterstate the mover made
+                    v = value(leaf.net, i * n + mover if leaf.maker_tables else i, 0, leaf.idx, leaf.tanh_output)
                     if leaf.shaping != 0.0:
                         v += leaf.shaping * leaf.phi[i]
                     out[i] = v * leaf.scale
