@@ -58,7 +58,8 @@ class Net(NamedTuple):
     """All arrays of one n-tuple network (see the module docstring)."""
 
     weights: np.ndarray
-    """float32[n_outputs, n_players, lut_size]"""
+    """float32[n_outputs, n_sets, lut_size]: one weight set per player (per (valuer, maker) pair on TD's per-ply
+    chain with three or more players, ``LearnerConfig.weight_sets``)"""
     tcl_n: np.ndarray
     """float32 like ``weights``: TCL sum of recommended changes N_i (empty without TCL)"""
     tcl_a: np.ndarray
