@@ -31,7 +31,6 @@ import argparse
 import json
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -39,6 +38,7 @@ import farl_envs
 from farl_agents.atomic import atomic_write_text
 from farl_agents.learners import NTupleAgent
 from farl_agents.learners.presets import nplayer_config, nplayer_game, paper_config, paper_game_params
+from farl_agents.loading import agent_file
 from farl_agents.ntuple.network import board_indices, slots_of
 from farl_envs.core.rng import make_rng, rng_choice_mask, rng_uniform
 from farl_envs.core.spec import TERMINAL, TO_MOVE
@@ -343,12 +343,6 @@ def report(results: list[dict]) -> str:
                          f"{m['move_farl1']:.3f} | {m['td_last']:.2f} | {m['delta_farl2']:.2f} | "
                          f"{m['move_farl2']:.3f} |")
     return "\n".join(lines) + "\n"
-
-
-def agent_file(path: str) -> Path:
-    """``path`` itself, or the ``agent.npz`` of the run folder ``path``."""
-    p = Path(path)
-    return p / "agent.npz" if p.is_dir() else p
 
 
 def measure_agents(paths: list[str], n_games: int, seed: int, epsilon: float | None = None) -> list[dict]:
