@@ -26,7 +26,7 @@ from numba import njit
 
 from farl_agents.learners import kernels as K
 from farl_agents.learners.td_farl import copy_indices, random_opening
-from farl_agents.ntuple.network import board_indices, value
+from farl_agents.ntuple.network import board_indices, one_layout, value
 from farl_agents.ntuple.traces import adapt, clear_traces, cut_traces
 from farl_envs.core.kernel_utils import borrowed, copy_state
 from farl_envs.core.rng import rng_argmax, rng_below, rng_uniform
@@ -158,7 +158,16 @@ def _load_state(kernels, p, s, net, mem):
 @njit(cache=True)
 def self_play(kernels, p, net, prm, mem, traces, alphas, epsilons, start_prob, start_plies, carry_traces, sarsa,
               reselect, agent_rng, env_rng, results):
-    """Compiled SARSA/Q self-play for ``len(alphas)`` episodes; arguments and ``results`` as in TD's ``self_play``."""
+    """Compiled SARSA/Q self-play for ``len(alphas)`` episodes; arguments and ``results`` as in TD's ``self_play``
+    (which says why the loop is :func:`self_play_loop`, behind an outer call per table layout)."""
+    self_play_loop(kernels, p, one_layout(net), prm, mem, traces, alphas, epsilons, start_prob, start_plies,
+                   carry_traces, sarsa, reselect, agent_rng, env_rng, results)
+
+
+@njit(cache=True)
+def self_play_loop(kernels, p, net, prm, mem, traces, alphas, epsilons, start_prob, start_plies, carry_traces,
+                   sarsa, reselect, agent_rng, env_rng, results):
+    """The loop of :func:`self_play`."""
     p, net, mem, traces = borrowed(p), borrowed(net), borrowed(mem), borrowed(traces)
     alphas, epsilons, results = borrowed(alphas), borrowed(epsilons), borrowed(results)
     agent_rng, env_rng = borrowed(agent_rng), borrowed(env_rng)

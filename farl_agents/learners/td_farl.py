@@ -67,7 +67,7 @@ import numpy as np
 from numba import njit
 
 from farl_agents.learners import kernels as K
-from farl_agents.ntuple.network import board_indices, board_indices_from, value
+from farl_agents.ntuple.network import board_indices, board_indices_from, one_layout, value
 from farl_agents.ntuple.traces import adapt, adapt_chain, clear_traces, cut_traces, push
 from farl_envs.core.kernel_utils import borrowed, copy_state
 from farl_envs.core.rng import rng_argmax, rng_below, rng_choice_mask, rng_uniform
@@ -392,7 +392,19 @@ def self_play(kernels, pot, p, net, prm, mem, traces, alphas, epsilons, start_pr
     :func:`~farl_agents.learners.kernels.potential_of` (shaping's Φ, or none).
     ``results[k]`` receives episode k's final cumulative (unscaled) reward of
     every player followed by its number of plies.
+
+    The loop itself is :func:`self_play_loop`, which sees the net through
+    :func:`~farl_agents.ntuple.network.one_layout`: it is compiled once per game for nets with and without TCL,
+    and only this small outer call once per table layout.
     """
+    self_play_loop(kernels, pot, p, one_layout(net), prm, mem, traces, alphas, epsilons, start_prob, start_plies,
+                   carry_traces, agent_rng, env_rng, results)
+
+
+@njit(cache=True)
+def self_play_loop(kernels, pot, p, net, prm, mem, traces, alphas, epsilons, start_prob, start_plies,
+                   carry_traces, agent_rng, env_rng, results):
+    """:func:`self_play`'s loop, for nets of one numba type (:func:`~farl_agents.ntuple.network.one_layout`)."""
     # every array argument is held by the caller until we return: borrow them (no reference counting)
     p, net, mem, traces = borrowed(p), borrowed(net), borrowed(mem), borrowed(traces)
     alphas, epsilons, results = borrowed(alphas), borrowed(epsilons), borrowed(results)

@@ -197,6 +197,20 @@ def read_slot(net, k):
 
 
 @njit(cache=True, inline="always")
+def one_layout(net):
+    """``net`` with its three tables typed as strided arrays (numba's layout ``A``), whatever their layout.
+
+    A net with TCL holds its weights, N and A interleaved (strided views of one array), a net without TCL holds
+    plain contiguous weights: two numba types. The compiled self-play loops take their net through this, so each
+    game's loop is compiled once for both (a thin outer function per type calls it); the slices are views of
+    the same memory.
+    """
+    return Net(net.weights[:, :, 0:], net.tcl_n[:, :, 0:], net.tcl_a[:, :, 0:], net.sym_cells, net.powers,
+               net.offsets, net.action_sym, net.cell_uses, net.cell_use_count, net.page_of, net.pages_used,
+               net.lut_size)
+
+
+@njit(cache=True, inline="always")
 def write_slot(net, k):
     """Where index ``k``'s entry is written; the paged layout hands out its page first if it has none.
 
