@@ -31,3 +31,9 @@ def test_the_table_gives_mean_and_standard_error_over_the_agents(tmp_path):
     assert "-0.50 / -0.50 / +0.90" in farl
     nofarl = next(line for line in lines if "| no-FARL |" in line)
     assert "to run" in nofarl
+
+
+def test_the_per_ply_column_reads_the_per_ply_rows_agents():
+    row = searched.agent_row(Path("runs/x/ewn3p_large"), "ply", 2, "mcts300")
+    assert row.player == "runs/x/ewn3p_large-ply/nofarl-seed2+mcts300"
+    assert row.id != searched.agent_row(Path("runs/x/ewn3p_large"), "nofarl", 2, "mcts300").id

@@ -5,7 +5,9 @@ würfelt nicht! (``ewn3p_large``: 60 walks of 6 squares, GBG's schedule, 1,000,0
 score −0.160 ± 0.045 against two MCTS1000 players, MCTS1000 itself about −0.09 in the same seats. This study
 asks whether a search at test time (the strength issue's wrappers, ``farl_agents.opponents.wrappers``) lifts
 them above MCTS1000, and whether it closes the gap final adaptation opened (the no-FARL agents searched the same
-way).
+way). A third column holds the rerun's per-ply agents (``ewn3p_large-ply``): a search values the positions other
+players made, which a player-centred agent never learned to value (its tables for player i only ever saw i's
+own afterstates) and a per-ply agent did (one weight set per valuer and maker).
 
 Every figure is one ``farl eval`` per agent (``RUN+WRAPPER --vs mcts1000``, 20 games per seat, seed 0), kept in
 ``--runs-dir`` (default ``runs/nplayer_searched``) so that a stopped study resumes; a column's figure is the mean
@@ -16,8 +18,9 @@ protocol with 100 games per seat::
     python -m studies.nplayer.searched --wrappers expectimax2      # some wrappers ("" is the bare agent)
     python -m studies.nplayer.searched --table-only --out docs/results
 
-The agents are the rerun's run folders (``--agents-dir``, default ``runs/table1_nplayer_long_runs/ewn3p_large``):
-``farl reproduce table1 --rows ewn3p_large --budget paper --runs 5`` trains them where they are missing.
+The agents are the rerun's run folders (``--agents-dir``, default ``runs/table1_nplayer_long_runs/ewn3p_large``,
+and the per-ply ones beside it in ``ewn3p_large-ply``): ``farl reproduce table1 --rows ewn3p_large,ewn3p_large-ply
+--budget paper --runs 5`` trains them where they are missing.
 """
 from __future__ import annotations
 
@@ -35,7 +38,9 @@ OPPONENT = "mcts1000"
 GAMES_PER_SEAT = 20
 REFERENCE_GAMES_PER_SEAT = 100
 SEEDS = (0, 1, 2, 3, 4)
-COLUMNS = ("farl", "nofarl")
+COLUMNS = ("farl", "nofarl", "ply")
+"""The rerun's columns: TD-FARL, the same without final adaptation, the per-ply chain (no FARL)."""
+LABELS = {"farl": "FARL", "nofarl": "no-FARL", "ply": "per ply (no FARL)"}
 WRAPPERS = ("", "expectimax2", "mcts300")
 """The bare agent, expectimax-N two plies deep, PUCT with 300 iterations (the agent's values and priors at its
 leaves)."""
@@ -46,7 +51,9 @@ RUNS = Path("runs/nplayer_searched")
 
 def agent_row(agents: Path, column: str, seed: int, wrapper: str) -> Row:
     """The evaluation of the rerun's ``column`` agent of ``seed``, searched with ``wrapper`` ("" for none)."""
-    player = str(agents / f"{column}-seed{seed}") + (f"+{wrapper}" if wrapper else "")
+    folder = agents.with_name(agents.name + "-ply") / f"nofarl-seed{seed}" if column == "ply" else \
+        agents / f"{column}-seed{seed}"
+    player = str(folder) + (f"+{wrapper}" if wrapper else "")
     name = f"ewn3p_large-{column}-seed{seed}" + (f"+{wrapper}" if wrapper else "")
     return Row(f"{name}-vs-{OPPONENT}", GAME, player, OPPONENT, "initial", GAMES_PER_SEAT, PARAMS)
 
@@ -78,8 +85,7 @@ def table(runs: Path, agents: Path, wrappers=WRAPPERS) -> list[str]:
             scores = [r["matchups"][0]["mean_score"] for r in results]
             seats = [statistics.fmean(ps["mean_score"] for r in results for ps in r["matchups"][0]["per_seat"]
                                       if ps["seat"] == seat) for seat in range(3)] if results else []
-            label = "FARL" if column == "farl" else "no-FARL"
-            lines.append(f"| {WHAT[wrapper]} | {label} | {_mean_se(scores)} | "
+            lines.append(f"| {WHAT[wrapper]} | {LABELS[column]} | {_mean_se(scores)} | "
                          f"{', '.join(f'{x:+.2f}' for x in scores) or '–'} | "
                          f"{' / '.join(f'{x:+.2f}' for x in seats) or '–'} |")
     ref = _load(runs, REFERENCE)
@@ -97,7 +103,8 @@ def write_page(runs: Path, agents: Path, out: Path) -> Path:
             "Written by `python -m studies.nplayer.searched --table-only --out docs/results` from the evaluations "
             "of `python -m studies.nplayer.searched --out docs/results` (module docstring: what and why). "
             f"Each agent in every seat against two MCTS1000 players, {GAMES_PER_SEAT} games per seat, seed 0; the "
-            "agents are the five FARL and five no-FARL runs of the rerun's `ewn3p_large` row "
+            "agents are the five FARL and five no-FARL runs of the rerun's `ewn3p_large` row and the five runs "
+            "of its per-ply row `ewn3p_large-ply` "
             "([table1_nplayer.md](table1_nplayer.md)). A column's figure is the mean ± s.e. over its agents.", "",
             *table(runs, agents), ""]
     page = out / "nplayer_searched.md"
