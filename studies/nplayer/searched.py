@@ -41,10 +41,11 @@ SEEDS = (0, 1, 2, 3, 4)
 COLUMNS = ("farl", "nofarl", "ply")
 """The rerun's columns: TD-FARL, the same without final adaptation, the per-ply chain (no FARL)."""
 LABELS = {"farl": "FARL", "nofarl": "no-FARL", "ply": "per ply (no FARL)"}
-WRAPPERS = ("", "expectimax2", "mcts300")
-"""The bare agent, expectimax-N two plies deep, PUCT with 300 iterations (the agent's values and priors at its
-leaves)."""
-WHAT = {"": "bare", "expectimax2": "expectimax-N, depth 2", "mcts300": "PUCT, 300 iterations"}
+WRAPPERS = ("", "expectimax2", "mcts300", "mcts1000")
+"""The bare agent, expectimax-N two plies deep, PUCT with 300 and 1,000 iterations (the agent's values and priors
+at its leaves; 1,000 as many as the MCTS opponents' own)."""
+WHAT = {"": "bare", "expectimax2": "expectimax-N, depth 2", "mcts300": "PUCT, 300 iterations",
+        "mcts1000": "PUCT, 1,000 iterations"}
 AGENTS = Path("runs/table1_nplayer_long_runs/ewn3p_large")
 RUNS = Path("runs/nplayer_searched")
 
