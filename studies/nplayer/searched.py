@@ -52,8 +52,10 @@ RUNS = Path("runs/nplayer_searched")
 
 def agent_row(agents: Path, column: str, seed: int, wrapper: str) -> Row:
     """The evaluation of the rerun's ``column`` agent of ``seed``, searched with ``wrapper`` ("" for none)."""
-    folder = agents.with_name(agents.name + "-ply") / f"nofarl-seed{seed}" if column == "ply" else \
-        agents / f"{column}-seed{seed}"
+    if column == "ply":  # the per-ply row's runs, trained without FARL, sit beside the row's own
+        folder = agents.with_name(agents.name + "-ply") / f"nofarl-seed{seed}"
+    else:
+        folder = agents / f"{column}-seed{seed}"
     player = str(folder) + (f"+{wrapper}" if wrapper else "")
     name = f"ewn3p_large-{column}-seed{seed}" + (f"+{wrapper}" if wrapper else "")
     return Row(f"{name}-vs-{OPPONENT}", GAME, player, OPPONENT, "initial", GAMES_PER_SEAT, PARAMS)
