@@ -26,12 +26,12 @@ if web.missing():
 
 import numpy as np  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import Select  # noqa: E402
 
 import farl_envs  # noqa: E402
 from farl_agents.learners import NTupleAgent, paper_config  # noqa: E402
 from farl_agents.runs.curve import write_curve  # noqa: E402
-from studies.serve_picture.browser import WAIT, n_moves, play_by_clicking, start_game  # noqa: E402
+from studies.serve_picture.browser import n_moves, play_by_clicking, start_game, waiting  # noqa: E402
 
 PAYLOAD = "<img src=x onerror=window.pwned={}>"
 """Markup a hostile file may hold; shown as text it runs nothing."""
@@ -93,7 +93,7 @@ def test_nim3p_in_one_seat(server, browser, tmp_path):
 def test_connect_four_against_the_pretrained_agent(server, browser, tmp_path):
     """Its values above the columns; it beats a player who always drops in the leftmost open column."""
     start_game(browser, server, "connect_four", ["human", "pretrained"], think=True)
-    WebDriverWait(browser, WAIT).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board text.value")) == 7)
+    waiting(browser).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board text.value")) == 7)
     assert len(browser.find_elements(By.CSS_SELECTOR, "#board text.value.best")) == 1
     result = play_by_clicking(browser, lambda columns: columns[0])
     assert result == "you lose"
@@ -124,7 +124,7 @@ def test_boards_show_the_legal_moves(server, browser, tmp_path, game, n_legal):
     cells = browser.find_elements(By.CSS_SELECTOR, "#board [data-action]")
     assert len(cells) == n_legal
     cells[0].click()
-    WebDriverWait(browser, WAIT).until(lambda d: n_moves(d) == 2 and web.ready(d))
+    waiting(browser).until(lambda d: n_moves(d) == 2 and web.ready(d))
     browser.save_screenshot(str(tmp_path / f"{game}.png"))
 
 
@@ -139,7 +139,7 @@ def test_sim_by_two_vertices(server, browser):
     vertices[0].click()
     assert len(browser.find_elements(By.CSS_SELECTOR, "#board .legal.node")) == 5  # the other ends
     browser.find_element(By.CSS_SELECTOR, "#board .legal.node[data-cell='18']").click()  # vertex 3 (15 + 3)
-    WebDriverWait(browser, WAIT).until(lambda d: n_moves(d) == 2 and web.ready(d))
+    waiting(browser).until(lambda d: n_moves(d) == 2 and web.ready(d))
     first = browser.find_element(By.ID, "movelist").get_attribute("value").splitlines()[0]
     assert first.startswith("1. 0-3")
     assert len(browser.find_elements(By.CSS_SELECTOR, "#board .legal.edge")) == 13
@@ -156,7 +156,7 @@ def test_game2048_by_arrow_keys(server, browser, tmp_path):
         assert legal and set(legal) <= set(arrows)
         direction = legal[i % len(legal)]
         body.send_keys(arrows[direction])
-        WebDriverWait(browser, WAIT).until(lambda d, n=i + 1: n_moves(d) == n and web.ready(d))
+        waiting(browser).until(lambda d, n=i + 1: n_moves(d) == n and web.ready(d))
         last = browser.find_element(By.ID, "movelist").get_attribute("value").splitlines()[-1]
         assert last.split()[1] == direction
     assert len(browser.find_elements(By.CSS_SELECTOR, "#board text")) >= 2  # numbered tiles
@@ -179,9 +179,9 @@ def test_a_whole_game_by_clicks(server, browser, tmp_path, game):
     rng = np.random.default_rng(1)
     most = 0
     for _ in range(3000):
-        WebDriverWait(browser, WAIT).until(web.ready)
+        waiting(browser).until(web.ready)
         most = max(most, len(browser.find_elements(By.CSS_SELECTOR, "#moves button")))
-        if browser.find_element(By.ID, "status").text == "game over":
+        if web.status_of(browser) == "game over":
             break
         web.click_a_move(browser, rng)
     result = browser.find_element(By.ID, "result").text
@@ -199,12 +199,12 @@ def test_n_player_games_start_from_the_page(server, browser, game, params, n):
     """Typing the number of players re-renders the seats (one selector per player) and the game starts with
     them: the seat list names every seat in its colour, the one to move marked."""
     browser.get(server)
-    WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.ID, "seat-0"))
+    waiting(browser).until(lambda d: d.find_elements(By.ID, "seat-0"))
     web.choose_game(browser, game, params, n)
     for i in range(1, n):
         Select(browser.find_element(By.ID, f"seat-{i}")).select_by_value("random")
     browser.find_element(By.ID, "new-game").click()
-    WebDriverWait(browser, WAIT).until(web.ready)
+    waiting(browser).until(web.ready)
     assert browser.execute_script("return VIEW.seats.length") == n
     players = browser.find_elements(By.CSS_SELECTOR, "#players .player")
     assert len(players) == n and len(browser.find_elements(By.CSS_SELECTOR, "#players .player.to-move")) == 1
@@ -226,10 +226,10 @@ def test_players_who_are_out_are_struck_through(server, browser):
 def test_pretrained_three_player_agent_brings_its_seats(server, browser):
     """Sim's pretrained agent plays 3 players: choosing it sets players=3 and a third seat appears."""
     browser.get(server)
-    WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.ID, "seat-0"))
+    waiting(browser).until(lambda d: d.find_elements(By.ID, "seat-0"))
     web.choose_game(browser, "sim", {}, 2)
     Select(browser.find_element(By.ID, "seat-1")).select_by_value("pretrained")
-    WebDriverWait(browser, WAIT).until(lambda d: web.seat_count(d) == 3)
+    waiting(browser).until(lambda d: web.seat_count(d) == 3)
     assert Select(browser.find_element(By.ID, "seat-1")).first_selected_option.get_attribute("value") == "pretrained"
     assert browser.find_element(By.CSS_SELECTOR, "[data-param='players']").get_attribute("value") == "3"
 
@@ -245,7 +245,7 @@ def test_values_on_the_pieces_then_on_their_targets(server, browser):
     values, the best one marked again."""
     start_game(browser, server, "breakthrough", ["human", "pretrained"], think=True,
                params={"rows": 6, "columns": 6})
-    wait = WebDriverWait(browser, WAIT)
+    wait = waiting(browser)
     wait.until(lambda d: d.execute_script(VALUES_JS))
     pieces = browser.execute_script(VALUES_JS)
     assert len(pieces) == 6  # the front row of six pieces
@@ -264,7 +264,7 @@ def test_chinese_checkers_chain_of_hops(server, browser):
     rng = np.random.default_rng(0)
     for _ in range(40):
         web.click_a_move(browser, rng)
-        WebDriverWait(browser, WAIT).until(web.ready)
+        waiting(browser).until(web.ready)
         picked = browser.execute_script("return PICK")
         if picked:
             break
@@ -278,7 +278,7 @@ def test_switching_games_leaves_no_stale_board(server, browser):
     """Every game in turn on one page (no reload): choosing the next game empties the board and the move list,
     and the new game's board is the only one drawn."""
     browser.get(server)
-    WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.ID, "seat-0"))
+    waiting(browser).until(lambda d: d.find_elements(By.ID, "seat-0"))
     for game in [g[:-3] for g in farl_envs.list_games()]:
         n = farl_envs.game_spec(game).n_players
         web.choose_game(browser, game, {}, n)
@@ -288,7 +288,7 @@ def test_switching_games_leaves_no_stale_board(server, browser):
         for i in range(1, n):
             Select(browser.find_element(By.ID, f"seat-{i}")).select_by_value("random")
         browser.find_element(By.ID, "new-game").click()
-        WebDriverWait(browser, WAIT).until(web.ready)
+        waiting(browser).until(web.ready)
         assert browser.execute_script("return VIEW.game") == game
         assert browser.find_elements(By.CSS_SELECTOR, "#board *")
         assert len(browser.find_elements(By.CSS_SELECTOR, "#moves button")) <= 20
@@ -299,15 +299,15 @@ def test_u_takes_back_a_move(server, browser):
 
     start_game(browser, server, "breakthrough", ["human", "random"], params={"rows": 5, "columns": 5})
     web.click_a_move(browser, np.random.default_rng(0))
-    WebDriverWait(browser, WAIT).until(lambda d: n_moves(d) == 2 and web.ready(d))
+    waiting(browser).until(lambda d: n_moves(d) == 2 and web.ready(d))
     browser.find_element(By.TAG_NAME, "body").send_keys("u")
-    WebDriverWait(browser, WAIT).until(lambda d: n_moves(d) == 0 and web.ready(d))
+    waiting(browser).until(lambda d: n_moves(d) == 0 and web.ready(d))
     browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
 
 
 def test_runs_view(server, browser, tmp_path):
     browser.get(server)
-    wait = WebDriverWait(browser, WAIT)
+    wait = waiting(browser)
     browser.find_element(By.ID, "tab-runs").click()
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#curve polyline.series"))
     series = [p.get_attribute("data-series") for p in browser.find_elements(By.CSS_SELECTOR, "#curve polyline")]
@@ -323,7 +323,7 @@ def test_file_content_is_text(server, browser):
     from selenium.webdriver.support.ui import Select
 
     browser.get(server)
-    wait = WebDriverWait(browser, WAIT)
+    wait = waiting(browser)
     wait.until(lambda d: d.find_elements(By.ID, "seat-0"))
     assert "broken.npz" in browser.find_element(By.ID, "agents-unreadable").get_attribute("textContent")
     browser.find_element(By.ID, "tab-runs").click()

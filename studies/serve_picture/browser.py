@@ -33,6 +33,17 @@ from pathlib import Path
 WAIT = 120
 """Seconds a page may take to get ready (the server compiles each game's rules on first use)."""
 
+POLL = 0.02
+"""Seconds between two looks at the page while waiting. Selenium's default (half a second) cost every move of a
+scripted game that much, as the page answers a click in a few milliseconds."""
+
+
+def waiting(driver, seconds: float = WAIT):
+    """A Selenium ``WebDriverWait`` on ``driver`` that gives up after ``seconds`` and looks every :data:`POLL` s."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, seconds, poll_frequency=POLL)
+
 
 def chromium_paths() -> tuple[str | None, str | None]:
     """The Chromium binary and its driver on the PATH (None where missing)."""
@@ -94,9 +105,7 @@ def chromium(width: int = 1280, height: int = 900):
 
 def ready(driver) -> bool:
     """A person is to move or the game is over (nothing is being computed); an error on the page raises."""
-    from selenium.webdriver.common.by import By
-
-    status = driver.find_element(By.ID, "status").text
+    status = status_of(driver)
     if status.startswith("error"):
         raise AssertionError(status)
     return status.startswith("your move") or status == "game over"
@@ -104,10 +113,14 @@ def ready(driver) -> bool:
 
 def n_moves(driver) -> int:
     """Moves in the page's move list."""
-    from selenium.webdriver.common.by import By
-
-    text = driver.find_element(By.ID, "movelist").get_attribute("value")
+    text = driver.execute_script("return document.getElementById('movelist').value")
     return len(text.splitlines()) if text else 0
+
+
+def status_of(driver) -> str:
+    """The page's status line ("your move", "game over", "error: ...", ...). One script call: a scripted game
+    reads it after every move, and Selenium's visible-text lookup costs several times as much."""
+    return driver.execute_script("return document.getElementById('status').textContent.trim()")
 
 
 def set_params(driver, params: dict) -> None:
@@ -136,11 +149,11 @@ def choose_game(driver, game: str, params: dict | None = None, n_seats: int | No
     """Choose ``game`` in the form (the page already open), type ``params``, and wait until the seats follow
     (``n_seats`` selectors, when given)."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select, WebDriverWait
+    from selenium.webdriver.support.ui import Select
 
     Select(driver.find_element(By.ID, "game")).select_by_value(game)
     set_params(driver, params or {})
-    wait = WebDriverWait(driver, WAIT)
+    wait = waiting(driver)
     if n_seats is not None:
         wait.until(lambda d: seat_count(d) == n_seats)
     wait.until(lambda d: d.find_element(By.ID, "new-game").is_enabled())
@@ -151,9 +164,9 @@ def start_game(driver, url: str | None, game: str, seats: list[str], think: bool
     """Open the page (``url``; None: stay on it), choose ``game`` with ``params`` and one choice per seat, set
     the overlay toggle, press "New game"."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select, WebDriverWait
+    from selenium.webdriver.support.ui import Select
 
-    wait = WebDriverWait(driver, WAIT)
+    wait = waiting(driver)
     if url is not None:
         driver.get(url)
     wait.until(lambda d: d.find_elements(By.ID, "seat-0"))  # the form is filled: games and agents are known
@@ -176,12 +189,11 @@ def play_by_clicking(driver, pick) -> str:
     """Click the moves ``pick(clickable board elements)`` chooses until the game ends; the result text."""
     from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
 
-    wait = WebDriverWait(driver, WAIT)
+    wait = waiting(driver)
     for _ in range(500):
         wait.until(ready)
-        if driver.find_element(By.ID, "status").text == "game over":
+        if status_of(driver) == "game over":
             return driver.find_element(By.ID, "result").text
         before = n_moves(driver)
         for attempt in range(CLICK_TRIES):
@@ -197,6 +209,17 @@ def play_by_clicking(driver, pick) -> str:
     raise AssertionError("the game did not end")
 
 
+CLICKABLE = """
+const all = (css) => Array.from(document.querySelectorAll(css));
+for (const css of ["#board .legal.node", "#board .legal[data-cell], #board [data-action]", "#moves button"]) {
+    const found = all(css);
+    if (found.length) return found;
+}
+return [];
+"""
+"""What a person may click for the next part of a move, in one script call: the highlighted graph vertices, else
+the highlighted cells and the board's action marks, else the move buttons (a move without a cell)."""
+
 MOVE_CLICKS = 10
 """Most clicks one move may take (three in every game) plus retries of cells drawn again before the click."""
 
@@ -207,14 +230,11 @@ def click_a_move(driver, rng) -> None:
     a button for a move without a cell (a pass); returns when the page has the move."""
     from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
 
-    WebDriverWait(driver, WAIT).until(ready)
+    waiting(driver).until(ready)
     before = n_moves(driver)
     for _ in range(MOVE_CLICKS):
-        cells = (driver.find_elements(By.CSS_SELECTOR, "#board .legal.node")
-                 or driver.find_elements(By.CSS_SELECTOR, "#board .legal[data-cell], #board [data-action]")
-                 or driver.find_elements(By.CSS_SELECTOR, "#moves button"))
+        cells = driver.execute_script(CLICKABLE)
         if not cells:
             raise AssertionError(f"nothing to click: {driver.find_element(By.ID, 'status').text}")
         try:
@@ -222,7 +242,7 @@ def click_a_move(driver, rng) -> None:
         except StaleElementReferenceException:
             continue
         if driver.execute_script("return busy || VIEW.moves.length > arguments[0]", before):  # the move is sent
-            WebDriverWait(driver, WAIT).until(lambda d: n_moves(d) > before)
+            waiting(driver).until(lambda d: n_moves(d) > before)
             return
     raise AssertionError(f"{MOVE_CLICKS} clicks made no move")
 
@@ -230,12 +250,11 @@ def click_a_move(driver, rng) -> None:
 def play_whole_game(driver, rng, max_moves: int = 2000) -> str:
     """Play the person's seats of the game on the page by :func:`click_a_move` until it ends; the result."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
 
-    wait = WebDriverWait(driver, WAIT)
+    wait = waiting(driver)
     for _ in range(max_moves):
         wait.until(ready)
-        if driver.find_element(By.ID, "status").text == "game over":
+        if status_of(driver) == "game over":
             return driver.find_element(By.ID, "result").text
         click_a_move(driver, rng)
     raise AssertionError("the game did not end")
@@ -245,10 +264,9 @@ def centre_with_values(driver, url: str, seat: str = "pretrained") -> None:
     """TicTacToe, you (X) against ``seat`` with the value overlay on: take the centre and wait until the
     agent has replied and its values of your seven moves are on the board."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
 
     start_game(driver, url, "tictactoe", ["human", seat], think=True)
-    wait = WebDriverWait(driver, WAIT)
+    wait = waiting(driver)
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board text.value")) == 9)
     driver.find_elements(By.CSS_SELECTOR, "#board [data-action]")[4].click()
     wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#board text.value")) == 7)
@@ -274,7 +292,6 @@ def game_picture(driver, url: str, game: str, out, seed: int = 0) -> Path:
     the board element saved as ``out``."""
     import numpy as np
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
 
     import farl_envs
     from farl_agents import pretrained
@@ -288,12 +305,12 @@ def game_picture(driver, url: str, game: str, out, seed: int = 0) -> Path:
     start_game(driver, url, game, seats, think=think)
     rng = np.random.default_rng(seed)
     for _ in range(PICTURE_PLIES):
-        if driver.find_element(By.ID, "status").text == "game over":
+        if status_of(driver) == "game over":
             break
         click_a_move(driver, rng)
-    WebDriverWait(driver, WAIT).until(ready)
+    waiting(driver).until(ready)
     if think:
-        WebDriverWait(driver, WAIT).until(lambda d: d.execute_script("return THOUGHTS !== null"))
+        waiting(driver).until(lambda d: d.execute_script("return THOUGHTS !== null"))
     first = driver.find_elements(By.CSS_SELECTOR, "#board .legal[data-cell]")
     several = driver.execute_script("return VIEW.legal.some((l) => ((VIEW.paths[l.action] || [])[0] || []).length > 1)")
     if first and several:  # show the targets of one piece
