@@ -61,6 +61,27 @@ def test_both_drivers_learn_the_same_weights_with_shaping(game, params, config):
     assert np.array_equal(fast.agent_rng, generic.agent_rng)
 
 
+@pytest.mark.parametrize("algo", ["td", pytest.param("sarsa", marks=pytest.mark.slow)])
+def test_learning_through_the_aec_loop_still_matches_the_compiled_loop_on_capped_games(algo):
+    """TD-FARL (SARSA-FARL with ``-m slow``: its loop is compiled for this test alone) on Chinese Checkers
+    with a cap hit in every game: both drivers learn the same weights (the AEC driver ends the episode on a
+    truncation as the compiled loop does on the kernel's terminal flag)."""
+    from farl_agents.learners.presets import nplayer_config
+
+    config = nplayer_config("chinese_checkers3p", algo=algo, episodes=6, ntuple_count=4, ntuple_length=3)
+    params = {"players": 3, "max_moves": 12}
+    fast = NTupleAgent("chinese_checkers", config, **params)
+    generic = NTupleAgent("chinese_checkers", config, **params)
+    start = np.random.default_rng(0).normal(0.0, 0.1, fast.net.weights.shape)
+    fast.net.weights[:] = start  # zero weights and zero rewards would learn nothing at all
+    generic.net.weights[:] = start
+    fast.train(6)
+    generic.train_aec(farl_envs.make("chinese_checkers", **params), 6)
+    assert np.count_nonzero(fast.net.weights != start) > 0
+    assert np.array_equal(fast.net.weights, generic.net.weights)
+    assert np.array_equal(fast.agent_rng, generic.agent_rng)
+
+
 def test_shaping_refuses_games_without_a_heuristic_and_other_learners():
     with pytest.raises(ValueError, match="heuristic"):
         NTupleAgent("tictactoe", LearnerConfig(shaping=1.0))
