@@ -173,7 +173,7 @@ def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     for cell in range(N_CELLS):
         r, c = cell >> 3, cell & 7
         for d in range(8):
-            line_of[cell, d] = _line(r, c, d % 4)
+            line_of[cell, d] = _line.py_func(r, c, d % 4)  # plain Python: importing the game compiles nothing
             for n in range(SIZE + 1):
                 tr, tc = r + n * ROW_STEP[d], c + n * COL_STEP[d]
                 if n == 0 or not (0 <= tr < SIZE and 0 <= tc < SIZE):
