@@ -12,6 +12,7 @@ import farl_envs
 from farl_agents.evaluate import evaluate
 from farl_agents.learners import NTupleAgent, paper_config
 from farl_agents.learners.config import LearnerConfig
+from farl_agents.learners.presets import nplayer_config
 from farl_agents.players import RandomPlayer
 
 
@@ -66,8 +67,6 @@ def test_learning_through_the_aec_loop_still_matches_the_compiled_loop_on_capped
     """TD-FARL (SARSA-FARL with ``-m slow``: its loop is compiled for this test alone) on Chinese Checkers
     with a cap hit in every game: both drivers learn the same weights (the AEC driver ends the episode on a
     truncation as the compiled loop does on the kernel's terminal flag)."""
-    from farl_agents.learners.presets import nplayer_config
-
     config = nplayer_config("chinese_checkers3p", algo=algo, episodes=6, ntuple_count=4, ntuple_length=3)
     params = {"players": 3, "max_moves": 12}
     fast = NTupleAgent("chinese_checkers", config, **params)

@@ -229,14 +229,13 @@ def click_a_move(driver, rng) -> None:
     then ... as the board offers them; graph vertices rather than crossing edges) until the move is sent,
     a button for a move without a cell (a pass); returns when the page has the move."""
     from selenium.common.exceptions import StaleElementReferenceException
-    from selenium.webdriver.common.by import By
 
     waiting(driver).until(ready)
     before = n_moves(driver)
     for _ in range(MOVE_CLICKS):
         cells = driver.execute_script(CLICKABLE)
         if not cells:
-            raise AssertionError(f"nothing to click: {driver.find_element(By.ID, 'status').text}")
+            raise AssertionError(f"nothing to click: {status_of(driver)}")
         try:
             cells[int(rng.integers(len(cells)))].click()
         except StaleElementReferenceException:
