@@ -7,7 +7,7 @@ CORE := $(VENV)/.farl-core
 FULL := $(VENV)/.farl-full
 EXTRAS := dev,baselines,adapters,web,browser,docs,ray,tianshou,rllib
 
-.PHONY: run test lint bench clean
+.PHONY: run test test-slow lint bench clean
 
 $(CORE): pyproject.toml
 	python3 -m venv $(VENV)
@@ -30,6 +30,11 @@ run: $(CORE)
 
 test: $(FULL)
 	$(PY) -m pytest -q
+
+# the long tests the default run leaves out (every game's compiled paths one by one, solvers, clusters): CI runs
+# them after `make test`
+test-slow: $(FULL)
+	$(PY) -m pytest -q -m slow
 
 # ruff (lint + import order; settings in pyproject.toml): CI runs it before the tests
 lint: $(FULL)

@@ -27,8 +27,9 @@ def assert_same_tables(a: NTupleAgent, b: NTupleAgent) -> None:
 CASES = [
     # TD with TC-EXP and replacing-resetting traces over λ > 0: every branch of apply_change and the trace loop
     ("tictactoe", dict(tcl="exp", lam=0.5, trace_mode="rr"), 1500),
-    # SARSA: one table per action, symmetric boards reading other actions' tables
-    ("tictactoe", dict(algo="sarsa", tcl="id"), 800),
+    # SARSA: one table per action, symmetric boards reading other actions' tables (with -m slow: its paged loop is
+    # compiled for this test alone, ~30 CPU s)
+    pytest.param("tictactoe", dict(algo="sarsa", tcl="id"), 800, marks=pytest.mark.slow),
     # three players, one table set each (with -m slow: its paged loop is compiled for this test alone)
     pytest.param("nim3p", dict(), 1500, marks=pytest.mark.slow),
 ]

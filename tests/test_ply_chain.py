@@ -222,11 +222,14 @@ class ReferenceN:
 
 @pytest.mark.parametrize("game, params, shaping, episodes", [
     ("nim3p", {}, 0.0, 150),                       # the game's paper rewards: 0, 1 and 0.2 at the end
-    ("sim", {"players": 3, "nodes": 6}, 0.5, 40),  # a player who makes a triangle drops out; Φ: Sim's heuristic
+    # a player who makes a triangle drops out; Φ: Sim's heuristic (-m slow: this shaped per-ply loop is compiled
+    # for this test alone, ~40 CPU s on an empty cache)
+    pytest.param("sim", {"players": 3, "nodes": 6}, 0.5, 40, marks=pytest.mark.slow),
 ])
 def test_three_player_per_ply_chain_matches_its_definition(game, params, shaping, episodes):
-    """farl's compiled loop against :class:`ReferenceN` on two 3-player games, with and without progress shaping,
-    γ < 1 so that a misplaced γ shows: the same games, then the same values of every afterstate seen."""
+    """farl's compiled loop against :class:`ReferenceN` on two 3-player games, without progress shaping and (Sim,
+    with ``-m slow``) with it, γ < 1 so that a misplaced γ shows: the same games, then the same values of every
+    afterstate seen."""
     from farl_agents.learners.kernels import potential
 
     spec = farl_envs.game_spec(game, **params)

@@ -169,7 +169,19 @@ SMALL = {"amazons": {"board_size": 6}, "breakthrough": {"rows": 5, "columns": 5}
 """Parameters that keep a whole game by clicks short (the file runs in about three minutes)."""
 
 
-@pytest.mark.parametrize("game", [g[:-3] for g in farl_envs.list_games()])
+CLICKED_BY_DEFAULT = {  # one game for each way of entering a move; the others play with -m slow (.ci/run runs it)
+    "tictactoe",  # one cell
+    "othello",  # a cell, or the pass button
+    "amazons", "santorini",  # a piece, its target, then an arrow or a build
+    "chinese_checkers",  # a chain of hops
+    "sim",  # an edge by its two vertices
+    "einstein_wurfelt_nicht",  # the die decides the pieces
+    "poker",  # buttons only
+}
+
+
+@pytest.mark.parametrize("game", [pytest.param(g[:-3], marks=[] if g[:-3] in CLICKED_BY_DEFAULT else [pytest.mark.slow])
+                                  for g in farl_envs.list_games()])
 def test_a_whole_game_by_clicks(server, browser, tmp_path, game):
     """A scripted person plays seat 0 to the end against random seats, by clicking highlighted cells only
     (a piece, then its target, then ... ; a button only for a move without a cell, such as a pass); no

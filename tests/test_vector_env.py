@@ -106,7 +106,17 @@ def replay(name: str, params: dict, trace: list, i: int, seed: int = SEED) -> in
     return finished
 
 
-@pytest.mark.parametrize("name", farl_envs.list_games())
+REPLAYED_BY_DEFAULT = {  # games whose batched loops this file compiles for other tests anyway (one worker runs it)
+    "tictactoe_v0", "connect_four_v0", "game2048_v0", "einstein_wurfelt_nicht_v0",  # chance: 2048, EWN
+    "nim3p_v0", "sim_v0", "yavalath_v0",  # three players; Sim's and Yavalath's drop out
+    "lines_of_action_v0",  # a move cap: truncations
+}
+"""Each other game compiles its own batched loops for the replay alone (~7 CPU s a game on an empty cache), so its
+replay runs with ``-m slow`` (which ``.ci/run`` runs as well)."""
+
+
+@pytest.mark.parametrize("name", [pytest.param(g, marks=[] if g in REPLAYED_BY_DEFAULT else [pytest.mark.slow])
+                                  for g in farl_envs.list_games()])
 def test_replay_through_the_aec_env(name):
     params = PARAMS.get(name, {})
     _, trace = record(name, params, steps=LONG.get(name, STEPS))
