@@ -110,6 +110,12 @@ VARIANTS = [
     Variant("ewn3-gbg-60x6-1m-nofarl", "ewn3p", "einstein_wurfelt_nicht", ("players=3", "size=6", "cell_coding=1"),
             {**GBG_SCHEDULE, "ntuple_count": 60, "ntuple_length": 6, "episodes": 1_000_000, "farl": False,
              "farl_terminal": False}, "the same without final adaptation"),
+    # every cube's own number in the cells (cell coding 2: 19 values on 6x6 with 3 players, against 10 when the
+    # numbers are put in three groups): which cube a roll moves depends on the exact numbers left; 80 walks of 4
+    # squares (19^4 weights each), GBG's schedule, 1M episodes
+    Variant("ewn3-coding2-80x4-1m", "ewn3p", "einstein_wurfelt_nicht", ("players=3", "size=6", "cell_coding=2"),
+            {**GBG_SCHEDULE, "ntuple_count": 80, "ntuple_length": 4, "episodes": 1_000_000},
+            "every cube's number in the cells (cell coding 2), 80 walks of 4 squares, GBG's schedule, 1M episodes"),
     # Sim on K12 (GBG's 3-player board): the K6 preset's settings, then GBG's schedule with more tuples
     Variant("sim12-preset", "sim3p", "sim", ("players=3", "nodes=12"), why="the K6 preset on K12"),
     Variant("sim12-gbgsched", "sim3p", "sim", ("players=3", "nodes=12"),
@@ -134,9 +140,14 @@ def _row(variant: Variant, wrapper: str = "") -> Row:
                variant.params, trained=variant.key)
 
 
-#: every (game, params) of a variant once: MCTS1000, random and Max-N1 (one ply on the game's heuristic: what a
-#: shaped agent plays before it learns) in the same seats and games
-_BOARDS = list(dict.fromkeys((v.key.split("-")[0], v.game, v.params) for v in VARIANTS))
+#: every board (a variant key's prefix: yav3, ewn3, ...) once, with the game and parameters of its first variant:
+#: MCTS1000, random and Max-N1 (one ply on the game's heuristic: what a shaped agent plays before it learns) in the
+#: same seats and games. A later variant may change an observation-only parameter (EWN's cell coding): the players
+#: of the references play the same game either way
+_BOARDS: list = []
+for _v in VARIANTS:
+    if _v.key.split("-")[0] not in [b[0] for b in _BOARDS]:
+        _BOARDS.append((_v.key.split("-")[0], _v.game, _v.params))
 REFERENCES = [Row(f"{prefix}-{player}-vs-{OPPONENT}", game, player, OPPONENT, "initial", GAMES_PER_SEAT, params)
               for prefix, game, params in _BOARDS for player in (OPPONENT, "random", "maxn1")]
 WRAPPED = (("yav3-shaped", "maxn2"), ("yav3-shaped", "mcts300"), ("yav3-shaped-untrained", "mcts300"),
