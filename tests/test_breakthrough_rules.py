@@ -509,6 +509,8 @@ def test_gymnasium_single_agent_wrapper():
         assert r in (-1.0, 1.0)
 
 
+# -m slow: compiles Max-N and MCTS for this game alone (~5 CPU s); the default run tests that search code on other games
+@pytest.mark.slow
 def test_opponents_and_evaluate_play_breakthrough():
     """Max-N and MCTS through make_opponent and evaluate, both seats; every game has a winner."""
     game = farl_envs.game_spec("breakthrough", rows=5, columns=4)

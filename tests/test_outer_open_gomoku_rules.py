@@ -498,6 +498,8 @@ def test_gymnasium_single_agent_wrapper():
         assert r in (-1.0, 0.0, 1.0)
 
 
+# -m slow: compiles Max-N and MCTS for this game alone (~5 CPU s); the default run tests that search code on other games
+@pytest.mark.slow
 def test_opponents_and_evaluate_play_outer_open_gomoku():
     """Max-N and MCTS through make_opponent and evaluate, both seats; games end with +1/-1 or a draw."""
     game = farl_envs.game_spec("outer_open_gomoku", size=7)

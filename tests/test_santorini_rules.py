@@ -565,6 +565,8 @@ def test_compiled_random_playouts_end():
     assert 300 * 5 <= plies <= 300 * SPEC.max_plies
 
 
+# -m slow: compiles Max-N and MCTS for this game alone (~5 CPU s); the default run tests that search code on other games
+@pytest.mark.slow
 def test_maxn_and_mcts_play_through_make_opponent_and_evaluate():
     from farl_agents.evaluate import evaluate
     from farl_agents.opponents import make_opponent
