@@ -1,6 +1,8 @@
 """The N-player learning study's measurements: deciding patterns counted by hand, coverage, outcome classes."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 import farl_envs
@@ -8,7 +10,7 @@ from farl_agents.players import RandomPlayer
 from farl_envs.core.rng import make_rng
 from farl_envs.games import chinese_checkers as cc
 from studies.nplayer import audit, cc_blockers, cc_racer
-from studies.nplayer.learning import ROWS, VARIANTS, select
+from studies.nplayer.learning import _BOARDS, ROWS, VARIANTS, published_rows, select, table
 
 
 def test_yavalath_lines_counted_by_hand():
@@ -153,3 +155,25 @@ def test_a_spoiler_is_walled_in_only_when_it_can_neither_step_nor_hop():
     hop_out = next(behind for _, behind in ring if behind >= 0)
     s[cc.CELLS + hop_out] = 0
     assert walled_in(game, s, 0) == 0
+
+
+def test_the_page_keeps_published_rows_whose_result_files_are_gone(tmp_path):
+    """Run folders stay out of git: rewriting the page on a machine without an earlier row's result file keeps that
+    row's published line; a row never measured stays "not run yet"; a result file present wins over the page."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    first = table(runs)
+    heading = next(line for line in first if line.startswith("### "))
+    row = next(line for line in first if line.startswith("| yav3-preset |"))
+    assert heading.startswith(f"### {_BOARDS[0][1]}") and "not run yet" in row
+    page = tmp_path / "page.md"
+    published = row.replace("– (not run yet)", "-0.65 ± 0.078 (60 games)")
+    page.write_text("\n".join(line if line != row else published for line in first))
+    kept = table(runs, published_rows(page))
+    assert published in kept and sum("not run yet" in line for line in kept) == \
+        sum("not run yet" in line for line in first) - 1
+    result = {"matchups": [{"mean_score": 0.5, "score_se": 0.1, "n_games": 60, "per_seat": [{"mean_score": 0.5}] * 3}]}
+    (runs / "yav3-preset-vs-mcts1000.json").write_text(json.dumps(result))
+    with_file = table(runs, published_rows(page))
+    assert published not in with_file and any(line.startswith("| yav3-preset |") and "+0.50" in line
+                                              for line in with_file)

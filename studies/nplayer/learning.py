@@ -116,6 +116,9 @@ VARIANTS = [
     Variant("ewn3-coding2-80x4-1m", "ewn3p", "einstein_wurfelt_nicht", ("players=3", "size=6", "cell_coding=2"),
             {**GBG_SCHEDULE, "ntuple_count": 80, "ntuple_length": 4, "episodes": 1_000_000},
             "every cube's number in the cells (cell coding 2), 80 walks of 4 squares, GBG's schedule, 1M episodes"),
+    Variant("ewn3-gbg-120x6-2m", "ewn3p", "einstein_wurfelt_nicht", ("players=3", "size=6", "cell_coding=1"),
+            {**GBG_SCHEDULE, "ntuple_count": 120, "ntuple_length": 6, "episodes": 2_000_000},
+            "GBG's schedule, twice the 60 x 6 learner's tuples and episodes (120 walks of 6 squares, 2M episodes)"),
     # Sim on K12 (GBG's 3-player board): the K6 preset's settings, then GBG's schedule with more tuples
     Variant("sim12-preset", "sim3p", "sim", ("players=3", "nodes=12"), why="the K6 preset on K12"),
     Variant("sim12-gbgsched", "sim3p", "sim", ("players=3", "nodes=12"),
@@ -189,17 +192,37 @@ def _per_seat(result: dict | None) -> str:
     return " / ".join(f"{s['mean_score']:+.2f}" for s in result["matchups"][0]["per_seat"])
 
 
-def table(runs: Path) -> list[str]:
-    """The results table: per board, the references, then each variant (with its training command)."""
-    lines = []
+def published_rows(page: Path) -> dict:
+    """``{(board heading, player): table line}`` of the rows an earlier run of this study published on ``page``
+    with a result (not "not run yet"): the page keeps them when their result files are no longer under ``--runs-dir``
+    (run folders stay out of git; a fresh checkout or a new machine has none)."""
+    rows, heading = {}, None
+    if not page.exists():
+        return rows
+    for line in page.read_text().splitlines():
+        if line.startswith("### "):
+            heading = line
+        elif heading and line.startswith("| ") and "not run yet" not in line and not line.startswith("| player"):
+            rows[(heading, line.split(" | ")[0][2:])] = line
+    return rows
+
+
+def table(runs: Path, previous: dict | None = None) -> list[str]:
+    """The results table: per board, the references, then each variant (with its training command). A row without a
+    result file under ``runs`` keeps its line from ``previous`` (:func:`published_rows`) if it has one there."""
+    lines, previous = [], previous or {}
     for prefix, game, params in _BOARDS:
-        lines += ["", f"### {game} ({', '.join(params)}) against two {OPPONENT}", "",
-                  "| player | mean score ± s.e. | per seat | what | command |", "|---|---|---|---|---|"]
+        heading = f"### {game} ({', '.join(params)}) against two {OPPONENT}"
+        lines += ["", heading, "", "| player | mean score ± s.e. | per seat | what | command |",
+                  "|---|---|---|---|---|"]
         for row in [r for r in ROWS if r.id.startswith(prefix + "-")]:
             result = _load(runs, row.id)
             variant = next((v for v in VARIANTS if v.key == row.trained), None)
             what = variant.why if variant else "reference"
             name = _name(row)
+            if result is None and (heading, name) in previous:
+                lines.append(previous[(heading, name)])
+                continue
             if "+" in name:
                 what += f"; searched at test time ({name.split('+')[1]})"
             train_cmd = f" after `{variant.command()} --out {RUNS / variant.key}`" if variant else ""
@@ -213,7 +236,8 @@ def write_results(runs: Path, out: Path) -> Path:
     lines = ["# N-player learning: the variants measured", "",
              f"Each agent in every seat against two {OPPONENT} players, {GAMES_PER_SEAT} games per seat from the "
              "initial position, evaluation seed 0; mean final reward ± s.e. Made by "
-             "`python -m studies.nplayer.learning --out docs/results` (resumable).", *table(runs), ""]
+             "`python -m studies.nplayer.learning --out docs/results` (resumable).",
+             *table(runs, published_rows(out / "nplayer_variants.md")), ""]
     out.mkdir(parents=True, exist_ok=True)
     page = out / "nplayer_variants.md"
     atomic_write_text(page, "\n".join(lines))
