@@ -147,10 +147,15 @@ def _row(variant: Variant, wrapper: str = "") -> Row:
 #: MCTS1000, random and Max-N1 (one ply on the game's heuristic: what a shaped agent plays before it learns) in the
 #: same seats and games. A later variant may change an observation-only parameter (EWN's cell coding): the players
 #: of the references play the same game either way
-_BOARDS: list = []
-for _v in VARIANTS:
-    if _v.key.split("-")[0] not in [b[0] for b in _BOARDS]:
-        _BOARDS.append((_v.key.split("-")[0], _v.game, _v.params))
+def _boards() -> list[tuple[str, str, tuple]]:
+    first: dict[str, tuple[str, str, tuple]] = {}
+    for v in VARIANTS:
+        prefix = v.key.split("-")[0]
+        first.setdefault(prefix, (prefix, v.game, v.params))
+    return list(first.values())
+
+
+_BOARDS = _boards()
 REFERENCES = [Row(f"{prefix}-{player}-vs-{OPPONENT}", game, player, OPPONENT, "initial", GAMES_PER_SEAT, params)
               for prefix, game, params in _BOARDS for player in (OPPONENT, "random", "maxn1")]
 WRAPPED = (("yav3-shaped", "maxn2"), ("yav3-shaped", "mcts300"), ("yav3-shaped-untrained", "mcts300"),
