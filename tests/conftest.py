@@ -14,11 +14,9 @@ LONGEST_FIRST = (
     # the file with -n 0 on an empty cache; 2026-11-27)
     "test_serve_browser.py",  # a browser, a `farl serve` process and a whole game of each game: ~3 min wall
     "test_vector_env.py",     # the batched loops of every game, replayed through the AEC env (~70 CPU s)
-    "test_docs_pages.py",     # the docs pages' commands, one after the other (~90)
     "test_paged_tables.py",   # paged vs dense tables, per learner (~65)
     "test_search_wrappers.py",  # PUCT / Max-N / Paranoid with an agent's leaf, per game (~35; ~90 alone)
     "test_search_wrappers_families.py",  # the same around Nemesh, descent, SB3 (~35; ~85 alone)
-    "test_tutorial.py",       # every tutorial command (~55)
     "test_equivalence.py",    # compiles each game's loop and plays it through the AEC path too (~55)
     "test_baselines.py",      # (~50)
     "test_descent_games.py",  # (~40)

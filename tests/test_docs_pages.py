@@ -16,6 +16,7 @@ def test_every_page_is_a_document_of_the_readme_test():
     assert set(PAGES) <= set(readme.DOCUMENTS)  # so its markers are checked there too
 
 
+@pytest.mark.slow  # ~70 worker-s of commands; the README's blocks run by default (tests/test_readme.py)
 @pytest.mark.parametrize("block", BLOCKS, ids=[b.name for b in BLOCKS])
 def test_block_runs(block, workdirs, monkeypatch):  # noqa: F811
     readme.run_block(block, workdirs, monkeypatch)

@@ -28,7 +28,9 @@ CASES = [
     _case("game2048", paper_config("game2048", episodes=10, epsilon=0.05)),  # long episodes: 10 are enough
     # Othello's loop is compiled for this case alone (~25 CPU s of the default suite): with ``-m slow``
     _case("othello", paper_config("othello", episodes=10, trace_mode="rep"), slow=True),
-    _case("tictactoe", paper_config("tictactoe", algo="sarsa", episodes=200)),
+    # SARSA on Nim3P: the loop tests/test_resume.py compiles anyway (TicTacToe's SARSA loop: -m slow)
+    _case("nim3p", paper_config("nim3p", algo="sarsa", episodes=200)),
+    _case("tictactoe", paper_config("tictactoe", algo="sarsa", episodes=200), slow=True),
     _case("nim3p", paper_config("nim3p", algo="q", episodes=200)),
 ]
 

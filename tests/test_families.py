@@ -186,14 +186,14 @@ def test_agent_files_and_run_folders_name_players(tmp_path, capsys):
 
 
 def test_a_run_folder_named_without_a_slash_is_the_run(tmp_path, monkeypatch, capsys):
-    """`farl train ... --out v_sarsa` then `farl eval v_sarsa`: the folder, not an opponent name."""
+    """`farl train ... --out v_td` then `farl eval v_td`: the folder, not an opponent name."""
     monkeypatch.chdir(tmp_path)
-    assert cli.main(["train", "tictactoe", "--algo", "sarsa-farl", "--preset", "paper", "--episodes", "50",
-                     "--quiet", "--out", "v_sarsa"]) == 0
-    assert "farl eval v_sarsa" in capsys.readouterr().out
-    assert cli.main(["eval", "v_sarsa", "--vs", "maxn10", "--games", "1"]) == 0
+    assert cli.main(["train", "tictactoe", "--algo", "td-farl", "--preset", "paper", "--episodes", "50",
+                     "--quiet", "--out", "v_td"]) == 0
+    assert "farl eval v_td" in capsys.readouterr().out
+    assert cli.main(["eval", "v_td", "--vs", "maxn10", "--games", "1"]) == 0
     assert "win rate" in capsys.readouterr().out
-    assert cli.main(["eval", "random", "--game", "tictactoe", "--vs", "v_sarsa", "--games", "1"]) == 0
+    assert cli.main(["eval", "random", "--game", "tictactoe", "--vs", "v_td", "--games", "1"]) == 0
 
 
 def test_a_run_being_trained_by_another_process_is_refused(tmp_path, capsys):

@@ -214,3 +214,17 @@ def test_run_without_checkpoint_starts_over(tmp_path):
     assert run.train(progress=False) == "done"
     assert [r["episode"] for r in run.rows] == [0, 100, 200, 300]
     assert run.finished
+
+
+def test_a_run_with_nothing_to_train_compiles_nothing(tmp_path, monkeypatch):
+    """`--stop-after 0` writes the run folder without compiling the loop (on an empty cache that is ~30 s for
+    nothing); its resume compiles and trains as any other."""
+    compiled = []
+    real = NTupleAgent.compile
+    monkeypatch.setattr(NTupleAgent, "compile", lambda self: compiled.append(1) or real(self))
+    out = tmp_path / "run"
+    assert farl("train", "tictactoe", "--preset", "paper", "--episodes", 40, "--stop-after", 0, "--quiet",
+                "--out", out) == 0
+    assert compiled == [] and json.loads((out / "run.json").read_text())["config"]["episodes"] == 40
+    assert farl("train", "--resume", out, "--quiet") == 0
+    assert compiled == [1] and NTupleAgent.load(out / "agent.npz").episodes_done == 40

@@ -88,6 +88,7 @@ def test_only_agents_with_afterstate_values_can_be_wrapped():
         make_opponent("pretrained+expectimax2", "connect_four")
 
 
+@pytest.mark.slow  # compiles Max-N with Sim's potential for this test alone (~15 CPU s)
 def test_an_agent_trained_with_progress_shaping_is_searched_with_the_values_it_plays_by():
     # its value is tables + shaping x the game's heuristic (the potential it was trained against): a depth-1
     # Max-N around it must give every player's reward + that value, not the tables alone

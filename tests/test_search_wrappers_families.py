@@ -88,6 +88,7 @@ def family(agents, name):
     return agents[name]
 
 
+@pytest.mark.slow  # compiles the searches around a Python protocol player for this test alone (~30 CPU s)
 def test_a_td_agent_through_the_python_protocol_searches_exactly_as_the_compiled_loop():
     class ThroughPython:
         """A TD n-tuple agent's leaf values (as :mod:`~.leaf_values` computes them) as a Python protocol player."""

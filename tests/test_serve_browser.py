@@ -169,14 +169,12 @@ SMALL = {"amazons": {"board_size": 6}, "breakthrough": {"rows": 5, "columns": 5}
 """Parameters that keep a whole game by clicks short (the file runs in about three minutes)."""
 
 
-CLICKED_BY_DEFAULT = {  # one game for each way of entering a move; the others play with -m slow (.ci/run runs it)
+CLICKED_BY_DEFAULT = {  # one game per kind of board input; the rest (poker: buttons only) play with -m slow
     "tictactoe",  # one cell
     "othello",  # a cell, or the pass button
-    "amazons", "santorini",  # a piece, its target, then an arrow or a build
+    "amazons",  # a piece, its target, then an arrow (Santorini's build: -m slow)
     "chinese_checkers",  # a chain of hops
     "sim",  # an edge by its two vertices
-    "einstein_wurfelt_nicht",  # the die decides the pieces
-    "poker",  # buttons only
 }
 
 

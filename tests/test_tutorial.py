@@ -10,6 +10,7 @@ from test_readme import workdirs  # noqa: F401  (the fixture: one working folder
 BLOCKS = readme.blocks_of(readme.ROOT / "docs" / "tutorial.md")
 
 
+@pytest.mark.slow  # ~70 worker-s of commands in order; the README's blocks run by default (tests/test_readme.py)
 @pytest.mark.parametrize("block", BLOCKS, ids=[b.name for b in BLOCKS])
 def test_block_runs(block, workdirs, monkeypatch):  # noqa: F811
     readme.run_block(block, workdirs, monkeypatch)

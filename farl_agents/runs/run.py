@@ -303,8 +303,10 @@ class Run:
         chunk = chunk_seconds if timed else self.trainer.first_chunk
         consistent = True
         try:
-            with AbortOnSignal():  # compiling changes nothing: Ctrl-C stops it at once
-                resize = self._prepare()  # the first chunk can size the next only if it compiled nothing
+            resize = False
+            if self.trainer.done < limit:  # nothing to train (--stop-after 0, a finished run): nothing to compile
+                with AbortOnSignal():  # compiling changes nothing: Ctrl-C stops it at once
+                    resize = self._prepare()  # the first chunk can size the next only if it compiled nothing
             bar = self._progress_bar(progress)  # after compiling: its clock and ETA count training only
             say = bar.write if bar is not None else (lambda text: print(text, file=sys.stderr, flush=True))
             with StopRequest(say) as stop:
