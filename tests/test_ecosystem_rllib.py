@@ -12,9 +12,6 @@ from pathlib import Path
 
 import pytest
 
-ray = pytest.importorskip("ray")
-pytest.importorskip("ray.rllib.algorithms.ppo", reason="RLlib's dependencies: pip install 'farl-rl[rllib]'")
-
 README = Path(__file__).resolve().parent.parent / "docs" / "ecosystem.md"
 
 
@@ -26,7 +23,10 @@ def readme_rllib_block() -> str:
     return found[0]
 
 
+@pytest.mark.slow  # ~10 s with RLlib's imports (inside the test: a default run does not pay them)
 def test_readme_rllib_ppo_trains_two_iterations_with_penalize():
+    ray = pytest.importorskip("ray")
+    pytest.importorskip("ray.rllib.algorithms.ppo", reason="RLlib's dependencies: pip install 'farl-rl[rllib]'")
     code = readme_rllib_block()
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False, configure_logging=False)
     try:

@@ -12,26 +12,25 @@ import warnings
 import numpy as np
 import pytest
 
-pytest.importorskip("tianshou")
-torch = pytest.importorskip("torch")
-
-from tianshou.algorithm.modelfree.dqn import DQN, DiscreteQLearningPolicy  # noqa: E402
-from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm  # noqa: E402
-from tianshou.algorithm.optim import AdamOptimizerFactory  # noqa: E402
-from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm  # noqa: E402
-from tianshou.data import Collector, VectorReplayBuffer  # noqa: E402
-from tianshou.env import DummyVectorEnv, PettingZooEnv  # noqa: E402
-from tianshou.trainer import OffPolicyTrainerParams  # noqa: E402
-from tianshou.utils.net.common import Net  # noqa: E402
-
-import farl_envs  # noqa: E402
+import farl_envs
 
 
-def _tictactoe() -> PettingZooEnv:
-    return PettingZooEnv(farl_envs.make("tictactoe"))
-
-
+@pytest.mark.slow  # ~10 s with Tianshou's and torch's imports (inside the test: a default run does not pay them)
 def test_dqn_against_random_trains_on_farl_tictactoe():
+    pytest.importorskip("tianshou")
+    torch = pytest.importorskip("torch")
+    from tianshou.algorithm.modelfree.dqn import DQN, DiscreteQLearningPolicy
+    from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm
+    from tianshou.algorithm.optim import AdamOptimizerFactory
+    from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
+    from tianshou.data import Collector, VectorReplayBuffer
+    from tianshou.env import DummyVectorEnv, PettingZooEnv
+    from tianshou.trainer import OffPolicyTrainerParams
+    from tianshou.utils.net.common import Net
+
+    def _tictactoe() -> PettingZooEnv:
+        return PettingZooEnv(farl_envs.make("tictactoe"))
+
     torch.manual_seed(0)
     np.random.seed(0)
     env = _tictactoe()
