@@ -492,6 +492,7 @@ def test_the_batched_envs_follow_the_rule():
                 assert last == actions[i]
 
 
+@pytest.mark.slow  # compiles the cube's TD loop, which no default test needs otherwise (~40 CPU s)
 def test_compiled_self_play_and_the_aec_loop_learn_the_same_under_the_rule():
     """Both training drivers read the legal twists from the same kernel: the same weights from the same seed."""
     from farl_agents.learners import LearnerConfig, NTupleAgent

@@ -35,6 +35,7 @@ def test_no_undo_needs_a_bare_ntuple_agent():
         solve_rate(make_opponent("random", g), 2, "half", 1, 1, 5, no_undo=True)
 
 
+@pytest.mark.slow  # compiles the cube's TD loop, which no default test needs otherwise (~40 CPU s)
 @pytest.mark.parametrize("learn_start, expected", [(True, 0.96), (False, 0.0)])
 def test_learn_start_trains_the_scrambled_start_from_the_first_twist(learn_start, expected):
     """One episode on a cube one twist from solved: the greedy first twist solves it (+1 - 0.04). Only with
