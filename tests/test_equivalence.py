@@ -25,7 +25,8 @@ CASES = [
     _case("nim3p", paper_config("nim3p", episodes=200, trace_mode="rr")),
     # the per-ply chain with three players (every player's tables learn on every ply)
     _case("nim3p", paper_config("nim3p", episodes=200, td_chain="ply", trace_mode="et")),
-    _case("game2048", paper_config("game2048", episodes=10, epsilon=0.05)),  # long episodes: 10 are enough
+    # long episodes: 10 are enough; 2048's loop is compiled for this case alone (~40 CPU s): with ``-m slow``
+    _case("game2048", paper_config("game2048", episodes=10, epsilon=0.05), slow=True),
     # Othello's loop is compiled for this case alone (~25 CPU s of the default suite): with ``-m slow``
     _case("othello", paper_config("othello", episodes=10, trace_mode="rep"), slow=True),
     # SARSA on Nim3P: the loop tests/test_resume.py compiles anyway (TicTacToe's SARSA loop: -m slow)
