@@ -1,5 +1,9 @@
 """Progress shaping (``LearnerConfig.shaping``, learners/td_farl.py): off it is the paper's learner bit for bit, on
 both drivers learn the same weights, and it makes Chinese Checkers learnable at all.
+
+Every test here that trains on Chinese Checkers or EWN runs with ``-m slow`` only: each of those games' compiled
+TD loop (~40 CPU s cold) is needed by no test of the default run, so the default run checks the refusals and the
+shaped value, and CI's slow tier the drivers' agreement and the learning.
 """
 from __future__ import annotations
 
@@ -42,9 +46,8 @@ SHAPED = [
     pytest.param("chinese_checkers", {"players": 3, "max_moves": 40},
                  LearnerConfig(shaping=10.0, epsilon=0.3, alpha=1.0, lam=0.5, trace_mode="res", tcl="id",
                                ntuple_count=8, ntuple_length=4, use_symmetry=False, episodes=3, seed=3),
-                 id="chinese_checkers3p"),
-    # a die roll after every move: Φ of the afterstate before chance in both drivers (slow: a compile of its own,
-    # ~35 s cold; the Chinese Checkers case checks the drivers' agreement in the default run)
+                 id="chinese_checkers3p", marks=pytest.mark.slow),
+    # a die roll after every move: Φ of the afterstate before chance in both drivers
     pytest.param("einstein_wurfelt_nicht", {}, LearnerConfig(shaping=2.0, epsilon=0.2, ntuple_count=6, ntuple_length=3,
                                                               use_symmetry=False, episodes=20, seed=5),
                  id="ewn", marks=pytest.mark.slow),
@@ -62,9 +65,10 @@ def test_both_drivers_learn_the_same_weights_with_shaping(game, params, config):
     assert np.array_equal(fast.agent_rng, generic.agent_rng)
 
 
-@pytest.mark.parametrize("algo", ["td", pytest.param("sarsa", marks=pytest.mark.slow)])
+@pytest.mark.slow
+@pytest.mark.parametrize("algo", ["td", "sarsa"])
 def test_learning_through_the_aec_loop_still_matches_the_compiled_loop_on_capped_games(algo):
-    """TD-FARL (SARSA-FARL with ``-m slow``: its loop is compiled for this test alone) on Chinese Checkers
+    """TD-FARL and SARSA-FARL on Chinese Checkers
     with a cap hit in every game: both drivers learn the same weights (the AEC driver ends the episode on a
     truncation as the compiled loop does on the kernel's terminal flag)."""
     config = nplayer_config("chinese_checkers3p", algo=algo, episodes=6, ntuple_count=4, ntuple_length=3)
@@ -109,6 +113,7 @@ def _wins_against_random(agent, game, games_per_seat) -> float:
     return m.wins / m.n_games
 
 
+@pytest.mark.slow
 def test_shaping_makes_chinese_checkers_learnable():
     """Without shaping there is nothing to learn from: an agent on zero tables plays at random (every candidate
     scores 0), and random players never finish a game inside 300 turns, so every reward and every weight stays 0
