@@ -224,12 +224,29 @@ def test_chinese_checkers_heuristic_rewards_progress_towards_the_target(players)
 
 
 def test_ewn_heuristic_by_hand():
-    # black (player_0): 1 on (3, 3), one move from (4, 4): threat 1 - 1/4; 2 cubes. White: its 1 on (2, 2), two
-    # moves from (0, 0): threat 1 - 2/4; 1 cube. Advantage of black: 0.25 * 0.25 + 0.2 * (2/6 - 1/6).
+    # 2 players, the race. Black (player_0, goal (4, 4)): its 1 on (3, 3), one move away, and its 6 on (0, 3),
+    # four moves away; the rolls 2..5 let black choose between the 1 and the 6, so each moves on 5 of 6 faces:
+    # race time 1 / (5/6 / 1 + 5/6 / 4) = 0.96 turns. White (goal (0, 0)): its 1 on (2, 2), moved by every
+    # roll, two moves away: 2 turns, less half a turn as white is to move.
     s = _ewn_position({(2, 2): (1, 1), (3, 3): (0, 1), (0, 3): (0, 6)}, to_move=1, roll=1, ply=10)
     out = np.zeros(2)
     ewn.heuristic(EWN2.p, s, out)
-    assert out[0] == pytest.approx(0.25 * 0.25 + 0.2 / 6) and out[1] == pytest.approx(-out[0])
+    assert out[0] == pytest.approx(0.45 * np.tanh(0.6 * (1.5 - 0.96))) and out[1] == pytest.approx(-out[0])
+    # GBG's die rule offers only the nearer cube: the 1 on the rolls 2 and 3, the 6 on 4 and 5 (3 faces each):
+    # black's race time is 1 / (3/6 + 3/24) = 1.6 turns, now behind white's 1.5
+    gbg = farl_envs.game_spec("einstein_wurfelt_nicht", die_rule="gbg")
+    ewn.heuristic(gbg.p, s, out)
+    assert out[0] == pytest.approx(0.45 * np.tanh(0.6 * (1.5 - 1.6))) and out[0] < 0
+    present = np.array([0, 1, 0, 0, 0, 1, 0, 0])  # cubes 1 and 5
+    assert [ewn.die_faces(EWN2.p, present, c) for c in (1, 5)] == [4, 5]  # 1: 1-4; 5: 2-6
+    assert [ewn.die_faces(gbg.p, present, c) for c in (1, 5)] == [3, 4]  # 1: 1-3; 5: 3-6 (3 is equally near)
+    present[3] = 1  # and 3: GBG gives the roll 2 to both neighbours (equally near), 4 likewise
+    assert [ewn.die_faces(gbg.p, present, c) for c in (1, 3, 5)] == [2, 3, 3]
+    # the start position: both sides' cubes stand alike (every one moved by its own face only), so the player to
+    # move is ahead by its half turn
+    start = EWN2.initial_state(EWN2.p, make_rng(0))
+    ewn.heuristic(EWN2.p, start, out)
+    assert out[int(start[TO_MOVE])] == pytest.approx(0.45 * np.tanh(0.6 * 0.5))
     ewn4 = farl_envs.game_spec("einstein_wurfelt_nicht", players=4)
     s4 = ewn4.initial_state(ewn4.p, make_rng(0))
     out4 = np.zeros(4)
