@@ -15,6 +15,7 @@ from farl_agents.opponents.paranoid import Paranoid
 from farl_agents.opponents.search_hooks import zero_heuristic
 from farl_envs.core.rng import make_rng
 from farl_envs.core.spec import HEADER, PLY, TERMINAL, TO_MOVE
+from farl_envs.games import _einstein_wurfelt_nicht_values as ewn_values
 from farl_envs.games import einstein_wurfelt_nicht as ewn
 from farl_envs.games import game2048, sim, yavalath
 
@@ -238,10 +239,10 @@ def test_ewn_heuristic_by_hand():
     ewn.heuristic(gbg.p, s, out)
     assert out[0] == pytest.approx(0.45 * np.tanh(0.6 * (1.5 - 1.6))) and out[0] < 0
     present = np.array([0, 1, 0, 0, 0, 1, 0, 0])  # cubes 1 and 5
-    assert [ewn.die_faces(EWN2.p, present, c) for c in (1, 5)] == [4, 5]  # 1: 1-4; 5: 2-6
-    assert [ewn.die_faces(gbg.p, present, c) for c in (1, 5)] == [3, 4]  # 1: 1-3; 5: 3-6 (3 is equally near)
+    assert [ewn_values.die_faces(EWN2.p, present, c) for c in (1, 5)] == [4, 5]  # 1: 1-4; 5: 2-6
+    assert [ewn_values.die_faces(gbg.p, present, c) for c in (1, 5)] == [3, 4]  # 1: 1-3; 5: 3-6 (3 is equally near)
     present[3] = 1  # and 3: GBG gives the roll 2 to both neighbours (equally near), 4 likewise
-    assert [ewn.die_faces(gbg.p, present, c) for c in (1, 3, 5)] == [2, 3, 3]
+    assert [ewn_values.die_faces(gbg.p, present, c) for c in (1, 3, 5)] == [2, 3, 3]
     # the start position: both sides' cubes stand alike (every one moved by its own face only), so the player to
     # move is ahead by its half turn
     start = EWN2.initial_state(EWN2.p, make_rng(0))
