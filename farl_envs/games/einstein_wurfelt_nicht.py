@@ -191,8 +191,8 @@ parallel, so its *race time* is ``T = 1 / sum_c f_c / (K d_c)`` turns
 (:func:`race_turns`). The player to move is half a turn ahead, and a player's
 value is ``0.45 tanh(0.6 (T_other - T_own))``. Captures enter through the
 race: a lost cube's faces pass to its neighbours by number. Expectimax three
-plies deep on this value wins 58.5 % of 200 games against MCTS1000, on the
-side value below (used for 2 players too until 2026-11-29) 35 %
+plies deep on this value wins 55.5 % of 400 games against MCTS1000, on the
+side value below (used for 2 players too until 2026-11-29) 35 % of 40
 (``docs/results/nplayer_learning.md``, section 9). **3 and 4 players**, by side (3: ``player_0`` + ``player_1``
 against ``player_2``; 4: 0 + 2 against 1 + 3): the *threat* of the side's
 best cube (1 - its distance in moves to its goal corner / (size - 1); 0 for a
