@@ -238,11 +238,16 @@ def test_ewn_heuristic_by_hand():
     gbg = farl_envs.game_spec("einstein_wurfelt_nicht", die_rule="gbg")
     ewn.heuristic(gbg.p, s, out)
     assert out[0] == pytest.approx(0.45 * np.tanh(0.6 * (1.5 - 1.6))) and out[0] < 0
-    present = np.array([0, 1, 0, 0, 0, 1, 0, 0])  # cubes 1 and 5
-    assert [ewn_values.die_faces(EWN2.p, present, c) for c in (1, 5)] == [4, 5]  # 1: 1-4; 5: 2-6
-    assert [ewn_values.die_faces(gbg.p, present, c) for c in (1, 5)] == [3, 4]  # 1: 1-3; 5: 3-6 (3 is equally near)
+    def faces(game, present, cubes):
+        out = np.zeros(8, dtype=np.int64)
+        ewn_values.die_faces(game.p, np.array(present), out)
+        return [int(out[c]) for c in cubes]
+
+    present = [0, 1, 0, 0, 0, 1, 0, 0]  # cubes 1 and 5
+    assert faces(EWN2, present, (1, 5)) == [4, 5]  # 1: 1-4; 5: 2-6
+    assert faces(gbg, present, (1, 5)) == [3, 4]  # 1: 1-3; 5: 3-6 (3 is equally near)
     present[3] = 1  # and 3: GBG gives the roll 2 to both neighbours (equally near), 4 likewise
-    assert [ewn_values.die_faces(gbg.p, present, c) for c in (1, 3, 5)] == [2, 3, 3]
+    assert faces(gbg, present, (1, 3, 5)) == [2, 3, 3]
     # the start position: both sides' cubes stand alike (every one moved by its own face only), so the player to
     # move is ahead by its half turn
     start = EWN2.initial_state(EWN2.p, make_rng(0))

@@ -47,29 +47,31 @@ one turn is valued 0.45 tanh(0.6) = 0.24, a win 1)."""
 
 
 @njit(cache=True)
-def die_faces(p, present, c):
-    """The number of die faces on which cube ``c`` may be moved when ``present[1..K]`` marks the cubes a player
-    still has: its own number, and every missing number for which ``c`` is the nearest present cube above or below
-    (``die_rule="gbg"``: only the nearer of the two unless both are equally near)."""
+def die_faces(p, present, faces):
+    """Fill ``faces[c]`` with the number of die faces on which cube ``c`` may be moved, ``present[1..K]`` marking
+    the cubes a player still has: its own number, and every missing number for which ``c`` is the nearest present
+    cube above or below (``die_rule="gbg"``: only the nearer of the two unless both are equally near). One pass
+    over the K rolls, each given to the cube or cubes it lets move."""
     k = p[P_CUBES]
-    faces = 0
+    faces[:] = 0
     for roll in range(1, k + 1):
-        if roll == c:
-            faces += 1
-        elif not present[roll]:
-            low, high = roll - 1, roll + 1
-            while low >= 1 and not present[low]:
-                low -= 1
-            while high <= k and not present[high]:
-                high += 1
-            if p[P_DIE_RULE] == 1 and low >= 1 and high <= k:
-                if roll - low < high - roll:
-                    high = k + 1
-                elif high - roll < roll - low:
-                    low = 0
-            if low == c or high == c:
-                faces += 1
-    return faces
+        if present[roll]:
+            faces[roll] += 1
+            continue
+        low, high = roll - 1, roll + 1
+        while low >= 1 and not present[low]:
+            low -= 1
+        while high <= k and not present[high]:
+            high += 1
+        if p[P_DIE_RULE] == 1 and low >= 1 and high <= k:
+            if roll - low < high - roll:
+                high = k + 1
+            elif high - roll < roll - low:
+                low = 0
+        if low >= 1:
+            faces[low] += 1
+        if high <= k:
+            faces[high] += 1
 
 
 @njit(cache=True)
@@ -88,9 +90,11 @@ def race_turns(p, s, q):
             dist[c] = max(abs(i // size - goal // size), abs(i % size - goal % size))
     rate = 0.0
     if goal >= 0:
+        faces = np.zeros(k + 2, dtype=np.int64)
+        die_faces(p, present, faces)
         for c in range(1, k + 1):
             if present[c] and dist[c] > 0:
-                rate += die_faces(p, present, c) / (k * dist[c])
+                rate += faces[c] / (k * dist[c])
     return 1.0 / rate if rate > 0.0 else np.inf
 
 
@@ -102,7 +106,7 @@ def heuristic(p, s, out):
     if players == 2:
         own = race_turns(p, s, 0) - (0.5 if s[TO_MOVE] == 0 else 0.0)
         other = race_turns(p, s, 1) - (0.5 if s[TO_MOVE] == 1 else 0.0)
-        out[0] = 0.45 * np.tanh(RACE_SLOPE * (other - own)) if own != other else 0.0
+        out[0] = 0.45 * np.tanh(RACE_SLOPE * (other - own))  # a side without cubes (inf) has lost: -0.45
         out[1] = -out[0]
         return
     threat = np.zeros(2)
