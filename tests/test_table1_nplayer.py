@@ -137,6 +137,7 @@ def _mask(game, s):
     return mask
 
 
+@pytest.mark.slow  # compiles Chinese Checkers' TD loop (~45 CPU s cold), which no default test needs otherwise
 def test_smoke_run_end_to_end_and_cached(tmp_path):
     row = NPLAYER_ROWS["chinese_checkers3p"]
     logs = []
