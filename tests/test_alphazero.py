@@ -293,6 +293,7 @@ def test_a_crafted_agent_file_cannot_run_code(ttt_run, tmp_path, capsys):
     assert not marker.exists()
 
 
+@pytest.mark.slow  # ~11 s of self-play learning; the default run checks AlphaZero's steps and resume
 def test_self_play_teaches_the_searching_agent_to_hold_the_perfect_player(torch):
     """Learning, far from noise: with 16 simulations per move from TicTacToe's 10 Table 1 starts against
     Max-N10 (perfect), the untrained net scores 0.175 (s.e. 0.055); after 250 self-play steps of 64 games

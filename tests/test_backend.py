@@ -374,8 +374,8 @@ def _curve_without_times(folder: Path) -> list[dict]:
             for row in read_curve(folder / "curve.csv")]
 
 
-@pytest.mark.slow  # 40 s, most of it starting two Ray nodes; Ray tasks are covered by the default run's
-# test_eval_compare_and_tournament_run_as_ray_tasks, this multi-node case by `pytest -m slow`
+@pytest.mark.slow  # 40 s, most of it starting two Ray nodes; with test_eval_compare_and_tournament_run_as_ray_tasks
+# (a private Ray instance) the Ray backend's tests run with `pytest -m slow`
 def test_table1_on_a_two_node_ray_cluster_survives_a_dead_node(tmp_path, monkeypatch):
     """Issue 24 item 5, the command as a user types it: a head and a second node (each with its own temporary
     folder), ``farl reproduce table1 --rows tictactoe --budget quick --runs 2 --backend ray --ray-address
@@ -485,6 +485,7 @@ def _stop_processes_started_with(tmpdirs: list[Path]) -> None:
 
 
 # ---------------------------------------------------------------- the other commands on the same backend
+@pytest.mark.slow  # ~24 s, most of it starting Ray; the default run checks run_tasks' local path and shipping
 def test_eval_compare_and_tournament_run_as_ray_tasks(tmp_path):
     """Issue 24 item 4: evaluations, `farl compare`'s runs and `farl tournament`'s variants on the Ray backend
     (a private Ray instance): the same games as one process, every run back in order, run folders at home."""

@@ -7,6 +7,8 @@ that was never true, so the perfect player never appeared in
 import subprocess
 import sys
 
+import pytest
+
 import farl_envs
 from farl_agents.baselines.measure import Evaluator, eval_opponents
 from farl_agents.opponents import make_opponent
@@ -29,6 +31,11 @@ def test_other_connect_four_boards_have_no_perfect_player():
         assert names == ["mcts200", "random"]
 
 
+def test_the_evaluator_lists_the_perfect_player():
+    assert Evaluator(farl_envs.game_spec("connect_four"), n_games=2).labels == ["ab", "ab-dl", "mcts200", "random"]
+
+
+@pytest.mark.slow  # ~16 s, the perfect Connect Four players' search (the list: the test above)
 def test_the_evaluator_plays_the_perfect_player():
     game = farl_envs.game_spec("connect_four")
     evaluator = Evaluator(game, n_games=2)

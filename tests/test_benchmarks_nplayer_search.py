@@ -31,6 +31,7 @@ def test_a_game_that_ends_first_gives_only_the_positions_before_its_end(nplayer_
     assert len(positions) == 1
 
 
+@pytest.mark.slow  # ~9 s: a whole benchmark page; its probe positions stay in the default run
 def test_page_names_the_limits_it_was_run_with(nplayer_search, tmp_path, monkeypatch):
     monkeypatch.setattr(nplayer_search, "GAMES", nplayer_search.GAMES[:1])   # Sim alone: the fastest to search
     raw = tmp_path / "raw.json"

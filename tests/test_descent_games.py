@@ -127,7 +127,13 @@ def test_game_table_heuristics_are_accepted_and_setup_checks_games():
         paper_games.setup("chess")
 
 
-@pytest.mark.parametrize("key", NEW_GAMES)
+DESCENT_BY_DEFAULT = {"clobber", "breakthrough6", "oogomoku9", "surakarta", "amazons6"}
+"""The games the default run trains descent on; Santorini and Lines of Action (~7 and ~5 s, compiling their
+searches) with ``-m slow``."""
+
+
+@pytest.mark.parametrize("key", [pytest.param(k, marks=[] if k in DESCENT_BY_DEFAULT else [pytest.mark.slow])
+                                 for k in NEW_GAMES])
 def test_descent_runs_on_every_new_game(tmp_path, key):
     gs = paper_games.GAMES[key]
     b = games_runner.budget(gs, {"train_seconds": 0.3, "move_seconds": 0.003})

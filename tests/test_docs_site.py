@@ -152,6 +152,7 @@ def test_nav_names_existing_pages_the_user_guides_and_every_api_page():
 
 
 # ------------------------------------------------------------------------------------------ the build
+@pytest.mark.slow  # ~10 s: the whole site; the default run checks the nav and the generated pages above
 def test_mkdocs_build_strict(tmp_path):
     pytest.importorskip("mkdocs")
     pytest.importorskip("mkdocstrings_handlers.python")

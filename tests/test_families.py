@@ -160,6 +160,7 @@ def test_farl_0_1_nemesh_run_is_upgraded_and_resumes_bit_identically(tmp_path):
     assert np.array_equal(a.weights, b.weights)
 
 
+@pytest.mark.slow  # ~11 s of descent training; the Nemesh legacy run's upgrade stays in the default run
 def test_farl_0_1_descent_run_is_upgraded_with_its_curve(tmp_path):
     folder = _copy_legacy(tmp_path, "descent_ttt")
     old_rows = (folder / "curve.csv").read_text().splitlines()[1:]

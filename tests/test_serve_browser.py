@@ -284,6 +284,7 @@ def test_chinese_checkers_chain_of_hops(server, browser):
     assert browser.find_elements(By.CSS_SELECTOR, "#board .legal[data-cell]")
 
 
+@pytest.mark.slow  # ~23 s: every game in turn; the default run starts a game of each board kind (below)
 def test_switching_games_leaves_no_stale_board(server, browser):
     """Every game in turn on one page (no reload): choosing the next game empties the board and the move list,
     and the new game's board is the only one drawn."""

@@ -106,6 +106,7 @@ def test_reset_traces_cut_only_the_random_movers_list():
         assert traces.run_spec(variant, 0, "paper").config.reset_all_players is True
 
 
+@pytest.mark.slow  # ~13 s: the whole study at its smoke budget; the default run checks its run specs
 def test_smoke_study_runs_resumes_and_reports(tmp_path):
     code = traces.reproduce(["tcl-rr"], runs=1, budget="smoke", out=tmp_path, jobs=1, progress=False,
                             log=lambda *a: None)
