@@ -12,7 +12,8 @@ own afterstates) and a per-ply agent did (one weight set per valuer and maker).
 Every figure is one ``farl eval`` per agent (``RUN+WRAPPER --vs mcts1000``, 20 games per seat, seed 0), kept in
 ``--runs-dir`` (default ``runs/nplayer_searched``) so that a stopped study resumes; a column's figure is the mean
 ± s.e. over its five agents, as Table 1 reports its runs. MCTS1000 itself is measured in the same seats, seed and
-protocol with 100 games per seat::
+protocol with 100 games per seat, and plain MCTS3000 with 40 (the control of PUCT 3,000: as many iterations
+without the agent)::
 
     python -m studies.nplayer.searched --out docs/results          # every cell, then the page
     python -m studies.nplayer.searched --wrappers expectimax2      # some wrappers ("" is the bare agent)
@@ -41,11 +42,11 @@ SEEDS = (0, 1, 2, 3, 4)
 COLUMNS = ("farl", "nofarl", "ply")
 """The rerun's columns: TD-FARL, the same without final adaptation, the per-ply chain (no FARL)."""
 LABELS = {"farl": "FARL", "nofarl": "no-FARL", "ply": "per ply (no FARL)"}
-WRAPPERS = ("", "expectimax2", "mcts300", "mcts1000")
-"""The bare agent, expectimax-N two plies deep, PUCT with 300 and 1,000 iterations (the agent's values and priors
-at its leaves; 1,000 as many as the MCTS opponents' own)."""
+WRAPPERS = ("", "expectimax2", "mcts300", "mcts1000", "mcts3000")
+"""The bare agent, expectimax-N two plies deep, PUCT with 300, 1,000 and 3,000 iterations (the agent's values and
+priors at its leaves; 1,000 as many as the MCTS opponents' own)."""
 WHAT = {"": "bare", "expectimax2": "expectimax-N, depth 2", "mcts300": "PUCT, 300 iterations",
-        "mcts1000": "PUCT, 1,000 iterations"}
+        "mcts1000": "PUCT, 1,000 iterations", "mcts3000": "PUCT, 3,000 iterations"}
 AGENTS = Path("runs/table1_nplayer_long_runs/ewn3p_large")
 RUNS = Path("runs/nplayer_searched")
 
@@ -64,6 +65,11 @@ def agent_row(agents: Path, column: str, seed: int, wrapper: str) -> Row:
 REFERENCE = Row(f"ewn3p-{OPPONENT}-vs-{OPPONENT}", GAME, OPPONENT, OPPONENT, "initial", REFERENCE_GAMES_PER_SEAT,
                 PARAMS)
 """MCTS1000 in the agents' seats, games and seed."""
+CONTROL_GAMES_PER_SEAT = 40
+CONTROL = Row(f"ewn3p-mcts3000-vs-{OPPONENT}", GAME, "mcts3000", OPPONENT, "initial", CONTROL_GAMES_PER_SEAT, PARAMS)
+"""Plain MCTS with the 3,000 iterations of the widest PUCT wrapper, in the same seats, games and seed: whether
+the agent's values add to a search of that size."""
+REFERENCES = (REFERENCE, CONTROL)
 
 
 def _load(runs: Path, row: Row) -> dict | None:
@@ -91,12 +97,13 @@ def table(runs: Path, agents: Path, wrappers=WRAPPERS) -> list[str]:
             lines.append(f"| {WHAT[wrapper]} | {LABELS[column]} | {_mean_se(scores)} | "
                          f"{', '.join(f'{x:+.2f}' for x in scores) or '–'} | "
                          f"{' / '.join(f'{x:+.2f}' for x in seats) or '–'} |")
-    ref = _load(runs, REFERENCE)
-    if ref:
-        m = ref["matchups"][0]
-        seats = " / ".join(f"{ps['mean_score']:+.2f}" for ps in m["per_seat"])
-        lines.append(f"| MCTS1000 itself ({REFERENCE_GAMES_PER_SEAT} games per seat) | – | "
-                     f"{m['mean_score']:+.3f} ± {m['score_se']:.3f} (over its games) | – | {seats} |")
+    for row, label in ((REFERENCE, "MCTS1000"), (CONTROL, "MCTS3000")):
+        ref = _load(runs, row)
+        if ref:
+            m = ref["matchups"][0]
+            seats = " / ".join(f"{ps['mean_score']:+.2f}" for ps in m["per_seat"])
+            lines.append(f"| {label} itself ({row.games} games per seat) | – | "
+                         f"{m['mean_score']:+.3f} ± {m['score_se']:.3f} (over its games) | – | {seats} |")
     return lines
 
 
@@ -119,7 +126,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m studies.nplayer.searched", description=__doc__.split("\n")[0])
     ap.add_argument("--wrappers", nargs="*", default=list(WRAPPERS), choices=WRAPPERS,
                     help="searches to measure ('' for the bare agents)")
-    ap.add_argument("--columns", nargs="*", default=list(COLUMNS), choices=COLUMNS)
+    ap.add_argument("--columns", nargs="*", default=list(COLUMNS), choices=COLUMNS,
+                    help="the rerun's columns to measure (none: only MCTS1000 and MCTS3000 themselves)")
     ap.add_argument("--agents-dir", type=Path, default=AGENTS)
     ap.add_argument("--runs-dir", type=Path, default=RUNS)
     ap.add_argument("--out", type=Path, help="write nplayer_searched.md here")
@@ -128,7 +136,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if not args.table_only:
         for row in [agent_row(args.agents_dir, c, s, w) for w in args.wrappers for c in args.columns
-                    for s in SEEDS] + [REFERENCE]:
+                    for s in SEEDS] + list(REFERENCES):
             result = run_row(row, args.runs_dir, jobs=args.jobs)
             print(f"{row.id}: {result['matchups'][0]['mean_score']:+.3f}", flush=True)
     print("\n".join(table(args.runs_dir, args.agents_dir)))
