@@ -27,6 +27,7 @@ def tiny(tmp_path_factory):
     mp.undo()
 
 
+@pytest.mark.slow  # ~8 s: the contest study's smoke run
 def test_every_contestant_gets_the_same_cpu_minutes(tiny):
     out, arena, results = tiny
     by = {r["learner"]: r for r in results}

@@ -45,6 +45,7 @@ def test_agent_file_round_trip_and_foreign_files(tmp_path):
         read_agent_file(tmp_path / "cut.npz")
 
 
+@pytest.mark.slow  # ~8 s; descent's train/eval/resume cycle stays in the default run (test_families.py)
 def test_cli_train_curve_and_tournament(tmp_path, capsys, monkeypatch):
     import time
 
@@ -88,6 +89,7 @@ def test_cli_train_curve_and_tournament(tmp_path, capsys, monkeypatch):
     assert (tdir / "tree" / "curve.csv").exists() and (tdir / "terminal" / "curve.png").exists()
 
 
+@pytest.mark.slow  # ~9 s of descent learning
 def test_tiny_descent_learning_beats_random_clearly():
     game = farl_envs.game_spec("tictactoe")
     tr = DescentTrainer(DescentConfig(game="tictactoe", minutes=0.15, move_iterations=20, seed=3))

@@ -175,6 +175,7 @@ def test_td_farl_trains_compiled_on_every_new_game(tmp_path, key):
     assert NTupleAgent.load(tmp_path / "td.npz").episodes_done == info["episodes"]
 
 
+@pytest.mark.slow  # ~6 s: the games study's cells and report
 def test_cells_are_cached_and_merged_into_the_report(tmp_path):
     key = "clobber"
     over = {"train_seconds": 0.3, "move_seconds": 0.003, "openings": 1}

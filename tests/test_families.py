@@ -75,7 +75,13 @@ def test_one_cli_contract_every_family_takes_the_common_flags_and_its_own(family
         assert "--" + field.replace("_", "-") in flags
 
 
-@pytest.mark.parametrize("family", list(FAMILY_RUNS))
+SLOW_FAMILIES = {"sb3", "alphazero"}
+"""Families whose cycle runs with ``-m slow`` (~8 s each of training; their own resume tests stay in the default
+run: tests/test_baselines.py, tests/test_alphazero.py)."""
+
+
+@pytest.mark.parametrize("family", [pytest.param(f, marks=[pytest.mark.slow] if f in SLOW_FAMILIES else [])
+                                    for f in FAMILY_RUNS])
 def test_train_interrupt_resume_eval_play(family, tmp_path, monkeypatch, capsys):
     if family in ("sb3", "alphazero") and not (HAVE_SB3 if family == "sb3" else HAVE_TORCH):
         pytest.skip("needs the optional extra 'baselines' (Stable-Baselines3, torch)")

@@ -14,6 +14,7 @@ from farl_envs.core.spec import TERMINAL
 from studies.farl_when import farl_when
 
 
+@pytest.mark.slow  # ~10 s: the FARL-when study's update check, trained per game
 @pytest.mark.parametrize("game", ["nim3p", "connect_four"])  # TC-id and TC-EXP
 def test_value_after_step_matches_a_real_update(game):
     agent = NTupleAgent(game, paper_config(game, seed=3, episodes=400))

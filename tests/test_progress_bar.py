@@ -22,6 +22,7 @@ def bar_counts(err: str) -> list[tuple[str, str, str]]:
     return re.findall(r"\| *([\d.]+)/([\d.]+) \[[^\]]*?([a-z]+)/s", err.replace("\r", "\n"))
 
 
+@pytest.mark.slow  # ~5 s of PPO training; the timed bar's test stays in the default run
 @pytest.mark.skipif(not HAVE_SB3, reason="needs the optional extra 'baselines'")
 def test_sb3_bar_counts_steps_and_stops_at_the_budget(tmp_path, capsys):
     assert cli.main(["train", "tictactoe", "--algo", "maskable-ppo", "--timesteps", "3000", "--eval-every", "3000",

@@ -222,6 +222,7 @@ def test_descent_values_are_the_first_players_f_theta(agents):
     assert descent.afterstate_values(TTT, s)[8] == pytest.approx([v, -v])
 
 
+@pytest.mark.slow  # ~7 s, descent's Amazons search
 def test_descent_values_a_half_made_amazons_turn_by_its_best_completion():
     from farl_agents.descent.evaluation import NTupleEvaluation
     from farl_agents.descent.heuristics import make_heuristic

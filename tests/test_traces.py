@@ -182,6 +182,7 @@ def test_in_short_gives_each_chains_range_of_ratios_to_the_paper():
     assert in_short({"c": None}, labels, paper, table) == []
 
 
+@pytest.mark.slow  # ~5 s of training for the traces study
 def test_the_recorded_opening_is_the_best_valued_first_move():
     agent = traces.fresh_agent("tdl-std", 0)
     assert traces.opening_values(agent) == [0.0] * 7  # nothing learned yet
