@@ -63,6 +63,7 @@ def pytest_sessionstart(session):
     script = Path(__file__).with_name("numba_warmup.py")
     procs = [subprocess.Popen([sys.executable, str(script), str(part)], stdout=subprocess.PIPE,  # noqa: S603
                               stderr=subprocess.STDOUT, text=True, bufsize=1) for part in (0, 1)]
+    precollect = _start_precollect()
     lines = queue.Queue()
 
     def read(part: int, proc) -> None:
@@ -85,3 +86,19 @@ def pytest_sessionstart(session):
     for part, proc in enumerate(procs):
         if proc.wait() != 0:
             pytest.exit(f"tests/numba_warmup.py {part} failed:\n" + "\n".join(output[part])[-3000:], returncode=1)
+    precollect.wait()  # its result does not matter: a worker that finds no cached module rewrites it itself
+
+
+def _start_precollect() -> subprocess.Popen:
+    """Collect the suite once, in one process beside the warm-up, with bytecode writing on.
+
+    pytest rewrites every test module's asserts when it imports it and keeps the result as a ``.pyc`` in
+    ``tests/__pycache__``, unless ``PYTHONDONTWRITEBYTECODE`` is set (as on some CI machines). Then, and on any
+    fresh clone, each worker rewrites and compiles all ~130 test modules itself: about 30 s of CPU per worker
+    before its first test, against 5 s with the cached files (a collection measured at 36 s without them, 4.6 s
+    with them). This process writes those files (and the bytecode of farl's own modules) while the warm-up
+    compiles, so the workers only read them. Nothing else changes: the workers import the same modules."""
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": ""}
+    return subprocess.Popen([sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0",  # noqa: S603
+                             "-p", "no:cacheprovider", str(Path(__file__).parent)], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
