@@ -69,7 +69,8 @@ CONTROL_GAMES_PER_SEAT = 40
 CONTROL = Row(f"ewn3p-mcts3000-vs-{OPPONENT}", GAME, "mcts3000", OPPONENT, "initial", CONTROL_GAMES_PER_SEAT, PARAMS)
 """Plain MCTS with the 3,000 iterations of the widest PUCT wrapper, in the same seats, games and seed: whether
 the agent's values add to a search of that size."""
-REFERENCES = (REFERENCE, CONTROL)
+REFERENCES = ((REFERENCE, "MCTS1000"), (CONTROL, "MCTS3000"))
+"""The plain searches measured beside the agents, with their names on the page."""
 
 
 def _load(runs: Path, row: Row) -> dict | None:
@@ -97,7 +98,7 @@ def table(runs: Path, agents: Path, wrappers=WRAPPERS) -> list[str]:
             lines.append(f"| {WHAT[wrapper]} | {LABELS[column]} | {_mean_se(scores)} | "
                          f"{', '.join(f'{x:+.2f}' for x in scores) or '–'} | "
                          f"{' / '.join(f'{x:+.2f}' for x in seats) or '–'} |")
-    for row, label in ((REFERENCE, "MCTS1000"), (CONTROL, "MCTS3000")):
+    for row, label in REFERENCES:
         ref = _load(runs, row)
         if ref:
             m = ref["matchups"][0]
@@ -136,7 +137,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if not args.table_only:
         for row in [agent_row(args.agents_dir, c, s, w) for w in args.wrappers for c in args.columns
-                    for s in SEEDS] + list(REFERENCES):
+                    for s in SEEDS] + [row for row, _ in REFERENCES]:
             result = run_row(row, args.runs_dir, jobs=args.jobs)
             print(f"{row.id}: {result['matchups'][0]['mean_score']:+.3f}", flush=True)
     print("\n".join(table(args.runs_dir, args.agents_dir)))
