@@ -30,14 +30,23 @@ softmax). Returns and values are used on a scale where the game's reward range i
 games already are; others are mapped linearly from the smallest and largest return the search has seen,
 as :mod:`~.mcts` does), so ``c_puct`` means the same everywhere.
 
-Chance (2048, EinStein würfelt nicht!) is sampled ("open loop", as :mod:`~.mcts`): a tree node is a
-sequence of actions, the position is rebuilt on every descent with fresh chance draws, and an action
-legal in the sampled position but not when the node was expanded gets the uniform prior.
+Chance (2048, EinStein würfelt nicht!) is handled in one of two ways:
 
-The tree lives in preallocated arrays (``iterations + 1`` nodes: an iteration adds at most one), checked
-against farl's memory limit. The three steps are compiled functions over the game's kernels
-(:func:`descend`: selection, chance and the new node; :func:`set_priors`: the expansion formula given the
-agent's ``q``; :func:`backup`), and two loops drive them:
+* ``chance_nodes=False`` (GBG's wrapper, and :mod:`~.mcts`): *open loop*. A tree node is a sequence of
+  actions; the position is rebuilt on every descent with fresh chance draws, so below the root a node's
+  statistics mix positions with different draws, and an action legal in the sampled position but not when
+  the node was expanded gets the uniform prior.
+* ``chance_nodes=True``: *closed loop*. The node an action leads to is a chance node; each outcome drawn
+  there (the code the game's ``chance`` kernel returns: the die's face, the new tile and its cell) gets a
+  child of its own, a position in its own right with its own priors and statistics. Outcomes are still
+  sampled with their probabilities, so a chance node's mean is an estimate of the expectation over them.
+  Selection reads the chance node's mean (the action's value averaged over the draws) and the outcome
+  node's visit count (how often that position was searched).
+
+The tree lives in preallocated arrays (``iterations + 1`` nodes: an iteration adds at most one; with chance
+nodes ``2 * iterations + 1``: a chance node and an outcome), checked against farl's memory limit. The three
+steps are compiled functions over the game's kernels (:func:`descend`: selection, chance and the new nodes;
+:func:`set_priors`: the expansion formula given the agent's ``q``; :func:`backup`), and two loops drive them:
 
 * a TD n-tuple agent: :func:`puct_search`, one ``@njit(cache=True)`` loop with the agent's network inside
   (:mod:`~.leaf_values`), no Python per node;
@@ -78,24 +87,38 @@ position whose new child found the tree full (cannot happen with ``cap >= iterat
 
 
 @njit(cache=True)
-def new_tree(children, visits, wsum, expanded):
-    """Reset the tree to its root (row 0, not expanded); return the number of nodes, 1."""
+def new_tree(children, visits, wsum, expanded, links):
+    """Reset the tree to its root (row 0, not expanded, no outcome children); return the number of nodes, 1."""
     children[0, :] = -1
     visits[0] = 0.0
     wsum[0, :] = 0.0
     expanded[0] = 0
+    links[0, :] = -1
     return 1
 
 
 @njit(cache=True)
-def descend(kernels, p, root, c_puct, mid, half, adaptive, has_chance, children, visits, wsum, prior, expanded,
-            n_nodes, s, mask, rew, path, step_rew, lo, hi, rng):
+def _new_node(node, children, visits, wsum, expanded, links):
+    """Clear row ``node`` of the tree for a new node: no children, no visits, not expanded."""
+    children[node, :] = -1
+    visits[node] = 0.0
+    wsum[node, :] = 0.0
+    expanded[node] = 0
+    links[node, :] = -1
+
+
+@njit(cache=True)
+def descend(kernels, p, root, c_puct, mid, half, adaptive, has_chance, chance_nodes, children, visits, wsum, prior,
+            expanded, links, n_nodes, s, mask, rew, path, opath, step_rew, lo, hi, rng):
     """Step 1, *selection*: descend from ``root`` by the PUCT rule to the first position not yet expanded.
 
-    Adds the new child it steps into to the tree (``n_nodes`` of them so far); writes the position reached into
-    ``s``, the nodes passed into ``path[0..depth]`` and the moves' reward vectors into ``step_rew[0..depth-1]``;
-    samples chance events on the way (open loop). Returns ``(node, depth, n_nodes, status)``: ``status`` is
-    ``_AT_END`` (``s`` is terminal), ``_NEW`` (``node`` is to be expanded at ``s``) or ``_FULL``.
+    Adds the new nodes it steps into to the tree (``n_nodes`` of them so far); writes the position reached into
+    ``s``, the nodes the moves led to into ``path[0..depth]`` and the moves' reward vectors into
+    ``step_rew[0..depth-1]``; samples chance events on the way. Open loop, the node a move leads to is the
+    next position's node; with ``chance_nodes`` it is a chance node, and the outcome drawn there leads on to
+    its child for that outcome code (``links[.]``: first outcome child, next sibling, the code), written into
+    ``opath[depth]`` (-1 where no outcome node was passed). Returns ``(node, depth, n_nodes, status)``:
+    ``status`` is ``_AT_END`` (``s`` is terminal), ``_NEW`` (``node`` is to be expanded at ``s``) or ``_FULL``.
     """
     n_actions = children.shape[1]
     n_players = wsum.shape[1]
@@ -140,24 +163,36 @@ def descend(kernels, p, root, c_puct, mid, half, adaptive, has_chance, children,
                 best_u = u
                 best_a = a
         c = children[node, best_a]
+        if n_nodes + (2 if chance_nodes else 1) > cap and (c < 0 or chance_nodes):
+            return node, depth, n_nodes, _FULL
         if c < 0:
-            if n_nodes >= cap:
-                return node, depth, n_nodes, _FULL
             c = n_nodes
             n_nodes += 1
             children[node, best_a] = c
-            children[c, :] = -1
-            visits[c] = 0.0
-            wsum[c, :] = 0.0
-            expanded[c] = 0
+            _new_node(c, children, visits, wsum, expanded, links)
         afterstate(kernels, p, s, best_a, s, rew)
+        nxt = c
+        outcome = -1
         if has_chance and s[TERMINAL] == 0:
-            chance(kernels, p, s, rng)
+            code = chance(kernels, p, s, rng)
+            if chance_nodes:
+                outcome = links[c, 0]
+                while outcome >= 0 and links[outcome, 2] != code:
+                    outcome = links[outcome, 1]
+                if outcome < 0:
+                    outcome = n_nodes
+                    n_nodes += 1
+                    _new_node(outcome, children, visits, wsum, expanded, links)
+                    links[outcome, 1] = links[c, 0]
+                    links[outcome, 2] = code
+                    links[c, 0] = outcome
+                nxt = outcome
         for r in range(n_players):
             step_rew[depth, r] = rew[r]
         depth += 1
         path[depth] = c
-        node = c
+        opath[depth] = outcome
+        node = nxt
 
 
 @njit(cache=True)
@@ -228,16 +263,18 @@ def set_priors_from_values(s, node, prior, mask, qv, est, mid, half, temperature
 
 
 @njit(cache=True)
-def backup(path, depth, step_rew, est, ret, visits, wsum, adaptive, lo, hi):
+def backup(path, opath, depth, step_rew, est, ret, visits, wsum, adaptive, lo, hi):
     """Step 3, *backup*: every node on ``path[1..depth]`` adds the return vector from its move on (the rewards
-    after it plus the leaf's ``est``) to its statistics, the root counts the visit; with ``adaptive`` the
-    return widens the observed range."""
+    after it plus the leaf's ``est``) to its statistics, and every outcome node on ``opath`` counts the visit,
+    as does the root; with ``adaptive`` the return widens the observed range."""
     n_players = wsum.shape[1]
     for i in range(n_players):
         ret[i] = est[i]
     for d in range(depth, 0, -1):
         nd = path[d]
         visits[nd] += 1.0
+        if opath[d] >= 0:
+            visits[opath[d]] += 1.0
         for i in range(n_players):
             ret[i] += step_rew[d - 1, i]
             wsum[nd, i] += ret[i]
@@ -252,22 +289,24 @@ def backup(path, depth, step_rew, est, ret, visits, wsum, adaptive, lo, hi):
 
 @njit(cache=True)
 def puct_search(kernels, hooks, leaf, p, root, iterations, c_puct, temperature, mid, half, adaptive,
-                has_chance, children, visits, wsum, prior, expanded, s, mask, after, rew, vec, qv, est, ret,
-                path, step_rew, lo, hi, rng):
+                has_chance, chance_nodes, children, visits, wsum, prior, expanded, links, s, mask, after, rew,
+                vec, qv, est, ret, path, opath, step_rew, lo, hi, rng):
     """Run ``iterations`` PUCT iterations from ``root`` with the compiled leaf evaluation ``leaf``; return the
     number of tree nodes. (:meth:`PUCT._python_search` is the same loop with the Python value protocol.)
 
     ``children`` (int32[cap, n_actions]), ``visits`` (float64[cap]), ``wsum`` (float64[cap, n_players]),
-    ``prior`` (float64[cap, n_actions]) and ``expanded`` (uint8[cap]) are the tree, row 0 the root, ``cap >=
-    iterations + 1``. ``mid``/``half`` map returns to [-1, 1] (``(x - mid) / half``); with ``adaptive`` they
-    follow the observed range kept in ``lo[0]``/``hi[0]``. The other arrays are scratch: ``path`` (int64)
-    and ``step_rew`` (float64[., n_players]) need the longest game + 1 rows.
+    ``prior`` (float64[cap, n_actions]), ``expanded`` (uint8[cap]) and ``links`` (int64[cap, 3]: a chance
+    node's first outcome child, an outcome node's next sibling and its outcome code) are the tree, row 0 the
+    root, ``cap >= iterations + 1`` (``2 * iterations + 1`` with ``chance_nodes``). ``mid``/``half`` map
+    returns to [-1, 1] (``(x - mid) / half``); with ``adaptive`` they follow the observed range kept in
+    ``lo[0]``/``hi[0]``. The other arrays are scratch: ``path``, ``opath`` (int64) and ``step_rew``
+    (float64[., n_players]) need the longest game + 1 rows.
     """
-    n_nodes = new_tree(children, visits, wsum, expanded)
+    n_nodes = new_tree(children, visits, wsum, expanded, links)
     for _ in range(iterations):
-        node, depth, n_nodes, status = descend(kernels, p, root, c_puct, mid, half, adaptive, has_chance, children,
-                                               visits, wsum, prior, expanded, n_nodes, s, mask, rew, path,
-                                               step_rew, lo, hi, rng)
+        node, depth, n_nodes, status = descend(kernels, p, root, c_puct, mid, half, adaptive, has_chance,
+                                               chance_nodes, children, visits, wsum, prior, expanded, links,
+                                               n_nodes, s, mask, rew, path, opath, step_rew, lo, hi, rng)
         if status == _AT_END:
             final_value(leaf, p, s, est)  # zero but for an agent trained with shaping
         else:
@@ -275,7 +314,7 @@ def puct_search(kernels, hooks, leaf, p, root, iterations, c_puct, temperature, 
             set_priors(s, node, prior, mask, qv, est, mid, half, temperature, adaptive, lo, hi)
             if status == _NEW:
                 expanded[node] = 1
-        backup(path, depth, step_rew, est, ret, visits, wsum, adaptive, lo, hi)
+        backup(path, opath, depth, step_rew, est, ret, visits, wsum, adaptive, lo, hi)
     return n_nodes
 
 
@@ -290,14 +329,16 @@ class PUCT:
         iterations: expansions per move (1..:data:`~.mcts.MAX_ITERATIONS`).
         c_puct: the exploration constant on the [-1, 1] value scale (GBG: 1).
         temperature: of the priors' softmax (GBG: 1); lower trusts the agent's ranking more.
-        name: display name, default ``"<agent>+mcts<iterations>"``.
+        name: display name, default ``"<agent>+mcts<iterations>"`` (``+chance<iterations>`` with chance nodes).
+        chance_nodes: on a game with chance, a child per drawn outcome (closed loop) instead of GBG's open loop
+            (the module docstring); no effect on games without chance.
     """
 
     score_kind = "share of the search's visits"
     """What :meth:`move_scores` gives (``farl serve`` shows it beside the scores)."""
 
     def __init__(self, agent, iterations: int = 100, c_puct: float = DEFAULT_C_PUCT,
-                 temperature: float = DEFAULT_TEMPERATURE, name: str | None = None):
+                 temperature: float = DEFAULT_TEMPERATURE, name: str | None = None, chance_nodes: bool = False):
         if (isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer))
                 or not 1 <= iterations <= MAX_ITERATIONS):
             raise ValueError(f"iterations must be an integer in 1..{MAX_ITERATIONS:,}, got {iterations!r}")
@@ -305,17 +346,21 @@ class PUCT:
             if isinstance(x, bool) or not isinstance(x, (int, float, np.floating)) or not math.isfinite(x) \
                     or x < low:
                 raise ValueError(f"{what} must be a finite number >= {low:g}, got {x!r}")
+        if not isinstance(chance_nodes, (bool, np.bool_)):
+            raise ValueError(f"chance_nodes must be True or False, got {chance_nodes!r}")
         self.agent = agent
+        self.chance_nodes = bool(chance_nodes)
         self.iterations = int(iterations)
         self.c_puct = float(c_puct)
         self.temperature = float(temperature)
-        self.name = name if name is not None else f"{agent.name}+mcts{self.iterations}"
+        kind = "chance" if self.chance_nodes else "mcts"
+        self.name = name if name is not None else f"{agent.name}+{kind}{self.iterations}"
         self.last_nodes = 0
         self._key = None
 
     def __repr__(self) -> str:
         return (f"PUCT(agent={self.agent.name!r}, iterations={self.iterations}, c_puct={self.c_puct:g}, "
-                f"temperature={self.temperature:g}, name={self.name!r})")
+                f"temperature={self.temperature:g}, chance_nodes={self.chance_nodes}, name={self.name!r})")
 
     def __getstate__(self):
         d = dict(self.__dict__)
@@ -327,10 +372,17 @@ class PUCT:
     def reset(self) -> None:
         """Nothing to do: every move builds a new tree."""
 
+    def _capacity(self, game: GameSpec) -> int:
+        """Rows of the tree: ``iterations + 1``, twice the iterations + 1 with chance nodes on a chance game."""
+        return (2 if self._closed(game) else 1) * self.iterations + 1
+
+    def _closed(self, game: GameSpec) -> bool:
+        return self.chance_nodes and game.has_chance
+
     def node_bytes(self, game: GameSpec) -> int:
-        """Bytes of the tree on ``game``: ``iterations + 1`` rows of children (int32) and priors (float64) per
-        action, visits, expanded flags and the per-player value sums."""
-        return (self.iterations + 1) * (12 * game.n_actions + 9 + 8 * game.n_players)
+        """Bytes of the tree on ``game``: per row, children (int32) and priors (float64) per action, visits,
+        the expanded flag, the outcome links and the per-player value sums."""
+        return self._capacity(game) * (12 * game.n_actions + 33 + 8 * game.n_players)
 
     def check_memory(self, game: GameSpec) -> int:
         """:meth:`node_bytes`; ``ValueError`` with the figure when it is over the memory limit."""
@@ -345,13 +397,14 @@ class PUCT:
         self._leaf = source if isinstance(source, NTupleLeaf) else None  # None: the Python value protocol
         self._hooks = hooks_of(game, False)
         self._kernels = search_kernels(game)
-        cap, n_act, n_pl, ss = self.iterations + 1, game.n_actions, game.n_players, game.state_size
+        cap, n_act, n_pl, ss = self._capacity(game), game.n_actions, game.n_players, game.state_size
         longest = int(game.max_plies) + 2
         self._bufs = (np.full((cap, n_act), -1, dtype=np.int32), np.zeros(cap), np.zeros((cap, n_pl)),
-                      np.zeros((cap, n_act)), np.zeros(cap, dtype=np.uint8),
+                      np.zeros((cap, n_act)), np.zeros(cap, dtype=np.uint8), np.full((cap, 3), -1, dtype=np.int64),
                       np.zeros(ss, dtype=np.int32), np.zeros(n_act, dtype=np.int8), np.zeros(ss, dtype=np.int32),
                       np.zeros(n_pl), np.zeros(n_pl), np.zeros((n_act, n_pl)), np.zeros(n_pl), np.zeros(n_pl),
-                      np.zeros(longest, dtype=np.int64), np.zeros((longest, n_pl)))
+                      np.zeros(longest, dtype=np.int64), np.full(longest, -1, dtype=np.int64),
+                      np.zeros((longest, n_pl)))
         self._key = key
 
     def _run(self, game: GameSpec, state: np.ndarray, rng: np.ndarray) -> None:
@@ -367,19 +420,20 @@ class PUCT:
             return
         self.last_nodes = int(puct_search(self._kernels, self._hooks, self._leaf, game.p, root, self.iterations,
                                           self.c_puct, self.temperature, mid, half, adaptive, game.has_chance,
-                                          *self._bufs, lo, hi, rng))
+                                          self._closed(game), *self._bufs, lo, hi, rng))
 
     def _python_search(self, game: GameSpec, root, mid, half, adaptive, lo, hi, rng) -> int:
         """:func:`puct_search`'s loop with the agent's Python value protocol
         (:class:`~.value_protocol.AfterstateValues`) at the new positions: the same compiled selection,
         expansion formula and backup, one Python call of the agent per expanded position."""
-        children, visits, wsum, prior, expanded, s, mask, _after, rew, _vec, qv, est, ret, path, step_rew \
-            = self._bufs
-        n_nodes = new_tree(children, visits, wsum, expanded)
+        (children, visits, wsum, prior, expanded, links, s, mask, _after, rew, _vec, qv, est, ret, path, opath,
+         step_rew) = self._bufs
+        n_nodes = new_tree(children, visits, wsum, expanded, links)
         for _ in range(self.iterations):
             node, depth, n_nodes, status = descend(self._kernels, game.p, root, self.c_puct, mid, half, adaptive,
-                                                   game.has_chance, children, visits, wsum, prior, expanded,
-                                                   n_nodes, s, mask, rew, path, step_rew, lo, hi, rng)
+                                                   game.has_chance, self._closed(game), children, visits, wsum,
+                                                   prior, expanded, links, n_nodes, s, mask, rew, path, opath,
+                                                   step_rew, lo, hi, rng)
             if status == _AT_END:
                 est[:] = 0.0
             else:
@@ -388,7 +442,7 @@ class PUCT:
                                        hi)
                 if status == _NEW:
                     expanded[node] = 1
-            backup(path, depth, step_rew, est, ret, visits, wsum, adaptive, lo, hi)
+            backup(path, opath, depth, step_rew, est, ret, visits, wsum, adaptive, lo, hi)
         return int(n_nodes)
 
     def search(self, game: GameSpec, state: np.ndarray, rng: np.ndarray):

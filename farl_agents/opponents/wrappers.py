@@ -1,4 +1,4 @@
-"""Search wrappers by name: ``<inner>+mcts<N>``, ``+maxn<D>``, ``+paranoid<D>``, ``+expectimax<D>``.
+"""Search wrappers by name: ``<inner>+mcts<N>``, ``+chance<N>``, ``+maxn<D>``, ``+paranoid<D>``, ``+expectimax<D>``.
 
 A trained agent plays stronger with a search around it at test time (GBG's wrappers; Scheiermann & Konen
 2022). The name of a wrapped player is the inner player's name, a ``+`` and the search:
@@ -7,7 +7,10 @@ A trained agent plays stronger with a search around it at test time (GBG's wrapp
 suffix              search (the inner agent's values at its leaves)        number
 ==================  =====================================================  ==========================
 ``+mcts<N>``        PUCT without rollouts, priors from the agent's values  iterations 1..10,000,000
-                    (:class:`~farl_agents.opponents.puct.PUCT`)
+                    (:class:`~farl_agents.opponents.puct.PUCT`); chance
+                    sampled open loop, as GBG's wrapper
+``+chance<N>``      the same PUCT with a child per chance outcome (closed  iterations 1..10,000,000
+                    loop); games with chance only
 ``+maxn<D>``        Max-N (expectimax-N where the game has chance)         depth 1..100
                     (:class:`~farl_agents.opponents.maxn.MaxN`)
 ``+paranoid<D>``    Paranoid alpha-beta (minimax for two players)          depth 1..100
@@ -19,7 +22,7 @@ suffix              search (the inner agent's values at its leaves)        numbe
 The inner player is ``pretrained`` (the shipped agent), ``agent:PATH`` or a path to an agent file or run
 folder (those two are resolved by :func:`farl_agents.loading.load_player`, the layer that reads files).
 It must have an afterstate value function the search can read: an n-tuple agent trained with TD (every
-search, compiled with the agent's network inside), or, for ``+mcts<N>`` only, a player of the Python value
+search, compiled with the agent's network inside), or, for the PUCT searches only, a player of the Python value
 protocol (:class:`~farl_agents.opponents.value_protocol.AfterstateValues`: Nemesh, descent's f_θ, the SB3
 baselines; the PUCT loop calls it once per expanded position). :func:`wrap` refuses the others with the
 reason (:func:`~farl_agents.opponents.leaf_sources.search_leaf`,
@@ -42,11 +45,13 @@ from farl_agents.opponents.paranoid import MAX_DEPTH, Paranoid
 from farl_agents.opponents.puct import PUCT
 from farl_envs.core.spec import GameSpec
 
-WRAPPER_RANGES = {"mcts": (1, MAX_ITERATIONS), "maxn": (1, MAX_DEPTH), "paranoid": (1, MAX_DEPTH),
-                  "expectimax": (1, MAX_DEPTH)}
+WRAPPER_RANGES = {"mcts": (1, MAX_ITERATIONS), "chance": (1, MAX_ITERATIONS), "maxn": (1, MAX_DEPTH),
+                  "paranoid": (1, MAX_DEPTH), "expectimax": (1, MAX_DEPTH)}
 """Inclusive range of the number after each search's name."""
-WRAPPER_FORMS = ("<inner>+mcts<iterations>", "<inner>+maxn<depth>", "<inner>+paranoid<depth>",
-                 "<inner>+expectimax<depth>")
+WRAPPER_FORMS = ("<inner>+mcts<iterations>", "<inner>+chance<iterations>", "<inner>+maxn<depth>",
+                 "<inner>+paranoid<depth>", "<inner>+expectimax<depth>")
+_TREE_SEARCHES = ("mcts", "chance")
+"""The PUCT searches: their number counts iterations, and they take players of the Python value protocol."""
 _SUFFIX = re.compile(r"(.*)\+([A-Za-z]+)([0-9]*)")
 
 
@@ -60,7 +65,7 @@ class WrappedName(NamedTuple):
 
 def forms() -> str:
     """The wrapped-name forms and ranges, for error messages."""
-    ranges = ", ".join(f"+{k}<{'iterations' if k == 'mcts' else 'depth'}> {lo}..{hi:,}"
+    ranges = ", ".join(f"+{k}<{'iterations' if k in _TREE_SEARCHES else 'depth'}> {lo}..{hi:,}"
                        for k, (lo, hi) in WRAPPER_RANGES.items())
     return (f"{', '.join(WRAPPER_FORMS)} ({ranges}); <inner> is pretrained, agent:PATH or a run folder, e.g. "
             f"pretrained+mcts1000")
@@ -83,12 +88,12 @@ def split_wrapped(text, caps: dict | None = None) -> WrappedName | None:
     if not inner:
         raise ValueError(f"{text!r}: name the wrapped player before '+', e.g. pretrained+{search}"
                          f"{WRAPPER_RANGES[search][0]}")
-    what = "iterations" if search == "mcts" else "depth"
+    what = "iterations" if search in _TREE_SEARCHES else "depth"
     lo, hi = WRAPPER_RANGES[search]
     hi = min(hi, (caps or {}).get(search, hi))
     if not digits:
         raise ValueError(f"{text!r}: +{search}<{what}> needs its {what} directly after it, e.g. {inner}+{search}"
-                         f"{100 if search == 'mcts' else 2}")
+                         f"{100 if search in _TREE_SEARCHES else 2}")
     if len(digits) > len(str(hi)) or not lo <= int(digits) <= hi:
         raise ValueError(f"{text!r}: +{search}<{what}> takes {what} {lo}..{hi:,}, got {digits}")
     return WrappedName(inner, search, int(digits))
@@ -116,18 +121,20 @@ def wrap(inner, name: WrappedName, game: GameSpec, display: str | None = None):
     information (:func:`refuse_hidden_information`).
     """
     refuse_hidden_information(game, f"+{name.search}{name.number}")
-    if name.search == "mcts":
+    if name.search in ("chance", "expectimax") and not game.has_chance:
+        instead = (f"+mcts{name.number}" if name.search == "chance"
+                   else f"+maxn{name.number} or +paranoid{name.number}")
+        raise ValueError(f"+{name.search}{name.number} searches over chance events and {game.id} has none: use "
+                         f"{instead}")
+    if name.search in _TREE_SEARCHES:
         search_leaf(inner, game)  # refuses players without a value function before anything is built
     else:
         agent_leaf(inner, game)
     label = display if display is not None else f"{inner.name}+{name.search}{name.number}"
-    if name.search == "mcts":
-        player = PUCT(inner, name.number, name=label)
+    if name.search in _TREE_SEARCHES:
+        player = PUCT(inner, name.number, name=label, chance_nodes=name.search == "chance")
         player.check_memory(game)
         return player
-    if name.search == "expectimax" and not game.has_chance:
-        raise ValueError(f"+expectimax{name.number} searches over chance events and {game.id} has none: use "
-                         f"+maxn{name.number} or +paranoid{name.number}")
     if name.search == "paranoid":
         return Paranoid(name.number, agent=inner, name=label)
     return MaxN(name.number, agent=inner, name=label)

@@ -290,8 +290,9 @@ class App:
         if choice == HUMAN:
             return Seat(choice)
         try:
-            wrapped = split_wrapped(choice, caps={"mcts": MAX_MCTS_ITERATIONS, "maxn": MAX_MAXN_DEPTH,
-                                                  "paranoid": MAX_MAXN_DEPTH, "expectimax": MAX_MAXN_DEPTH})
+            wrapped = split_wrapped(choice, caps={"mcts": MAX_MCTS_ITERATIONS, "chance": MAX_MCTS_ITERATIONS,
+                                                  "maxn": MAX_MAXN_DEPTH, "paranoid": MAX_MAXN_DEPTH,
+                                                  "expectimax": MAX_MAXN_DEPTH})
         except ValueError as exc:
             raise RequestError(str(exc)) from None
         if wrapped is not None:  # a search around the inner seat's agent, which is loaded (and shared) as usual
