@@ -44,6 +44,17 @@ def _legal(game, s):
     return mask
 
 
+def _visited_root_moves(player, game, s):
+    """``(chance node, afterstate, {code: outcome node})`` of every root move the search visited."""
+    children, _visits, _prior, _expanded, links = _tree(player)
+    rew = np.zeros(game.n_players)
+    for a in np.flatnonzero(_legal(game, s)):
+        if children[0, a] >= 0:
+            after = np.zeros_like(s)
+            game.afterstate(game.p, s, int(a), after, rew)
+            yield children[0, a], after, _outcomes(links, children[0, a])
+
+
 def test_without_chance_the_tree_is_the_open_loop_tree():
     agent = pretrained.load("tictactoe")
     game = agent.game
@@ -62,17 +73,12 @@ def test_each_2048_tile_drawn_gets_its_own_node_and_the_visits_add_up():
     s = game.initial_state(game.p, make_rng(5))
     player = PUCT(agent, 400, chance_nodes=True)
     player.search(game, s, make_rng(1))
-    children, visits, _prior, _expanded, links = _tree(player)
+    visits = _tree(player)[1]
     assert player.iterations + 1 < player.last_nodes <= 2 * player.iterations + 1
-    after, rew, board = np.zeros_like(s), np.zeros(game.n_players), np.zeros(16, dtype=np.int32)
+    board = np.zeros(16, dtype=np.int32)
     seen = 0
-    for a in np.flatnonzero(_legal(game, s)):
-        c = children[0, a]
-        if c < 0:
-            continue
-        game.afterstate(game.p, s, int(a), after, rew)
+    for c, after, outcomes in _visited_root_moves(player, game, s):
         game.board(game.p, after, board)
-        outcomes = _outcomes(links, c)
         assert outcomes, "a visited move of 2048 has its tile drawn"
         for code in outcomes:
             cell, four = divmod(code, 2)
@@ -89,15 +95,9 @@ def test_each_ewn_roll_is_its_own_position_with_the_agents_priors_for_it():
     s = game.initial_state(game.p, make_rng(2))
     player = PUCT(agent, 600, chance_nodes=True)
     player.search(game, s, make_rng(4))
-    children, visits, prior, expanded, links = _tree(player)
-    after, rew = np.zeros_like(s), np.zeros(game.n_players)
+    _children, visits, prior, expanded, _links = _tree(player)
     checked = 0
-    for a in np.flatnonzero(_legal(game, s)):
-        c = children[0, a]
-        if c < 0:
-            continue
-        game.afterstate(game.p, s, int(a), after, rew)
-        outcomes = _outcomes(links, c)
+    for c, after, outcomes in _visited_root_moves(player, game, s):
         assert set(outcomes) <= set(range(6))
         if after[TERMINAL]:
             assert not outcomes
