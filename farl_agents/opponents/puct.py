@@ -83,7 +83,8 @@ _EPS = 1e-8
 
 _AT_END, _NEW, _FULL = 0, 1, 2
 """How a descent (:func:`descend`) stopped: at the end of the game, at a position not yet expanded, or at a
-position whose new child found the tree full (cannot happen with ``cap >= iterations + 1``; valued as a leaf)."""
+position whose new child found the tree full (cannot happen with ``cap >= iterations + 1``, ``2 * iterations +
+1`` with chance nodes; valued as a leaf)."""
 
 
 @njit(cache=True)
