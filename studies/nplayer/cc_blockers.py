@@ -52,6 +52,9 @@ def main(argv=None) -> None:
     ap.add_argument("--vs", default="random")
     ap.add_argument("--games", type=int, default=10, help="games per seat")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--max-moves", type=int, default=None,
+                    help="play under this move limit (turns) instead of the agent's own; the n-tuple agents do not "
+                    "read the turn counter, so they play the same moves, with more time for spoilers to leave")
     args = ap.parse_args(argv)
     if args.agent in ("racer", "racer-exits"):
         player = WholeTurnRacer(EXITS_PENALTY if args.agent == "racer-exits" else 0.0)
@@ -60,6 +63,8 @@ def main(argv=None) -> None:
         player, game = load_player(args.agent)
     if game.name != "chinese_checkers":
         raise SystemExit(f"{args.agent} plays {game.name}, not chinese_checkers")
+    if args.max_moves is not None:
+        game = farl_envs.game_spec("chinese_checkers", **{**game.params, "max_moves": args.max_moves})
     opponent = make_opponent(args.vs, game)
     env_rng, player_rng = make_rng(args.seed), make_rng(args.seed + 1)
     games = []
