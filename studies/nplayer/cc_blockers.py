@@ -53,8 +53,8 @@ def main(argv=None) -> None:
     ap.add_argument("--games", type=int, default=10, help="games per seat")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-moves", type=int, default=None,
-                    help="play under this move limit (turns) instead of the agent's own; the n-tuple agents do not "
-                    "read the turn counter, so they play the same moves, with more time for spoilers to leave")
+                    help="the racers only: play under this move limit (turns) instead of 300 (an agent plays the "
+                    "limit it was trained under: train it under another)")
     args = ap.parse_args(argv)
     if args.agent in ("racer", "racer-exits"):
         player = WholeTurnRacer(EXITS_PENALTY if args.agent == "racer-exits" else 0.0)
@@ -64,6 +64,8 @@ def main(argv=None) -> None:
     if game.name != "chinese_checkers":
         raise SystemExit(f"{args.agent} plays {game.name}, not chinese_checkers")
     if args.max_moves is not None:
+        if args.agent not in ("racer", "racer-exits"):
+            raise SystemExit("--max-moves is for the racers; an agent plays the move limit it was trained under")
         game = farl_envs.game_spec("chinese_checkers", **{**game.params, "max_moves": args.max_moves})
     opponent = make_opponent(args.vs, game)
     env_rng, player_rng = make_rng(args.seed), make_rng(args.seed + 1)
