@@ -9,6 +9,7 @@ import pytest
 import farl_envs
 from farl_agents.learners import NTupleAgent
 from farl_agents.learners.config import LearnerConfig
+from farl_agents.runs import Run, RunSpec
 from farl_envs.core.rng import make_rng
 from farl_envs.core.spec import TERMINAL, TO_MOVE
 from studies.nplayer import ensemble
@@ -87,3 +88,27 @@ def test_merge_refuses_what_it_cannot_average():
                                                    ntuple_length=3))
     with pytest.raises(ValueError):
         ensemble.merge([sarsa, sarsa])
+
+
+def test_members_repeat_a_run_with_other_seeds_and_are_not_trained_twice(tmp_path):
+    config = LearnerConfig(ntuples="random-walk", ntuple_count=2, ntuple_length=3, episodes=200, seed=3)
+    like = tmp_path / "ttt"
+    Run.create(like, RunSpec("tictactoe", {}, config, eval_vs=("random",), eval_every=200, eval_games=2)).train(
+        progress=False)
+    folders = ensemble.train_members(like, [3, 5, 6])
+    assert folders == [like, tmp_path / "ttt-seed5", tmp_path / "ttt-seed6"]
+    seeds = [NTupleAgent.load(f / "agent.npz").config.seed for f in folders]
+    assert seeds == [3, 5, 6]
+    stamp = (tmp_path / "ttt-seed5" / "agent.npz").stat().st_mtime_ns
+    ensemble.train_members(like, [3, 5])
+    assert (tmp_path / "ttt-seed5" / "agent.npz").stat().st_mtime_ns == stamp  # finished: not trained again
+    assert ensemble.main(["--like", str(like), "--seeds", "5-6", "--out", str(tmp_path / "m")]) == 0
+    assert NTupleAgent.load(tmp_path / "m" / "agent.npz").tuples.shape[0] == 4
+
+
+def test_seed_ranges():
+    assert ensemble.seed_range("0-3") == [0, 1, 2, 3]
+    assert ensemble.seed_range("2,7") == [2, 7]
+    for bad in ("4", "3-3", "a-b", "1,1", "-1,2"):
+        with pytest.raises(ValueError):
+            ensemble.seed_range(bad)

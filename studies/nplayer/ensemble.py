@@ -13,8 +13,11 @@ the search wrappers and the ladder take it as they take any agent.
 
 Run::
 
-    python -m studies.nplayer.ensemble runs/nplayer/ewn3-gbg-60x6-1m runs/nplayer/ewn3-gbg-60x6-1m-seed1 ... \
-        --out runs/nplayer/ewn3-ensemble5
+    # merge agents or run folders that exist
+    python -m studies.nplayer.ensemble runs/a runs/b runs/c --out runs/abc
+    # train the members first: run LIKE's settings with other seeds, each in LIKE-seed<S> (LIKE itself for its
+    # own seed); resumable, a finished member is not trained again
+    python -m studies.nplayer.ensemble --like runs/nplayer/ewn3-gbg-60x6-1m --seeds 0-8 --out runs/nplayer/ewn3-ens9
 
 The file ``<out>/agent.npz`` and a ``<out>/ensemble.json`` that names the members are written atomically.
 """
@@ -30,6 +33,7 @@ import numpy as np
 from farl_agents.atomic import atomic_write_text
 from farl_agents.learners.agent import NTupleAgent
 from farl_agents.ntuple import network
+from farl_agents.runs import Run, read_spec
 
 
 def agent_file(path: str | Path) -> Path:
@@ -87,12 +91,58 @@ def merge(agents: list[NTupleAgent]) -> NTupleAgent:
     return merged
 
 
+def seed_range(text: str) -> list[int]:
+    """``"0-8"`` or ``"0,2,5"`` as a list of seeds."""
+    try:
+        if "-" in text:
+            low, high = (int(x) for x in text.split("-"))
+            seeds = list(range(low, high + 1))
+        else:
+            seeds = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise ValueError(f"seeds must look like 0-8 or 0,2,5, got {text!r}") from None
+    if len(seeds) < 2 or min(seeds) < 0 or len(set(seeds)) != len(seeds):
+        raise ValueError(f"seeds must name two or more different seeds >= 0, got {text!r}")
+    return seeds
+
+
+def train_members(like: Path, seeds: list[int], progress: bool = False) -> list[Path]:
+    """The run folders of ``like``'s settings with each of ``seeds``: ``like`` itself for its own seed, else
+    ``<like>-seed<S>``; trained to the end where they are not (resumed from a checkpoint when there is one)."""
+    spec = read_spec(like)
+    folders = []
+    for seed in seeds:
+        if seed == spec.config.seed:
+            folder, member = like, spec
+        else:
+            folder = like.parent / f"{like.name}-seed{seed}"
+            member = dataclasses.replace(spec, config=dataclasses.replace(spec.config, seed=seed))
+        run, _ = Run.open_or_create(folder, member, other_settings=f"settings other than {like}'s with seed {seed}")
+        if not run.finished:
+            print(f"training {folder} (seed {seed})", flush=True)
+            if run.train(progress=progress) != "done":
+                raise SystemExit(f"{folder}: training interrupted; run the command again to continue")
+        folders.append(folder)
+    return folders
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("agents", nargs="+", help="agent files or run folders (two or more)")
+    parser.add_argument("agents", nargs="*", help="agent files or run folders (two or more), or none with --like")
+    parser.add_argument("--like", help="a run folder whose settings the members repeat with other seeds")
+    parser.add_argument("--seeds", help="with --like: the members' seeds, e.g. 0-8")
     parser.add_argument("--out", required=True, help="folder for the merged agent.npz and ensemble.json")
     args = parser.parse_args(argv)
-    paths = [agent_file(p) for p in args.agents]
+    if (args.like is None) == (not args.agents) or (args.like is None) != (args.seeds is None):
+        parser.error("give two or more agents, or --like RUN with --seeds")
+    if args.like is not None:
+        try:
+            seeds = seed_range(args.seeds)
+        except ValueError as exc:
+            parser.error(str(exc))
+        paths = [agent_file(p) for p in train_members(Path(args.like), seeds)]
+    else:
+        paths = [agent_file(p) for p in args.agents]
     agents = [NTupleAgent.load(p, layout="paged") for p in paths]
     merged = merge(agents)
     out = Path(args.out)
