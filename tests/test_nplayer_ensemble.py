@@ -112,3 +112,12 @@ def test_seed_ranges():
     for bad in ("4", "3-3", "a-b", "1,1", "-1,2"):
         with pytest.raises(ValueError):
             ensemble.seed_range(bad)
+
+
+def test_members_with_tcl_merge_into_a_player_without_it():
+    members = [_trained("nim3p", seed, tanh_output=False, tcl="id") for seed in (1, 2)]
+    merged = ensemble.merge(members)
+    assert merged.config.tcl == "none" and merged.net.tcl_n.size == 0
+    for state, player in _afterstates("nim3p", 20):
+        values = [a.afterstate_value(state, player) for a in members]
+        assert merged.afterstate_value(state, player) == pytest.approx(np.mean(values), abs=1e-5)

@@ -45,8 +45,11 @@ def agent_file(path: str | Path) -> Path:
 def merge(agents: list[NTupleAgent]) -> NTupleAgent:
     """One agent that plays as the mean of ``agents``' raw values (see the module docstring).
 
+    The merged agent is for play: settings that only steer learning (step sizes, TCL, teachers) are the first
+    agent's, without TCL (its accumulators are not merged).
+
     Raises ``ValueError`` when the agents cannot be merged: other games or game parameters, other output squash,
-    Q/SARSA networks (one output per action), TCL tables, or other weight-set counts."""
+    symmetries, TD chain or shaping weight, Q/SARSA networks (one output per action), or other weight-set counts."""
     if len(agents) < 2:
         raise ValueError("merge needs at least two agents")
     first = agents[0]
@@ -63,15 +66,13 @@ def merge(agents: list[NTupleAgent]) -> NTupleAgent:
     for agent in agents:
         if agent.net.weights.shape[0] != 1:
             raise ValueError("merge takes TD agents (one output); SARSA/Q networks have one output per action")
-        if agent.net.tcl_n.size:
-            raise ValueError("merge takes agents without TCL tables")
         if agent.net.weights.shape[1] != first.net.weights.shape[1]:
             raise ValueError("cannot merge agents with different numbers of weight sets")
     if len({a.tuples.shape[1] for a in agents}) != 1:
         raise ValueError("merge takes agents whose tuples have one length")
     tuples = np.concatenate([a.tuples for a in agents])
     config = dataclasses.replace(first.config, ntuples="explicit", ntuple_cells=tuple(map(tuple, tuples.tolist())),
-                                 ntuple_count=int(tuples.shape[0]), table_layout="paged")
+                                 ntuple_count=int(tuples.shape[0]), table_layout="paged", tcl="none")
     merged = NTupleAgent(first.game, config, tuples=tuples, layout="paged")
     total = network.lut_size(merged.net)
     shift = 0
