@@ -29,15 +29,16 @@ def _walled_position(game):
 
 def test_the_variant_has_the_games_rules_and_parameters():
     plain = farl_envs.game_spec("chinese_checkers", players=3, max_moves=1000)
-    variant = farl_envs.game_spec(cc_exits.NAME, players=3, max_moves=1000)
+    variant = cc_exits.make_spec(players=3, max_moves=1000)
     assert variant.params == plain.params and np.array_equal(variant.p, plain.p)
     assert variant.afterstate is plain.afterstate and variant.legal_actions is plain.legal_actions
-    assert variant.heuristic is not plain.heuristic
+    assert variant.heuristic is not plain.heuristic and variant.name == cc_exits.NAME
+    assert cc_exits.NAME not in farl_envs.list_games()  # importing the study registers nothing
 
 
 def test_heuristic_equals_the_games_without_walled_in_spoilers_and_counts_them_like_the_racer():
     plain = farl_envs.game_spec("chinese_checkers", players=3, max_moves=1000)
-    variant = farl_envs.game_spec(cc_exits.NAME, players=3, max_moves=1000)
+    variant = cc_exits.make_spec(players=3, max_moves=1000)
     rng, env_rng = np.random.default_rng(3), make_rng(3)
     for _ in range(3):  # random play: pegs of every player drift into the others' targets
         s = np.array(plain.initial_state(plain.p, env_rng), dtype=np.int32)

@@ -8,7 +8,8 @@ the learner the same term: its shaping potential (and so its play, tables + wÂ·Î
 :data:`~studies.nplayer.cc_racer.EXITS_PENALTY` of progress taken off per walled-in spoiler in a player's target.
 
 The rules are the game's own: the variant is registered as ``chinese_checkers_exits`` with Chinese Checkers'
-kernels and only another ``heuristic`` (registered by this module; its agent files load where it is imported).
+kernels and only another ``heuristic`` (registered by :func:`register`, which the commands below call; its agent
+files load only where that is done).
 
     python -m studies.nplayer.cc_exits train --out runs/cc3p-1000-exits-seed0      # resumable
     python -m studies.nplayer.cc_exits eval runs/cc3p-1000-exits-seed0 --games 100 --seed 0
@@ -76,8 +77,11 @@ def make_spec(players: int = 3, max_moves: int = 1000):
     return dataclasses.replace(spec, name=NAME, heuristic=heuristic_with_exits)
 
 
-if NAME not in farl_envs.list_games():
-    farl_envs.register(NAME, make_spec, gymnasium_id="farl/ChineseCheckersExits-v0")
+def register() -> None:
+    """Add the variant to farl's games (once per process): runs, agent files and evaluations name it. Not done on
+    import, so importing the module leaves the registry as it is."""
+    if NAME not in farl_envs.list_games():
+        farl_envs.register(NAME, make_spec, gymnasium_id="farl/ChineseCheckersExits-v0")
 
 
 def run_spec(seed: int, episodes: int, teacher_share: float, max_moves: int) -> RunSpec:
@@ -105,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     ev.add_argument("--games", type=int, default=100, help="games per seat")
     ev.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
+    register()
     if args.command == "train":
         spec = run_spec(args.seed, args.episodes, args.teacher_share, args.max_moves)
         run, _ = Run.open_or_create(args.out, spec)
