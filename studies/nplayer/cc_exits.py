@@ -28,32 +28,10 @@ from farl_agents.evaluate import evaluate
 from farl_agents.learners import NTupleAgent
 from farl_agents.learners.presets import nplayer_config
 from farl_agents.runs import Run, RunSpec
-from farl_envs.games.chinese_checkers import CELLS, HOP, NEIGHBOUR, P_HOMES, P_PLAYERS, POINTS, race_progress
-from studies.nplayer.cc_racer import EXITS_PENALTY
+from farl_envs.games.chinese_checkers import P_PLAYERS, race_progress
+from studies.nplayer.cc_racer import EXITS_PENALTY, walled_in_count
 
 NAME = "chinese_checkers_exits"
-
-
-@njit(cache=True)
-def walled_in_count(p, s, seat):
-    """How many of the others' pegs in ``seat``'s target point have no step and no hop left."""
-    target = (p[P_HOMES + seat] + 3) % 6
-    count = 0
-    for i in range(POINTS.shape[1]):
-        h = POINTS[target, i]
-        peg = s[CELLS + h]
-        if peg == 0 or peg == seat + 1:
-            continue
-        free = False
-        for d in range(NEIGHBOUR.shape[1]):
-            nb = NEIGHBOUR[h, d]
-            behind = HOP[h, d]
-            if nb >= 0 and (s[CELLS + nb] == 0 or (behind >= 0 and s[CELLS + behind] == 0)):
-                free = True
-                break
-        if not free:
-            count += 1
-    return count
 
 
 @njit(cache=True)

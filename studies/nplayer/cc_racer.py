@@ -18,6 +18,7 @@ racer's own pegs), so it fills the point around a spoiler only once the spoiler 
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from farl_envs.core.rng import rng_below
 from farl_envs.core.spec import TERMINAL, TO_MOVE
@@ -33,21 +34,32 @@ def target_holes(p, seat: int) -> np.ndarray:
     return POINTS[(int(p[P_HOMES + seat]) + 3) % 6]
 
 
-def walled_in(game, state: np.ndarray, seat: int) -> int:
-    """How many of the others' pegs in ``seat``'s target point can neither step nor hop."""
+@njit(cache=True)
+def walled_in_count(p, s, seat):
+    """How many of the others' pegs in ``seat``'s target point can neither step nor hop (compiled: the shaping
+    potential of ``cc_exits.py`` counts them for every candidate afterstate)."""
+    target = (p[P_HOMES + seat] + 3) % 6
     count = 0
-    for h in target_holes(game.p, seat):
-        peg = state[CELLS + h]
+    for i in range(POINTS.shape[1]):
+        h = POINTS[target, i]
+        peg = s[CELLS + h]
         if peg == 0 or peg == seat + 1:
             continue
         free = False
         for d in range(NEIGHBOUR.shape[1]):
-            nb, behind = NEIGHBOUR[h, d], HOP[h, d]
-            if nb >= 0 and (state[CELLS + nb] == 0 or (behind >= 0 and state[CELLS + behind] == 0)):
+            nb = NEIGHBOUR[h, d]
+            behind = HOP[h, d]
+            if nb >= 0 and (s[CELLS + nb] == 0 or (behind >= 0 and s[CELLS + behind] == 0)):
                 free = True
                 break
-        count += not free
+        if not free:
+            count += 1
     return count
+
+
+def walled_in(game, state: np.ndarray, seat: int) -> int:
+    """:func:`walled_in_count` of ``game``'s position ``state``."""
+    return int(walled_in_count(game.p, state, seat))
 
 
 def best_turn(game, state: np.ndarray, rng, wall_penalty: float = 0.0) -> tuple[float, int]:
