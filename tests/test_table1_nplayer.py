@@ -155,7 +155,7 @@ def test_smoke_run_end_to_end_and_cached(tmp_path):
         final = json.loads((folder / "final_eval.json").read_text())
         assert final["matchups"][0]["n_games"] == 3  # one game in each of the three seats
         params = json.loads((folder / "run.json").read_text())["game_params"]
-        assert params["players"] == 3 and params["max_moves"] == 300
+        assert params["players"] == 3 and params["max_moves"] == 1000
     # a second call trains nothing: both runs are cached
     logs.clear()
     assert table1.reproduce([row], runs=1, jobs=1, budget="smoke", out=tmp_path, progress=False,

@@ -25,7 +25,7 @@ from farl_agents.players import reset_player
 from farl_envs.core.rng import make_rng
 from farl_envs.core.spec import TERMINAL, TO_MOVE
 from farl_envs.games import chinese_checkers as cc
-from studies.nplayer.cc_racer import EXITS_PENALTY, WholeTurnRacer, target_holes
+from studies.nplayer.cc_racer import WholeTurnRacer, target_holes
 
 
 def play(game, players, seat: int, env_rng, player_rng) -> dict:
@@ -57,7 +57,7 @@ def main(argv=None) -> None:
                     "limit it was trained under: train it under another)")
     args = ap.parse_args(argv)
     if args.agent in ("racer", "racer-exits"):
-        player = WholeTurnRacer(EXITS_PENALTY if args.agent == "racer-exits" else 0.0)
+        player = WholeTurnRacer(cc.WALLED_IN_PENALTY if args.agent == "racer-exits" else 0.0)
         game = farl_envs.game_spec("chinese_checkers", players=3, max_moves=300)
     else:
         player, game = load_player(args.agent)

@@ -18,15 +18,12 @@ racer's own pegs), so it fills the point around a spoiler only once the spoiler 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from farl_envs.core.rng import rng_below
 from farl_envs.core.spec import TERMINAL, TO_MOVE
-from farl_envs.games.chinese_checkers import CELLS, HOP, NEIGHBOUR, P_HOMES, POINTS, race_progress
+from farl_envs.games.chinese_checkers import P_HOMES, POINTS, race_progress, walled_in_count
 
 WIN = float("inf")
-EXITS_PENALTY = 0.2
-"""``racer-exits``' loss of progress per walled-in spoiler (0.2 and 1.0 measured alike; 0.05 less)."""
 
 
 def target_holes(p, seat: int) -> np.ndarray:
@@ -34,31 +31,9 @@ def target_holes(p, seat: int) -> np.ndarray:
     return POINTS[(int(p[P_HOMES + seat]) + 3) % 6]
 
 
-@njit(cache=True)
-def walled_in_count(p, s, seat):
-    """How many of the others' pegs in ``seat``'s target point can neither step nor hop (compiled: the shaping
-    potential of ``cc_exits.py`` counts them for every candidate afterstate)."""
-    target = (p[P_HOMES + seat] + 3) % 6
-    count = 0
-    for i in range(POINTS.shape[1]):
-        h = POINTS[target, i]
-        peg = s[CELLS + h]
-        if peg == 0 or peg == seat + 1:
-            continue
-        free = False
-        for d in range(NEIGHBOUR.shape[1]):
-            nb = NEIGHBOUR[h, d]
-            behind = HOP[h, d]
-            if nb >= 0 and (s[CELLS + nb] == 0 or (behind >= 0 and s[CELLS + behind] == 0)):
-                free = True
-                break
-        if not free:
-            count += 1
-    return count
-
-
 def walled_in(game, state: np.ndarray, seat: int) -> int:
-    """:func:`walled_in_count` of ``game``'s position ``state``."""
+    """How many of the others' pegs in ``seat``'s target can neither step nor hop (the game's
+    :func:`~farl_envs.games.chinese_checkers.walled_in_count`)."""
     return int(walled_in_count(game.p, state, seat))
 
 
@@ -93,7 +68,8 @@ def best_turn(game, state: np.ndarray, rng, wall_penalty: float = 0.0) -> tuple[
 
 
 class WholeTurnRacer:
-    """The player of :func:`best_turn` (``racer``; with ``wall_penalty`` :data:`EXITS_PENALTY`, ``racer-exits``)."""
+    """The player of :func:`best_turn` (``racer``; with ``wall_penalty`` the game heuristic's
+    ``WALLED_IN_PENALTY``, ``racer-exits``)."""
 
     def __init__(self, wall_penalty: float = 0.0):
         self.wall_penalty = float(wall_penalty)

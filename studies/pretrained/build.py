@@ -101,8 +101,8 @@ STRENGTH_PLAN: dict[str, tuple[Measure | SolveRate | ExactReturn, ...]] = {
     # the N-player rows of farl's Table 1 (their opponents and start sets)
     "sim": (Measure("mcts1000", "initial", 20), Measure("maxn1", "initial", 20)),
     "yavalath": (Measure("mcts1000", "initial", 20), Measure("maxn1", "initial", 20)),
-    "chinese_checkers": (Measure("random", "initial", 20), Measure("paranoid2", "initial", 20),
-                         Measure("mcts10", "initial", 20)),
+    "chinese_checkers": (Measure("random", "initial", 20), Measure("paranoid1", "initial", 20),
+                         Measure("paranoid2", "initial", 20), Measure("mcts10", "initial", 20)),
     "einstein_wurfelt_nicht": (Measure("mcts300", "initial", 10),),
     # the games of Cohen-Solal 2020's comparisons
     **{game: (Measure("random", "initial", 10), Measure("mcts100", "initial", 10))

@@ -45,7 +45,7 @@ GAMES = (
 PRETRAINED = (
     ("Sim K12, 3 players (shipped agent)", "sim"),
     ("Yavalath 5, 3 players (shipped agent)", "yavalath"),
-    ("Chinese Checkers, 3 players, 300 turns (shipped agent)", "chinese_checkers"),
+    ("Chinese Checkers, 3 players, 1,000 turns (shipped agent)", "chinese_checkers"),
     ("EWN 6x6, 3 players (shipped agent)", "einstein_wurfelt_nicht"),
 )
 OPENING_PLIES = 2

@@ -222,7 +222,7 @@ ROWS = {r.key: r for r in (
 #: sim12_3p            MCTS 1000                        Sim K12 (GBG's board, shaped preset): initial, every seat
 #: yavalath3p          MCTS 300                         initial position, every seat
 #: yavalath3p_taught   MCTS 1000                        shaped preset, Max-N1 teacher: initial, every seat
-#: chinese_checkers3p  random                           initial position, every seat (300-turn limit)
+#: chinese_checkers3p  random, Paranoid 1               initial position, every seat (1,000-turn limit)
 #: ewn3p               MCTS 300                         initial position (the die is random), every seat
 #: ewn3p_large         MCTS 1000                        60 x 6 tuples, GBG's schedule, 1M episodes: initial
 #: ==================  ===============================  ===================================================
@@ -240,7 +240,8 @@ NPLAYER_ROWS = {r.key: r for r in (
         10_000, 20, 4, quick=Plan(5_000, 1_250, 2, 10), group="nplayer", smoke=NPLAYER_SMOKE),
     Row("yavalath3p_taught", "yavalath", "Yavalath 5, 3 players, taught", (Opponent("mcts1000", "MCTS1000"),),
         "initial", 10_000, 20, 2, quick=Plan(5_000, 1_250, 2, 10), group="nplayer", smoke=NPLAYER_SMOKE),
-    Row("chinese_checkers3p", "chinese_checkers", "Chinese Checkers, 3 players", (Opponent("random", "random"),),
+    Row("chinese_checkers3p", "chinese_checkers", "Chinese Checkers, 3 players",
+        (Opponent("random", "random"), Opponent("paranoid1", "Paranoid1")),
         "initial", 2_000, 10, 2, quick=Plan(5_000, 1_000, 2, 10), group="nplayer", smoke=Plan(4, 2, 1, 1)),
     Row("ewn3p", "einstein_wurfelt_nicht", "EWN 6x6, 3 players (0+1 vs 2)", (Opponent("mcts300", "MCTS300"),),
         "initial", 20_000, 50, 10, quick=Plan(20_000, 5_000, 6, 20), group="nplayer", smoke=NPLAYER_SMOKE),
