@@ -44,11 +44,23 @@ def ensure_writable(folder: Path) -> Path:
     return folder
 
 
+_parent_stop = None
+"""In a worker process of :func:`~farl_agents.backend.local.run_local`: the parent's stop event."""
+
+
+def follow_parent_stop(event) -> None:
+    """Make every :class:`StopRequest` of this process count ``event`` being set as a stop request (a worker's
+    parent was asked to stop: a ``kill`` of the parent reaches no worker by itself)."""
+    global _parent_stop
+    _parent_stop = event
+
+
 class StopRequest:
     """While active, the first Ctrl-C (or SIGTERM) only asks the run to stop at the next safe point.
 
     A second Ctrl-C raises ``KeyboardInterrupt`` at once. Outside the main
-    thread (where handlers cannot be set) it does nothing.
+    thread (where handlers cannot be set) it does nothing. In a worker of
+    ``run_local`` the parent's stop is a request too (:func:`follow_parent_stop`).
     """
 
     SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -60,7 +72,7 @@ class StopRequest:
 
     @property
     def requested(self) -> bool:
-        return self.signum is not None
+        return self.signum is not None or (_parent_stop is not None and _parent_stop.is_set())
 
     def _handle(self, signum, frame):
         if self.signum is not None and signum == signal.SIGINT:

@@ -7,15 +7,17 @@ import multiprocessing
 import signal
 
 from farl_agents.backend.jobs import local_workers
-from farl_agents.safety import StopRequest
+from farl_agents.safety import StopRequest, follow_parent_stop
 
 POLL_SECONDS = 0.5
 """How often the parent process looks for finished tasks and a Ctrl-C."""
 
 
-def _ignore_sigint() -> None:
-    """Worker initializer: idle workers ignore Ctrl-C (a run in progress installs its own handler)."""
+def _init_worker(parent_stop) -> None:
+    """Worker initializer: idle workers ignore Ctrl-C (a run in progress installs its own handler), and the
+    worker's stop requests follow the parent's (``parent_stop``, an event)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    follow_parent_stop(parent_stop)
 
 
 def run_local(fn, tasks: list, jobs: int, report, log, start_method: str = "spawn", stoppable: bool = True) -> list:
@@ -29,7 +31,12 @@ def run_local(fn, tasks: list, jobs: int, report, log, start_method: str = "spaw
     the first Ctrl-C cancels the tasks not started yet and lets the running
     ones checkpoint (with ``stoppable`` False, Ctrl-C is left to the caller's
     handler: an evaluation inside a training run finishes its games and the
-    run stops after it). ``report(result)`` is called as each result arrives.
+    run stops after it). A Ctrl-C in a terminal reaches the workers too, a
+    SIGTERM (``kill``) only this process: so the stop is also passed to the
+    workers as an event every :class:`~farl_agents.safety.StopRequest` in them
+    reads, which stops the running tasks at their next safe point and a task
+    that starts afterwards (the executor may have handed it to a worker
+    already) at its first. ``report(result)`` is called as each result arrives.
     """
     results = []
     workers = local_workers(jobs, len(tasks))
@@ -47,7 +54,9 @@ def run_local(fn, tasks: list, jobs: int, report, log, start_method: str = "spaw
         return results
     ctx = multiprocessing.get_context(start_method)
     with StopRequest(log) if stoppable else contextlib.nullcontext() as stop:
-        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_ignore_sigint) as pool:
+        parent_stop = ctx.Event()
+        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
+                                    initargs=(parent_stop,)) as pool:
             futures = {pool.submit(fn, t): t for t in tasks}
             pending = set(futures)
             while pending:
@@ -62,6 +71,7 @@ def run_local(fn, tasks: list, jobs: int, report, log, start_method: str = "spaw
                     results.append(r)
                     report(r)
                 if stop is not None and stop.requested:
+                    parent_stop.set()
                     for f in pending:
                         f.cancel()
     return results
