@@ -100,3 +100,24 @@ def test_trained_agents_are_measured_from_their_files_or_run_folders(tmp_path, c
     assert folder["self_play"] == file["self_play"] and folder["farl"] and folder["episodes"] == 300
     assert folder["self_play"]["losses"] > 5 and folder["self_play"]["losses_lost"] == 1.0
     assert "| yes | player |" in capsys.readouterr().out
+
+
+def test_more_agents_are_added_to_the_out_file_and_the_ones_in_it_are_kept(tmp_path):
+    """A second ``--agents`` call with the same ``--out`` adds its agents; those measured before are kept as they
+    are and not measured again."""
+    import json
+
+    for seed in (1, 2):
+        agent = NTupleAgent("tictactoe", paper_config("tictactoe", seed=seed, episodes=50))
+        agent.train(50)
+        agent.save(tmp_path / f"a{seed}.npz")
+    out = tmp_path / "m.json"
+    farl_when.main(["--agents", str(tmp_path / "a1.npz"), "--games", "20", "--out", str(out)])
+    first = json.loads(out.read_text())
+    first[0]["marker"] = "kept"  # a measured-again entry would lose it
+    out.write_text(json.dumps(first))
+    farl_when.main(["--agents", str(tmp_path / "a1.npz"), str(tmp_path / "a2.npz"), "--games", "20", "--out",
+                    str(out)])
+    both = json.loads(out.read_text())
+    assert [r["agent"] for r in both] == [str(tmp_path / "a1.npz"), str(tmp_path / "a2.npz")]
+    assert both[0]["marker"] == "kept"

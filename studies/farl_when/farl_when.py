@@ -383,6 +383,18 @@ def _publish(args, results: list[dict], tables) -> None:
     print(text)
 
 
+def _kept(out: str | None, key: str) -> dict:
+    """The entries of the JSON file ``out`` by their ``key`` (none when there is no such file): what a rerun
+    keeps and does not measure again."""
+    if not out:
+        return {}
+    try:
+        with open(out) as f:
+            return {r[key]: r for r in json.load(f)}
+    except FileNotFoundError:
+        return {}
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=400, help="self-play games per game and player kind")
@@ -398,12 +410,16 @@ def main(argv=None) -> None:
                     help="instead: random self-play only, on the descent paper's games (RANDOM_ONLY)")
     ap.add_argument("--agents", nargs="+", metavar="FILE",
                     help="instead: measure these trained agents (agent files or run folders) in their own "
-                         "self-play; --out and --report take their results")
+                         "self-play; --out and --report take their results (agents already in --out are kept "
+                         "and not measured again)")
     ap.add_argument("--epsilon", type=float, help="--agents: exploration of the self-play (default: each agent's "
                     "final ε)")
     args = ap.parse_args(argv)
     if args.agents:
-        _publish(args, measure_agents(args.agents, args.games, args.seed, args.epsilon), report_agents)
+        kept = _kept(args.out, "agent")
+        todo = [p for p in args.agents if str(p) not in kept]
+        _publish(args, list(kept.values()) + measure_agents(todo, args.games, args.seed, args.epsilon),
+                 report_agents)
         return
     if args.one_sided:
         print(json.dumps(one_sided_othello(args.one_sided == "hide", args.episodes, args.seed, args.games)))
@@ -418,13 +434,7 @@ def main(argv=None) -> None:
     bad = [k for k in chosen if k not in known]
     if bad:
         raise SystemExit(f"unknown preset(s) {', '.join(bad)}; known: {', '.join(known)}")
-    done = {}
-    if args.out:
-        try:
-            with open(args.out) as f:
-                done = {r["preset"]: r for r in json.load(f)}
-        except FileNotFoundError:
-            pass
+    done = _kept(args.out, "preset")
     for key in chosen:
         if key in done:
             continue
