@@ -546,7 +546,7 @@ def test_set_state_refuses_impossible_positions_and_illegal_actions_raise():
 @pytest.mark.parametrize("params,message", [
     ({"players": 5}, "players"), ({"players": 1}, "players"), ({"players": "2"}, "players"),
     ({"players": 2, "size": 6}, r"size must be one of \[5\]"), ({"players": 3, "size": 5}, r"\[6\]"),
-    ({"players": 4, "size": 5}, r"\[4, 6\]"), ({"cell_coding": 3}, r"\(0, 1, 2\)"),
+    ({"players": 4, "size": 5}, r"\[4, 6\]"), ({"cell_coding": 4}, r"\(0, 1, 2, 3\)"),
     ({"cell_coding": True}, "cell_coding"), ({"die_rule": "nearest"}, "'official', 'gbg'"),
 ])
 def test_bad_parameters_raise_naming_the_allowed_values(params, message):
@@ -572,7 +572,9 @@ def test_spec_sizes(cfg, n_actions, n_values):
 def test_cell_codings_and_observation():
     # player_0's cubes 1 and 4, player_1's cube 6
     cubes = {(0, 0): (0, 1), (1, 1): (0, 4), (3, 3): (1, 6)}
-    expected = {0: (1, 1, 2), 1: (1, 2, 6), 2: (1, 4, 12)}
+    # coding 3, worked by hand: player_0 with cubes 1 and 4 moves the 1 on rolls 1, 2, 3 (2 and 3 may move
+    # either) and the 4 on rolls 2..6, so both stand on three or more faces; player_1's lone 6 on all six
+    expected = {0: (1, 1, 2), 1: (1, 2, 6), 2: (1, 4, 12), 3: (3, 3, 6)}
     for coding, (v00, v11, v33) in expected.items():
         spec = ewn.make_spec(cell_coding=coding)
         s = _empty(spec, 0, 5, 11)
@@ -593,6 +595,41 @@ def test_cell_codings_and_observation():
     out = np.zeros(16, dtype=np.int32)
     spec.board(spec.p, s, out)
     assert out[0] == 1 and out[1] == 2 and out[4] == 3 and out[3] == 1 + 9  # player_3's cube 1 at (0, 3)
+
+
+@pytest.mark.parametrize("die_rule", ewn.DIE_RULES)
+def test_faces_coding_counts_the_rolls_that_let_a_cube_move(die_rule):
+    """``cell_coding=3`` against the move rules: along random 2-player games, every cube's class is the number of
+    rolls (1..6) for which its player's legal moves include a move of that cube, capped at 3 (in the 2-player
+    game a cube off its goal corner always has a forward step, so "may be chosen" and "may move" agree)."""
+    spec = ewn.make_spec(cell_coding=3, die_rule=die_rule)
+    rng = make_rng(3)
+    classes_seen = set()
+    for _ in range(30):
+        s = spec.initial_state(spec.p, rng)
+        while not s[TERMINAL]:
+            out = np.zeros(25, dtype=np.int32)
+            spec.board(spec.p, s, out)
+            for q in range(2):
+                probe = s.copy()
+                probe[TO_MOVE] = q
+                rolls = np.zeros(25, dtype=np.int64)
+                for roll in range(1, 7):
+                    ewn.apply_roll(spec.p, probe, roll)
+                    for cell in {a // 12 for a in _legal(spec, probe)}:
+                        rolls[cell] += 1
+                for cell in range(25):
+                    code = int(s[ewn.CELLS + cell])
+                    if code and (code - 1) // 6 == q:
+                        assert out[cell] == 1 + 3 * q + min(rolls[cell], 3) - 1
+                        classes_seen.add(min(int(rolls[cell]), 3))
+                    elif not code:
+                        assert out[cell] == 0
+            legal = sorted(_legal(spec, s))
+            s, _rew = _move(spec, s, legal[int(rng_choice_mask(rng, np.ones(len(legal), dtype=np.int8)))])
+            if not s[TERMINAL]:
+                ewn.chance(spec.p, s, rng)
+    assert classes_seen == {1, 2, 3}
 
 
 @pytest.mark.parametrize("cfg", CONFIGS)

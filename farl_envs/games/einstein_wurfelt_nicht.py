@@ -10,7 +10,7 @@ players             2 (as OpenSpiel's ``einstein_wurfelt_nicht``), 3 or 4 (as
                     GBG's ``games/EWN``, Konen's General Board Game playing)
 parameters          ``players=2`` (2, 3 or 4); ``size`` of the square board:
                     5 for 2 players, 6 for 3 players, 4 or 6 (default 6) for 4
-                    players; ``cell_coding=0`` (0, 1 or 2, the n-tuple cell
+                    players; ``cell_coding=0`` (0 to 3, the n-tuple cell
                     values below); ``die_rule="official"`` (or ``"gbg"``,
                     see the rules)
 cubes, die          every player has ``K`` cubes numbered 1..K and the die has
@@ -144,7 +144,12 @@ n-tuple cells (``board``; ``size * size`` cells, row-major)
 * ``cell_coding=1``: ``1 + 3k + g`` with ``g`` the number in three groups,
   (1, 2) -> 0, (3, 4) -> 1, (5, 6) -> 2 for 6 cubes, ``v - 1`` for 3 cubes
   (P = 3 * n_players + 1; GBG's ``CELL_CODING = 1``);
-* ``cell_coding=2``: ``1 + K * k + (v - 1)`` (P = K * n_players + 1).
+* ``cell_coding=2``: ``1 + K * k + (v - 1)`` (P = K * n_players + 1);
+* ``cell_coding=3``: ``1 + 3k + min(f, 3) - 1`` with ``f`` the number of die
+  faces on which the cube may be moved (its own number and the missing
+  numbers it stands next to under the die rule, as in the race below):
+  what a number is worth depends on which of its player's cubes are left,
+  and this coding tells the tuples (P = 3 * n_players + 1).
 
 GBG numbers the same classes with "empty" last; farl puts it first, like
 every farl game. The die is not part of the n-tuple board: afterstates (the
@@ -201,7 +206,8 @@ weakest member (cubes left / K; a side loses when one member has none). A
 player's value is his side's advantage, at most 0.45:
 ``0.25 (threat - other threat) + 0.2 (cubes - other cubes)``.
 
-Version history: v0, first release.
+Version history: v0, first release; ``cell_coding=3`` added on 2026-11-30
+(the rules and the other codings unchanged).
 """
 from __future__ import annotations
 
@@ -230,11 +236,11 @@ from farl_envs.games._einstein_wurfelt_nicht_board import (  # the layout is par
     start_position,  # noqa: F401
     team,
 )
-from farl_envs.games._einstein_wurfelt_nicht_values import heuristic  # the searches' leaf value, see above
+from farl_envs.games._einstein_wurfelt_nicht_values import die_faces, heuristic  # the race's faces; leaf value
 
 #: board sizes allowed per player count, the first being the default
 SIZES = {2: (5,), 3: (6,), 4: (6, 4)}
-CELL_CODINGS = (0, 1, 2)
+CELL_CODINGS = (0, 1, 2, 3)
 DIE_RULES = ("official", "gbg")
 
 
@@ -412,9 +418,27 @@ def apply_chance_outcome(p, s, i):
 
 
 @njit(cache=True)
+def _cube_faces(p, s):
+    """``faces[q, v]``: the number of die faces on which player ``q``'s cube ``v`` (1..K) may be moved, 0 for a
+    cube that is gone (``cell_coding=3``)."""
+    k_cubes = p[P_CUBES]
+    n_players = p[P_PLAYERS]
+    present = np.zeros((n_players, k_cubes + 2), dtype=np.int64)
+    for i in range(p[P_SIZE] * p[P_SIZE]):
+        v = s[CELLS + i]
+        if v != 0:
+            present[(v - 1) // k_cubes, (v - 1) % k_cubes + 1] = 1
+    faces = np.zeros((n_players, k_cubes + 2), dtype=np.int64)
+    for q in range(n_players):
+        die_faces(p, present[q], faces[q])
+    return faces
+
+
+@njit(cache=True)
 def board(p, s, out):
     k_cubes = p[P_CUBES]
     coding = p[P_CODING]
+    faces = _cube_faces(p, s) if coding == 3 else np.zeros((1, 1), dtype=np.int64)
     for i in range(p[P_SIZE] * p[P_SIZE]):
         v = s[CELLS + i]
         if v == 0:
@@ -426,8 +450,10 @@ def board(p, s, out):
                 out[i] = 1 + q
             elif coding == 1:
                 out[i] = 1 + 3 * q + (number // 2 if k_cubes == 6 else number)
-            else:
+            elif coding == 2:
                 out[i] = v
+            else:
+                out[i] = 1 + 3 * q + min(faces[q, number + 1], 3) - 1
 
 
 @njit(cache=True)
@@ -537,7 +563,7 @@ def make_spec(players: int = 2, size: int | None = None, cell_coding: int = 0,
     d_count = 3 * n_players
     n_moves = n2 * d_count * 2
     names = tuple(layout.action_name(size, d_count, a) for a in range(n_moves)) + (("pass",) if has_pass else ())
-    n_values = {0: n_players + 1, 1: 3 * n_players + 1, 2: k * n_players + 1}[cell_coding]
+    n_values = {0: n_players + 1, 1: 3 * n_players + 1, 2: k * n_players + 1, 3: 3 * n_players + 1}[cell_coding]
     return GameSpec(
         name="einstein_wurfelt_nicht", version=0,
         params={"players": n_players, "size": size, "cell_coding": cell_coding, "die_rule": die_rule}, p=p,
