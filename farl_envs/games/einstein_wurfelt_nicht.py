@@ -146,8 +146,9 @@ n-tuple cells (``board``; ``size * size`` cells, row-major)
   (P = 3 * n_players + 1; GBG's ``CELL_CODING = 1``);
 * ``cell_coding=2``: ``1 + K * k + (v - 1)`` (P = K * n_players + 1);
 * ``cell_coding=3``: ``1 + 3k + min(f, 3) - 1`` with ``f`` the number of die
-  faces on which the cube may be moved (its own number and the missing
-  numbers it stands next to under the die rule, as in the race below):
+  faces on which the roll lets its player choose the cube (its own number
+  and the missing numbers it stands next to under the die rule, as in the
+  race below):
   what a number is worth depends on which of its player's cubes are left,
   and this coding tells the tuples (P = 3 * n_players + 1).
 
@@ -419,8 +420,8 @@ def apply_chance_outcome(p, s, i):
 
 @njit(cache=True)
 def _cube_faces(p, s):
-    """``faces[q, v]``: the number of die faces on which player ``q``'s cube ``v`` (1..K) may be moved, 0 for a
-    cube that is gone (``cell_coding=3``)."""
+    """``faces[q, v]``: the number of die faces on which the roll lets player ``q`` choose its cube ``v`` (1..K),
+    0 for a cube that is gone (``cell_coding=3``)."""
     k_cubes = p[P_CUBES]
     n_players = p[P_PLAYERS]
     present = np.zeros((n_players, k_cubes + 2), dtype=np.int64)
