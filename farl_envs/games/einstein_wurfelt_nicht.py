@@ -436,10 +436,26 @@ def _cube_faces(p, s):
 
 
 @njit(cache=True)
+def _board_by_faces(p, s, out):
+    """``board`` for ``cell_coding=3``: each cube as its player and its die faces, 1, 2 or 3 and more."""
+    k_cubes = p[P_CUBES]
+    faces = _cube_faces(p, s)
+    for i in range(p[P_SIZE] * p[P_SIZE]):
+        v = s[CELLS + i]
+        if v == 0:
+            out[i] = 0
+        else:
+            q = (v - 1) // k_cubes
+            out[i] = 1 + 3 * q + min(faces[q, (v - 1) % k_cubes + 1], 3) - 1
+
+
+@njit(cache=True)
 def board(p, s, out):
     k_cubes = p[P_CUBES]
     coding = p[P_CODING]
-    faces = _cube_faces(p, s) if coding == 3 else np.zeros((1, 1), dtype=np.int64)
+    if coding == 3:  # the only coding that reads the whole board per cube
+        _board_by_faces(p, s, out)
+        return
     for i in range(p[P_SIZE] * p[P_SIZE]):
         v = s[CELLS + i]
         if v == 0:
@@ -451,10 +467,8 @@ def board(p, s, out):
                 out[i] = 1 + q
             elif coding == 1:
                 out[i] = 1 + 3 * q + (number // 2 if k_cubes == 6 else number)
-            elif coding == 2:
-                out[i] = v
             else:
-                out[i] = 1 + 3 * q + min(faces[q, number + 1], 3) - 1
+                out[i] = v
 
 
 @njit(cache=True)
