@@ -22,6 +22,7 @@ LONGEST_FIRST = (
     "test_descent_games.py",  # (~40)
     "test_ply_chain.py",      # (~35)
     "test_shaping.py",        # Chinese Checkers learning with shaping, capped games through both drivers (~45)
+    "test_expected_targets.py",  # EWN's loop with expected targets, compiled and through the AEC path (~60)
     "test_examples.py",       # (~30)
     "test_readme.py",         # every README command (~25)
     "test_families.py",       # (~25)

@@ -14,7 +14,7 @@ import pytest
 from numba import njit, typeof
 
 import farl_envs
-from farl_agents.opponents.search_hooks import SEARCH_LOOPS, zero_heuristic
+from farl_agents.opponents.search_hooks import SEARCH_LOOPS
 from farl_envs.core.kernels import KernelsType, kernels_of, shared_sources
 from farl_envs.core.playout import random_playout
 from farl_envs.core.rng import make_rng, rng_choice_mask, rng_choice_mask_counted
@@ -65,7 +65,7 @@ def test_the_stamp_sees_the_modules_of_the_hooks_a_game_declares():
     """A game's leaf evaluation or chance enumeration may live outside its rules module: its file joins the stamp,
     so a search loop compiled with the old one is not reused (the type names only the five kernels)."""
     g = farl_envs.game_spec("tictactoe")
-    with_hook = kernels_of(dataclasses.replace(g, heuristic=zero_heuristic))
+    with_hook = kernels_of(dataclasses.replace(g, heuristic=farl_envs.game_spec("yavalath").heuristic))
     assert with_hook.names == kernels_of(g).names
     assert with_hook.stamp != kernels_of(g).stamp
 

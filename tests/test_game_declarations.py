@@ -129,7 +129,7 @@ def test_every_declared_view_is_a_drawing_of_the_browser_page():
 def test_what_the_agents_read_comes_from_the_spec():
     """Start sets, search hooks and fixed n-tuples are the game's, found through its spec only."""
     from farl_agents.ntuple.sets import fixed_set
-    from farl_agents.opponents.search_hooks import has_heuristic
+    from farl_envs.core.hooks import has_heuristic
 
     ttt, othello = SPECS["tictactoe"], SPECS["othello"]
     assert len(start_states(ttt, "table1")) == 10  # the start and the 9 positions after one move
@@ -152,7 +152,7 @@ def test_no_game_name_table_is_left_in_the_agents():
                        ("farl_agents/serve/app.py", "GAME_SPECIFIC_VIEWS"),
                        ("farl_agents/ntuple/sets.py", "FIXED_SET_PARAMS"),
                        ("farl_agents/descent/heuristics.py", "_PIECE_GAMES"),
-                       ("farl_agents/opponents/search_hooks.py", "getattr(module, \"chance_outcome_count\"")):
+                       ("farl_envs/core/hooks.py", "getattr(module, \"chance_outcome_count\"")):
         assert gone not in (ROOT / path).read_text(encoding="utf-8"), (path, gone)
     assert not (ROOT / "farl_agents" / "opponents" / "heuristics.py").exists()
 

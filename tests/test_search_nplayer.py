@@ -12,7 +12,7 @@ import pytest
 import farl_envs
 from farl_agents.opponents.maxn import MaxN
 from farl_agents.opponents.paranoid import Paranoid
-from farl_agents.opponents.search_hooks import zero_heuristic
+from farl_envs.core.hooks import zero_heuristic
 from farl_envs.core.rng import make_rng
 from farl_envs.core.spec import HEADER, PLY, TERMINAL, TO_MOVE
 from farl_envs.games import _einstein_wurfelt_nicht_values as ewn_values

@@ -22,6 +22,7 @@ from farl_agents.ntuple.budget import check_network_memory, network_bytes
 from farl_agents.ntuple.network import Net, board_indices, build_net, value
 from farl_agents.ntuple.sets import make_set
 from farl_agents.ntuple.traces import TRACE_MODES, horizon_entries, make_traces
+from farl_envs.core.hooks import hooks_of
 from farl_envs.core.rng import make_rng
 from farl_envs.core.spec import TO_MOVE, GameSpec
 from farl_envs.numba_setup import fast_inline_copies
@@ -67,6 +68,19 @@ def check_against_game(config: LearnerConfig, game) -> None:
         if not isinstance(game, GameSpec):
             raise ValueError("shaping reads the game's heuristic on kernel states: farl's own games only")
         potential_of(game, config.shaping)  # ValueError when the game declares no heuristic
+    expected_target_hooks(game, config)
+
+
+def expected_target_hooks(game, config: LearnerConfig):
+    """The game's chance hooks for ``chance_target = "expected"`` (:mod:`farl_envs.core.hooks`),
+    None for sampled targets. ValueError when the game cannot take expected targets: not one of farl's own games,
+    no chance events, or chance outcomes it does not enumerate."""
+    if config.chance_target == "sampled":
+        return None
+    if not isinstance(game, GameSpec) or not game.has_chance:
+        raise ValueError(f"chance_target='expected' takes the expectation over a game's chance events: "
+                         f"{game.id} has none (farl's own games with dice or tiles only)")
+    return hooks_of(game, heuristic=False)  # ValueError when the game does not enumerate its outcomes
 
 
 def network_outputs(config: LearnerConfig, game) -> int:
@@ -146,6 +160,7 @@ class NTupleAgent:
         self.memory = td_farl.make_memory(*sizes) if cfg.algo == "td" else sarsa_farl.make_memory(*sizes)
         self.kernels = kernels_of(g) if native else None
         self.potential = potential_of(g, cfg.shaping) if native else NO_POTENTIAL
+        self.chance_hooks = expected_target_hooks(g, cfg) if native else None
         self.params = td_farl.TDParams(
             gamma=float(cfg.gamma), lam=float(cfg.lam), trace_mode=TRACE_MODES[cfg.trace_mode],
             learn_from_random=bool(cfg.learn_from_random_moves), tanh_output=bool(cfg.tanh_output),
@@ -191,7 +206,8 @@ class NTupleAgent:
             if cfg.teacher:
                 teaching.train_with_teacher(self, self.teacher(), alphas, epsilons, results)
             elif cfg.algo == "td":
-                td_farl.self_play(self.kernels, self.potential, *common[1:], self.agent_rng, self.env_rng, results)
+                td_farl.self_play(self.kernels, self.potential, *common[1:], self.agent_rng, self.env_rng, results,
+                                  self.chance_hooks)
             else:
                 sarsa_farl.self_play(*common, cfg.algo == "sarsa", bool(cfg.sarsa_reselect), self.agent_rng,
                                      self.env_rng, results)
@@ -252,7 +268,8 @@ class NTupleAgent:
         args = (env, self.net, self.params, self.memory, self.traces, alpha, epsilon, self.agent_rng)
         opening = (cfg.random_start_prob, cfg.random_start_plies, cfg.carry_traces)
         if cfg.algo == "td":
-            result = td_farl.play_episode_aec(*args, *opening, pot=self.potential, p=self.game.p)
+            result = td_farl.play_episode_aec(*args, *opening, pot=self.potential, p=self.game.p,
+                                              kernels=self.kernels, hooks=self.chance_hooks)
         else:
             result = sarsa_farl.play_episode_aec(*args, cfg.algo == "sarsa", cfg.sarsa_reselect, *opening)
         self.episodes_done += 1

@@ -22,6 +22,7 @@ TCL_MODES = ("none", "id", "exp")
 NTUPLE_KINDS = ("fixed", "random-walk", "random-points", "explicit")
 TABLE_LAYOUTS = ("auto", "dense", "paged")
 TD_CHAINS = ("player", "ply")
+CHANCE_TARGETS = ("sampled", "expected")
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,13 @@ class LearnerConfig:
     ``ply``. Under ``ply`` the last update of a game already moves the other players' values of the last
     afterstate before the end to their final rewards, which is what final adaptation adds to ``player``:
     ``farl`` and ``farl_terminal`` have no effect there."""
+    chance_target: str = "sampled"
+    """TD, player-centred chain, games with chance (dice): ``sampled`` — a player's TD target is the value of its
+    next afterstate, made after the roll that actually came (the papers' learner); ``expected`` — the part of
+    that target which the roll before the player's move and its answer decide is replaced by its expectation
+    over the roll's outcomes, each answered greedily (the game's declared ``chance_outcome_count`` /
+    ``apply_chance_outcome``): the targets lose the noise of the dice, at the cost of valuing every outcome's
+    candidates on each move. farl's own games, player-centred chain, no teacher."""
     tanh_output: bool = True
     """σ = tanh on the output ("output sigmoid"), else identity."""
     use_symmetry: bool = True
@@ -158,6 +166,10 @@ class LearnerConfig:
         need(self.td_chain in TD_CHAINS, f"td_chain must be one of {TD_CHAINS}, got {self.td_chain!r}")
         need(self.td_chain == "player" or self.algo == "td",
              f"td_chain='ply' is a TD learner's chain of afterstates; algo {self.algo!r} needs td_chain='player'")
+        need(self.chance_target in CHANCE_TARGETS,
+             f"chance_target must be one of {CHANCE_TARGETS}, got {self.chance_target!r}")
+        need(self.chance_target == "sampled" or (self.algo == "td" and self.td_chain == "player" and not self.teacher),
+             "chance_target='expected' needs algo td, td_chain player and no teacher")
         need(self.table_layout in TABLE_LAYOUTS,
              f"table_layout must be one of {TABLE_LAYOUTS}, got {self.table_layout!r}")
         need(self.alpha > 0, "alpha must be > 0")

@@ -34,7 +34,8 @@ adaptation off."""
 DEFAULT_ALGO = "td-farl"
 FLAGS = ConfigFlags(LearnerConfig, skip=("algo", "farl"), choices={
     "alpha_schedule": config_module.SCHEDULES, "epsilon_schedule": config_module.SCHEDULES,
-    "trace_mode": config_module.TRACE_MODES, "tcl": config_module.TCL_MODES, "ntuples": config_module.NTUPLE_KINDS})
+    "trace_mode": config_module.TRACE_MODES, "tcl": config_module.TCL_MODES,
+    "chance_target": config_module.CHANCE_TARGETS, "ntuples": config_module.NTUPLE_KINDS})
 BUDGET_FLAG = "--episodes"
 
 

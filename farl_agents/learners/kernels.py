@@ -48,7 +48,7 @@ KernelsType = _core.KernelsType
 LEARNER_LOOPS = ("farl_agents/ntuple/*.py", "farl_agents/learners/td_farl.py", "farl_agents/learners/sarsa_farl.py",
                  "farl_agents/learners/kernels.py")
 """The sources of the learners' cached loops (joined in the stamp to the game's module and ``farl_envs``' shared
-sources)."""
+sources, the chance hooks of TD's expected targets among them)."""
 
 
 def kernels_of(game) -> _core.Kernels:

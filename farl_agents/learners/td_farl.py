@@ -27,6 +27,15 @@ The tables learn V_p − w·Φ_p, and the agent's value of an afterstate x is
 their output plus w·Φ_p(x) (0 + w·Φ_p(x) for a final x), which the greedy
 choice maximises: a fresh agent plays greedily on the heuristic.
 
+``LearnerConfig.chance_target = "expected"`` (player-centred chain, games with chance) takes the roll out
+of the TD target: when a chance event came just before p's move, the part of p's target that the event and p's
+answer decide, r_move + γ·(V_p(s') + w·Φ_p(s')), is replaced by its expectation over the event's outcomes,
+each outcome answered greedily (:func:`expected_greedy_score`; the outcomes are the game's declared
+``chance_outcome_count`` / ``apply_chance_outcome``, as the expectimax searches use them). The update then
+no longer depends on which face came up, the largest source of noise in a dice game's targets; the move
+played is still the one the actual roll allows. Both drivers, on farl's own games (the outcomes are applied to
+kernel states).
+
 ``LearnerConfig.td_chain = "ply"`` swaps the player-centred chain for one
 through every ply. With two players it is Alg. 1 of Thill, Bagheri, Koch &
 Konen 2014: each ply's afterstate moves towards the next ply's, seen from the
@@ -69,6 +78,7 @@ from numba import njit
 from farl_agents.learners import kernels as K
 from farl_agents.ntuple.network import board_indices, board_indices_from, one_layout, value
 from farl_agents.ntuple.traces import adapt, adapt_chain, clear_traces, cut_traces, push
+from farl_envs.core import hooks as SH
 from farl_envs.core.kernel_utils import borrowed, copy_state
 from farl_envs.core.rng import rng_argmax, rng_below, rng_choice_mask, rng_uniform
 from farl_envs.core.spec import TERMINAL, TO_MOVE
@@ -120,6 +130,8 @@ class Memory(NamedTuple):
     potential_out: np.ndarray   # float64[N]        the heuristic vector of the last afterstate played (shaping)
     ply_cum: np.ndarray       # float64[N]  cumulative reward of every player when the last afterstate was made
     ply_potential: np.ndarray  # float64[N]  every player's Φ of the last afterstate (per-ply chain, shaping)
+    pre_chance: np.ndarray    # int32[state_size]   the afterstate before the last chance event (expected targets)
+    roll_state: np.ndarray    # int32[state_size]   scratch: one outcome of that event (expected targets)
 
 
 def make_memory(n_players: int, n_actions: int, n_sym: int, m: int, n_cells: int, state_size: int) -> Memory:
@@ -131,7 +143,8 @@ def make_memory(n_players: int, n_actions: int, n_sym: int, m: int, n_cells: int
                   np.zeros(state_size, np.int32),
                   np.zeros(2 * n_cells, np.int32), np.zeros(n_actions, np.int8), np.zeros(n_players),
                   np.full(1, -1, np.int64), np.zeros(n_players), np.zeros(n_actions), np.zeros(n_players),
-                  np.zeros(n_players), np.zeros(n_players))
+                  np.zeros(n_players), np.zeros(n_players), np.zeros(state_size, np.int32),
+                  np.zeros(state_size, np.int32))
 
 
 # ----------------------------------------------------------------------------
@@ -170,14 +183,42 @@ def choose_move(net, prm, mem, player, n_cand, epsilon, rng):
     """
     if epsilon > 0.0 and rng_uniform(rng) < epsilon:
         return rng_below(rng, n_cand), True
+    greedy_scores(net, prm, mem, player, n_cand)
+    return rng_argmax(mem.scores, n_cand, rng), False
+
+
+@njit(cache=True, inline="always")
+def greedy_scores(net, prm, mem, player, n_cand):
+    """``mem.scores[k]`` = r + γ·(V_p(x) + w·Φ_p(x)) of each candidate x, V = 0 when x ends the game (the
+    network's part V_p(x) to ``mem.cand_value[k]``); returns the highest score (−inf without candidates)."""
     own = table_of(prm, mem.cum.shape[0], player, player)
+    best = -np.inf
     for k in range(n_cand):
         v = 0.0 if mem.cand_terminal[k] else value(net, own, 0, mem.cand_idx[k], prm.tanh_output)
         mem.cand_value[k] = v
         if prm.shaping != 0.0:
             v += prm.shaping * mem.cand_potential[k]
         mem.scores[k] = mem.cand_reward[k] + prm.gamma * v
-    return rng_argmax(mem.scores, n_cand, rng), False
+        best = max(best, mem.scores[k])
+    return best
+
+
+@njit(cache=True)
+def expected_greedy_score(kernels, hooks, pot, p, net, prm, mem):
+    """The expectation, over the outcomes of the chance event that follows the afterstate ``mem.pre_chance``, of
+    the best greedy score (:func:`greedy_scores`) of the player who moves after it: the part of that player's TD
+    target that the event and its answer decide, under ``chance_target = "expected"`` (module docstring).
+
+    An outcome that leaves no legal move counts 0. Uses ``mem.roll_state`` and the candidate arrays as scratch
+    (so the caller fills the actual position's candidates afterwards)."""
+    total = 0.0
+    for i in range(SH.chance_outcome_count(hooks, p, mem.pre_chance)):
+        copy_state(mem.pre_chance, mem.roll_state)
+        prob = SH.apply_chance_outcome(hooks, p, mem.roll_state, i)
+        n = fill_candidates(kernels, pot, p, mem.roll_state, net, prm, mem)
+        if n > 0:
+            total += prob * greedy_scores(net, prm, mem, mem.roll_state[TO_MOVE], n)
+    return total
 
 
 @njit(cache=True, inline="always")
@@ -202,7 +243,7 @@ def next_value(net, prm, table, after_idx, next_terminal, after_value):
 
 @njit(cache=True, inline="always")
 def after_move(net, traces, prm, mem, player, after_idx, step_rewards, next_terminal, was_random, alpha, train,
-               after_value, after_potential):
+               after_value, after_potential, expected_score=np.nan):
     """Everything that follows ``player``'s move (Alg. 2, AdaptAgentV and FinalAdaptAgents).
 
     ``after_idx``: the move's afterstate s'; ``step_rewards``: the reward delta
@@ -210,7 +251,9 @@ def after_move(net, traces, prm, mem, player, after_idx, step_rewards, next_term
     s'' (after any chance event) ends the game; ``after_value``: V_player(s')
     when the caller knows it from the choice of the move (no weight has changed
     since), NaN to compute it here; ``after_potential``: Φ_player(s') (shaping;
-    at the end of the game ``mem.potential_out`` holds every player's Φ of s').
+    at the end of the game ``mem.potential_out`` holds every player's Φ of s'); ``expected_score``: under
+    ``chance_target = "expected"`` the expectation of the move's part of the target over the chance event before
+    it (:func:`expected_greedy_score`), NaN for the sampled target.
     """
     for i in range(mem.cum.shape[0]):
         mem.cum[i] += step_rewards[i] * prm.reward_scale
@@ -225,14 +268,20 @@ def after_move(net, traces, prm, mem, player, after_idx, step_rewards, next_term
                 mem.ply_potential[i] = mem.potential_out[i]
     elif train and mem.has_last[player]:
         r = mem.cum[player] - mem.last_cum[player]
-        v_next = next_value(net, prm, player, after_idx, next_terminal, after_value)
-        if prm.shaping != 0.0:  # r + w·(γ·Φ(s') - Φ(s_last)), Φ of a final s' included
-            r += prm.shaping * (prm.gamma * after_potential - mem.last_potential[player])
+        if expected_score == expected_score:  # the move's reward, value and potential, in expectation over the roll
+            target = r - step_rewards[player] * prm.reward_scale + expected_score
+            if prm.shaping != 0.0:
+                target -= prm.shaping * mem.last_potential[player]
+        else:
+            v_next = next_value(net, prm, player, after_idx, next_terminal, after_value)
+            if prm.shaping != 0.0:  # r + w·(γ·Φ(s') - Φ(s_last)), Φ of a final s' included
+                r += prm.shaping * (prm.gamma * after_potential - mem.last_potential[player])
+            target = r + prm.gamma * v_next
         if was_random and not prm.learn_from_random:
             if prm.trace_mode == 1 or prm.trace_mode == 3:  # res / rr: a random move cuts the traces
                 cut_traces(traces, player, prm.reset_all)
         else:
-            adapt_towards(net, traces, prm, player, mem.last_idx[player], r + prm.gamma * v_next, alpha)
+            adapt_towards(net, traces, prm, player, mem.last_idx[player], target, alpha)
     copy_indices(after_idx, mem.last_idx[player])  # a loop: an array slice assignment costs seconds of compiling
     mem.has_last[player] = True
     mem.last_cum[player] = mem.cum[player]
@@ -385,11 +434,13 @@ def copy_indices(src, dst):
 
 @njit(cache=True)
 def self_play(kernels, pot, p, net, prm, mem, traces, alphas, epsilons, start_prob, start_plies, carry_traces,
-              agent_rng, env_rng, results):
+              agent_rng, env_rng, results, hooks=None):
     """Train by self-play for ``len(alphas)`` episodes (episode k uses ``alphas[k]``, ``epsilons[k]``).
 
     ``kernels`` is the game's :func:`~farl_agents.learners.kernels.kernels_of`, ``pot`` its
-    :func:`~farl_agents.learners.kernels.potential_of` (shaping's Φ, or none).
+    :func:`~farl_agents.learners.kernels.potential_of` (shaping's Φ, or none), ``hooks`` its
+    :func:`~farl_envs.core.hooks.hooks_of` for ``chance_target = "expected"`` (None: sampled
+    targets; numba then compiles no part of the expectation).
     ``results[k]`` receives episode k's final cumulative (unscaled) reward of
     every player followed by its number of plies.
 
@@ -398,12 +449,12 @@ def self_play(kernels, pot, p, net, prm, mem, traces, alphas, epsilons, start_pr
     and only this small outer call once per table layout.
     """
     self_play_loop(kernels, pot, p, one_layout(net), prm, mem, traces, alphas, epsilons, start_prob, start_plies,
-                   carry_traces, agent_rng, env_rng, results)
+                   carry_traces, agent_rng, env_rng, results, hooks)
 
 
 @njit(cache=True)
 def self_play_loop(kernels, pot, p, net, prm, mem, traces, alphas, epsilons, start_prob, start_plies,
-                   carry_traces, agent_rng, env_rng, results):
+                   carry_traces, agent_rng, env_rng, results, hooks):
     """:func:`self_play`'s loop, for nets of one numba type (:func:`~farl_agents.ntuple.network.one_layout`)."""
     # every array argument is held by the caller until we return: borrow them (no reference counting)
     p, net, mem, traces = borrowed(p), borrowed(net), borrowed(mem), borrowed(traces)
@@ -418,12 +469,17 @@ def self_play_loop(kernels, pot, p, net, prm, mem, traces, alphas, epsilons, sta
         start_episode(mem, traces, carry_traces)
         plies = 0
         known = False  # mem.board / mem.state_idx hold s (the chosen afterstate's, when no chance event followed)
+        rolled = False  # a chance event followed the last move, from mem.pre_chance (expected targets)
         while s[TERMINAL] == 0 and (prm.episode_plies == 0 or plies < prm.episode_plies):
+            player = s[TO_MOVE]
+            expected = np.nan
+            if hooks is not None:
+                if rolled and mem.has_last[player]:  # before the candidates: it uses their arrays as scratch
+                    expected = expected_greedy_score(kernels, hooks, pot, p, net, prm, mem)
             if not known:
                 K.board_inline(kernels, p, s, mem.board[: mem.board.shape[0] // 2])
                 board_indices(net, mem.board[: mem.board.shape[0] // 2], mem.state_idx)
             n = fill_candidates_known(kernels, pot, p, s, net, prm, mem)
-            player = s[TO_MOVE]
             if plies == 0 and prm.learn_start and not prm.ply_chain:  # GBG: V(start) learns from the first move
                 before = (player - 1 + n_players) % n_players
                 copy_indices(mem.state_idx, mem.last_idx[before])
@@ -434,9 +490,12 @@ def self_play_loop(kernels, pot, p, net, prm, mem, traces, alphas, epsilons, sta
                 K.potential(pot, p, s, mem.potential_out, player)
             known = True
             if s[TERMINAL] == 0:
+                if hooks is not None:
+                    copy_state(s, mem.pre_chance)
                 known = K.chance_inline(kernels, p, s, env_rng) < 0  # -1: no chance event, s is the afterstate
+            rolled = not known
             after_move(net, traces, prm, mem, player, mem.cand_idx[k], mem.rewards, s[TERMINAL] != 0, was_random,
-                       alphas[e], True, np.nan if was_random else mem.cand_value[k], mem.cand_potential[k])
+                       alphas[e], True, np.nan if was_random else mem.cand_value[k], mem.cand_potential[k], expected)
             if known and s[TERMINAL] == 0:
                 K.board_inline(kernels, p, s, mem.board[: mem.board.shape[0] // 2])
                 copy_indices(mem.cand_idx[k], mem.state_idx)
@@ -451,14 +510,18 @@ def self_play_loop(kernels, pot, p, net, prm, mem, traces, alphas, epsilons, sta
 # ----------------------------------------------------------------------------
 def play_episode_aec(env, net, prm, mem, traces, alpha: float, epsilon: float, agent_rng,
                      start_prob: float = 0.0, start_plies: int = 0, carry_traces: bool = False,
-                     train: bool = True, pot: K.Potential = K.NO_POTENTIAL, p=None) -> dict:
+                     train: bool = True, pot: K.Potential = K.NO_POTENTIAL, p=None, kernels=None,
+                     hooks=None) -> dict:
     """Play one self-play episode through ``env``'s AEC loop, learning as :func:`self_play` does.
 
     ``env`` is reset by the caller. Uses only ``env.unwrapped.afterstates()``,
     the observations' action masks, ``rewards`` and ``terminations`` / ``truncations`` (a game stopped by a
     move cap is truncated; the compiled loop ends it on the kernel's terminal flag like any other end).
     With shaping (``prm.shaping`` not 0) Φ of each candidate comes from ``pot`` on the afterstate's kernel
-    state (``Afterstate.state``) and the game's parameter vector ``p``: farl's own envs only.
+    state (``Afterstate.state``) and the game's parameter vector ``p``: farl's own envs only. So do expected
+    targets (``hooks``: the game's chance hooks, with its learner ``kernels``): the played afterstate's kernel
+    state is the position before the chance event, whose outcomes :func:`expected_greedy_score` enumerates
+    when the mover of the next turn has a last afterstate to adapt.
     Returns the final cumulative reward of every agent.
     """
     raw = env.unwrapped
@@ -473,6 +536,7 @@ def play_episode_aec(env, net, prm, mem, traces, alpha: float, epsilon: float, a
     step_rewards = np.zeros(len(agents))
     totals = dict.fromkeys(agents, 0.0)
     plies = 0
+    rolled = False  # a chance event followed the last afterstate played, held in mem.pre_chance (expected targets)
     for agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
@@ -482,6 +546,9 @@ def play_episode_aec(env, net, prm, mem, traces, alpha: float, epsilon: float, a
             break
         plies += 1
         player = agents.index(agent)
+        expected = np.nan
+        if hooks is not None and rolled and mem.has_last[player]:
+            expected = expected_greedy_score(kernels, hooks, pot, p, net, prm, mem)
         options = raw.afterstates()
         n = 0
         for a, after in options.items():
@@ -495,11 +562,15 @@ def play_episode_aec(env, net, prm, mem, traces, alpha: float, epsilon: float, a
         k, was_random = choose_move(net, prm, mem, player, n, epsilon, agent_rng)
         if prm.shaping != 0.0:  # every player's Φ of the afterstate played, for final adaptation
             K.potential(pot, p, options[int(mem.cand_action[k])].state, mem.potential_out, player)
+        played = options[int(mem.cand_action[k])]
         env.step(int(mem.cand_action[k]))
+        rolled = hooks is not None and not played.terminal and SH.chance_outcome_count(hooks, p, played.state) > 0
+        if rolled:
+            mem.pre_chance[:] = played.state
         for i, ag in enumerate(agents):
             step_rewards[i] = raw.rewards.get(ag, 0.0)
             totals[ag] += step_rewards[i]
         after_move(net, traces, prm, mem, player, mem.cand_idx[k], step_rewards,
                    bool(raw.terminations.get(agent, False) or raw.truncations.get(agent, False)), was_random,
-                   alpha, train, np.nan, mem.cand_potential[k])
+                   alpha, train, np.nan, mem.cand_potential[k], expected)
     return totals

@@ -3,7 +3,7 @@
 The searches of this package (Max-N, Paranoid, expectimax-N, and the PUCT search of
 :mod:`~farl_agents.opponents.puct`) value a position where they stop with a vector of each player's
 expected future reward. Without an agent that is the game's declared heuristic
-(:mod:`~farl_agents.opponents.search_hooks`); *wrapped* around a trained n-tuple agent it is the agent's
+(:mod:`farl_envs.core.hooks`); *wrapped* around a trained n-tuple agent it is the agent's
 own afterstate value, which is how GBG's wrappers (Scheiermann & Konen 2022; GBG's ``MaxN2Wrapper``,
 ``ExpectimaxNWrapper``, ``MCTSWrapperAgent``) make a learned agent stronger at test time without training
 it further.
@@ -38,7 +38,7 @@ from numba.extending import overload
 
 from farl_agents.learners.kernels import Potential, potential
 from farl_agents.ntuple.network import Net, board_indices, value
-from farl_agents.opponents.search_hooks import heuristic
+from farl_envs.core.hooks import heuristic
 from farl_envs.core.kernels import board
 
 

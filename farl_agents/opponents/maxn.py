@@ -12,7 +12,7 @@ terminal node is worth the zero vector and an inner node
 nicht!'s die, 2048's tile) the afterstate of a move is a *chance node*: its
 value is the expectation ``sum_i P(i) V(s_a with outcome i)`` over every
 outcome, enumerated by the compiled ``chance_outcome_count`` /
-``apply_chance_outcome`` its spec declares (:mod:`~.search_hooks`; the
+``apply_chance_outcome`` its spec declares (:mod:`farl_envs.core.hooks`; the
 same outcomes and probabilities as its Python ``chance_outcomes``). This is
 Michie's (1966) expectimax with Max-N's vectors at the decision nodes. A
 chance node does not count as a ply of the depth.
@@ -59,14 +59,9 @@ from numba import njit
 
 from farl_agents.opponents.leaf_sources import agent_leaf
 from farl_agents.opponents.leaf_values import final_value, leaf_value
-from farl_agents.opponents.search_hooks import (
-    apply_chance_outcome,
-    chance_outcome_count,
-    has_heuristic,
-    hooks_of,
-    search_kernels,
-)
+from farl_agents.opponents.search_hooks import search_kernels
 from farl_agents.players import check_search_state
+from farl_envs.core.hooks import apply_chance_outcome, chance_outcome_count, has_heuristic, hooks_of
 from farl_envs.core.kernel_utils import copy_state
 from farl_envs.core.kernels import afterstate, legal_actions
 from farl_envs.core.rng import mix64, rng_below
@@ -167,7 +162,7 @@ def maxn_search(kernels, hooks, leaf, p, root, depth,
     """Expectimax-N values of every legal root action, ``depth`` moves deep.
 
     ``kernels`` is the game's :func:`~.search_hooks.search_kernels`, ``hooks``
-    its :func:`~.search_hooks.hooks_of` (heuristic, chance outcomes), ``leaf``
+    its :func:`~farl_envs.core.hooks.hooks_of` (heuristic, chance outcomes), ``leaf``
     the leaf evaluation of :mod:`~.leaf_values` (``None``: the heuristic).
 
     ``root_vals[a]`` receives the value vector of legal action ``a`` (other

@@ -23,7 +23,7 @@ kernels never give them the turn.
 **Chance** (EinStein würfelt nicht!'s die, 2048's tile): the afterstate of a
 move is a chance node worth the expectation of its outcomes (expectiminimax,
 Michie 1966), enumerated as in Max-N
-(:mod:`~farl_agents.opponents.search_hooks`). The children of a chance node
+(:mod:`farl_envs.core.hooks`). The children of a chance node
 are searched with a full window (no pruning across it; the bounds of
 Ballard 1983 (Star1) are not used), so pruning happens between chance layers only.
 
@@ -59,13 +59,9 @@ from numba import njit
 from farl_agents.opponents.leaf_sources import agent_leaf
 from farl_agents.opponents.leaf_values import final_value, leaf_value
 from farl_agents.opponents.maxn import TIE_EPS, _pick_best
-from farl_agents.opponents.search_hooks import (
-    apply_chance_outcome,
-    chance_outcome_count,
-    hooks_of,
-    search_kernels,
-)
+from farl_agents.opponents.search_hooks import search_kernels
 from farl_agents.players import check_search_state
+from farl_envs.core.hooks import apply_chance_outcome, chance_outcome_count, hooks_of
 from farl_envs.core.kernel_utils import copy_state
 from farl_envs.core.kernels import afterstate, legal_actions
 from farl_envs.core.spec import TERMINAL, TO_MOVE, GameSpec
@@ -153,7 +149,7 @@ def paranoid_search(kernels, hooks, leaf, p, root, depth,
                     root_vals):
     """Paranoid values (for the player to move at ``root``) of the root actions, ``depth`` moves deep.
 
-    ``kernels``/``hooks``: :func:`~.search_hooks.search_kernels` / :func:`~.search_hooks.hooks_of` of the game;
+    ``kernels``/``hooks``: :func:`~.search_hooks.search_kernels` / :func:`~farl_envs.core.hooks.hooks_of` of the game;
     ``leaf``: the leaf evaluation of :mod:`~.leaf_values` (``None``: the game's heuristic).
     ``root_vals[a]`` receives the value of each legal action ``a`` (exact within ``TIE_EPS`` of the best,
     else an upper bound below it); ``val[0]`` the root's value. Level buffers: ``depth + 1`` rows without

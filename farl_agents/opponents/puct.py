@@ -68,9 +68,10 @@ from farl_agents.ntuple.budget import check_search_memory
 from farl_agents.opponents.leaf_sources import search_leaf
 from farl_agents.opponents.leaf_values import NTupleLeaf, final_value, leaf_value
 from farl_agents.opponents.mcts import MAX_ITERATIONS, _most_visited, root_statistics
-from farl_agents.opponents.search_hooks import hooks_of, search_kernels
+from farl_agents.opponents.search_hooks import search_kernels
 from farl_agents.opponents.value_protocol import checked_values
 from farl_agents.players import check_search_state
+from farl_envs.core.hooks import hooks_of
 from farl_envs.core.kernels import afterstate, chance, legal_actions
 from farl_envs.core.spec import TERMINAL, TO_MOVE, GameSpec
 
