@@ -560,9 +560,9 @@ def play_episode_aec(env, net, prm, mem, traces, alpha: float, epsilon: float, a
                 mem.cand_potential[n] = K.potential(pot, p, after.state, mem.potential_out, player)
             n += 1
         k, was_random = choose_move(net, prm, mem, player, n, epsilon, agent_rng)
-        if prm.shaping != 0.0:  # every player's Φ of the afterstate played, for final adaptation
-            K.potential(pot, p, options[int(mem.cand_action[k])].state, mem.potential_out, player)
         played = options[int(mem.cand_action[k])]
+        if prm.shaping != 0.0:  # every player's Φ of the afterstate played, for final adaptation
+            K.potential(pot, p, played.state, mem.potential_out, player)
         env.step(int(mem.cand_action[k]))
         rolled = hooks is not None and not played.terminal and SH.chance_outcome_count(hooks, p, played.state) > 0
         if rolled:
