@@ -1,0 +1,334 @@
+"""Search-distilled values: fit a trained n-tuple agent to what a PUCT search around it says its moves are worth.
+
+Why: on 2-player EinStein würfelt nicht (``docs/results/nplayer_learning.md`` §9) every merged TD learner wins
+about 59 % against MCTS1000 bare, whatever its settings, while the same agent inside PUCT 10,000 (the search
+wrapper of Scheiermann & Konen 2022, ``farl_agents.opponents.puct``) wins about 63 %. TD's targets look one roll
+ahead; the search looks many plies ahead through the agent's own values. This study takes the search's values as
+regression targets for the bare network, once, starting from the agent's weights: one improvement step of the
+kind AlphaZero repeats (Silver et al. 2018 fit a value net to search results), with an n-tuple network.
+
+Two steps, each resumable:
+
+1. ``generate``: games in which both seats are played by the agent inside PUCT (``--iterations``). At every
+   position with two or more legal moves the search's root statistics give each move's visit count and its
+   mean return for the mover; every move searched at least ``--min-visits`` times whose afterstate does not end
+   the game becomes a sample ``(afterstate, mover, mean return)``. The move played is drawn in proportion to the
+   visits for the first ``--explore-plies`` plies (more varied positions) and is the most visited one after.
+   Games come in chunks of ``--chunk-games`` with their own seeds (``chunk-00007.npz``, written atomically); a
+   chunk already on disk is not played again, so a stopped run continues where it was.
+2. ``fit``: the agent's weights move towards the samples' targets by plain stochastic gradient steps on the
+   squared error (the TD learner's own update rule, with the target given), for ``--epochs`` passes in a
+   seeded random order. Each chunk whose number ends in 9 is held out; the page of the run (``fit.json``) gives
+   the mean squared error on the held-out samples before and after, so an over-fitted step size shows.
+
+The targets are in the game's reward units; the tables learn them less the agent's shaping term (an agent
+trained with progress shaping values a position as its tables plus ``w·Φ``), as the TD learner's tables do.
+
+Run::
+
+    python -m studies.nplayer.distill generate --agent runs/nplayer/ewn2-c3-exp-len7-1m-ens8 \\
+        --iterations 10000 --chunks 0-39 --chunk-games 25 --jobs 2 --out runs/nplayer/distill-ens8-p10k
+    python -m studies.nplayer.distill fit --agent runs/nplayer/ewn2-c3-exp-len7-1m-ens8 \\
+        --data runs/nplayer/distill-ens8-p10k --alpha 0.05 --epochs 2 --out runs/nplayer/ewn2-distilled
+
+The fitted agent is an ordinary farl agent (``<out>/agent.npz``): ``farl eval <out> --vs mcts1000``.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from farl_agents.atomic import atomic_file, atomic_write_json
+from farl_agents.backend import run_tasks
+from farl_agents.learners import td_farl
+from farl_agents.learners.agent import NTupleAgent
+from farl_agents.learners.kernels import potential
+from farl_agents.ntuple.network import apply_change, board_indices, value
+from farl_agents.openings import seeded_rng
+from farl_agents.opponents.puct import PUCT
+from farl_agents.safe_files import read_json
+from farl_envs.core.spec import TERMINAL, TO_MOVE
+
+SETTINGS = ("agent", "iterations", "chunk_games", "min_visits", "explore_plies", "seed")
+"""What a data folder's chunks depend on (``settings.json``): a resumed run must repeat them."""
+HELD_OUT_DIGIT = 9
+"""Chunks whose number ends in this digit are held out of the fit and measure it."""
+_ENV, _PLAYER = 0, 1
+
+
+def agent_file(path) -> Path:
+    """An agent file, or a run folder's ``agent.npz``."""
+    path = Path(path)
+    return path / "agent.npz" if path.is_dir() else path
+
+
+def chunk_path(out: Path, chunk: int) -> Path:
+    return out / f"chunk-{chunk:05d}.npz"
+
+
+# ----------------------------------------------------------------------------------------------- generate
+def search_samples(game, search, state, rng, min_visits: int):
+    """Search ``state``; return ``(samples, visits)``: one ``(afterstate, mover, mean return)`` per legal move
+    searched at least ``min_visits`` times whose afterstate does not end the game, and every move's visits."""
+    visits, returns = search.search(game, state, rng)
+    mask = np.zeros(game.n_actions, dtype=np.int8)
+    game.legal_actions(game.p, state, mask)
+    mover = int(state[TO_MOVE])
+    rewards = np.zeros(game.n_players)
+    samples = []
+    for a in np.flatnonzero(mask):
+        if visits[a] < min_visits:
+            continue
+        after = np.array(state, dtype=np.int32, copy=True)
+        game.afterstate(game.p, after, int(a), after, rewards)
+        if after[TERMINAL]:
+            continue
+        samples.append((after, mover, float(returns[a, mover])))
+    return samples, np.where(mask != 0, visits, 0.0)
+
+
+def play_chunk(task: dict) -> dict:
+    """Play one chunk's games (see the module docstring) and write its samples; a worker's task."""
+    out = Path(task["out"])
+    path = chunk_path(out, task["chunk"])
+    if path.exists():
+        return {"status": "kept", "chunk": task["chunk"]}
+    agent = NTupleAgent.load(agent_file(task["agent"]))
+    game = agent.game
+    search = PUCT(agent, task["iterations"])
+    afters, movers, targets = [], [], []
+    positions = plies_total = 0
+    started = time.time()
+    for g in range(task["chunk_games"]):
+        env_rng = seeded_rng(task["seed"], task["chunk"], g, _ENV)
+        rng = seeded_rng(task["seed"], task["chunk"], g, _PLAYER)
+        choose = np.random.default_rng([task["seed"], task["chunk"], g])
+        s = game.initial_state(game.p, env_rng)
+        rewards = np.zeros(game.n_players)
+        mask = np.zeros(game.n_actions, dtype=np.int8)
+        ply = 0
+        while not s[TERMINAL]:
+            game.legal_actions(game.p, s, mask)
+            legal = np.flatnonzero(mask)
+            if legal.size == 1:
+                a = int(legal[0])
+            else:
+                samples, visits = search_samples(game, search, s, rng, task["min_visits"])
+                positions += 1
+                for after, mover, target in samples:
+                    afters.append(after)
+                    movers.append(mover)
+                    targets.append(target)
+                if ply < task["explore_plies"]:
+                    a = int(choose.choice(game.n_actions, p=visits / visits.sum()))
+                else:
+                    a = int(np.argmax(visits))
+            game.afterstate(game.p, s, a, s, rewards)
+            if game.has_chance and not s[TERMINAL]:
+                game.chance(game.p, s, env_rng)
+            ply += 1
+        plies_total += ply
+    arrays = {"afterstates": np.array(afters, dtype=np.int32).reshape(-1, game.state_size),
+              "movers": np.array(movers, dtype=np.int8), "targets": np.array(targets, dtype=np.float64)}
+    with atomic_file(path, "wb") as fh:
+        np.savez(fh, **arrays)
+    return {"status": "done", "chunk": task["chunk"], "samples": len(targets), "positions": positions,
+            "plies": plies_total, "seconds": round(time.time() - started, 1)}
+
+
+def check_settings(out: Path, settings: dict) -> None:
+    """Write ``settings.json`` on the first run; refuse other settings on a resumed one."""
+    path = out / "settings.json"
+    if path.exists():
+        old = read_json(path)
+        if old != settings:
+            diff = {k: (old.get(k), settings.get(k)) for k in SETTINGS if old.get(k) != settings.get(k)}
+            raise SystemExit(f"{out} holds chunks of other settings (was, now): {diff}; use another --out")
+    else:
+        atomic_write_json(path, settings)
+
+
+def generate(args) -> int:
+    out = Path(args.out)
+    settings = {"agent": str(args.agent), "iterations": args.iterations, "chunk_games": args.chunk_games,
+                "min_visits": args.min_visits, "explore_plies": args.explore_plies, "seed": args.seed}
+    NTupleAgent.load(agent_file(args.agent))  # a clear error now, not in every worker
+    check_settings(out, settings)
+    tasks = [dict(settings, chunk=c, out=str(out)) for c in args.chunks if not chunk_path(out, c).exists()]
+    print(f"{len(args.chunks) - len(tasks)} chunks on disk, {len(tasks)} to play", flush=True)
+
+    def report(r: dict) -> None:
+        if r["status"] == "done":
+            print(f"chunk {r['chunk']}: {r['samples']} samples from {r['positions']} positions, "
+                  f"{r['plies']} plies, {r['seconds']} s", flush=True)
+
+    run_tasks(play_chunk, tasks, jobs=args.jobs, progress=not args.quiet, desc="chunks", on_result=report,
+              describe=lambda r: f"chunk {r['chunk']}: {r.get('samples', 0)} samples")
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------- fit
+def load_samples(data: Path, chunks: list[int]):
+    """The samples of ``chunks`` (files on disk), concatenated: afterstates, movers, targets."""
+    afters, movers, targets = [], [], []
+    for c in chunks:
+        with np.load(chunk_path(data, c), allow_pickle=False) as z:
+            afters.append(z["afterstates"])
+            movers.append(z["movers"])
+            targets.append(z["targets"])
+    if not afters:
+        return np.zeros((0, 0), np.int32), np.zeros(0, np.int8), np.zeros(0)
+    return np.concatenate(afters), np.concatenate(movers).astype(np.int64), np.concatenate(targets)
+
+
+def table_inputs(agent: NTupleAgent, afters: np.ndarray, movers: np.ndarray, targets: np.ndarray):
+    """Each sample's n-tuple board, and its target in table units: the target in the network's reward scale less
+    the agent's shaping term ``w·Φ_mover`` (see the module docstring)."""
+    game, cfg = agent.game, agent.config
+    boards = np.zeros((len(targets), game.n_cells), dtype=np.int32)
+    shaped = np.zeros(len(targets))
+    phi = np.zeros(game.n_players)
+    for k in range(len(targets)):
+        game.board(game.p, afters[k], boards[k])
+        if cfg.shaping != 0.0:
+            shaped[k] = cfg.shaping * potential(agent.potential, game.p, afters[k], phi, int(movers[k]))
+    return boards, targets * cfg.reward_scale - shaped
+
+
+@njit(cache=True)
+def fit_pass(net, boards, movers, targets, order, alpha, tanh_output, idx, skip, train):
+    """One pass over ``order``: each sample's squared error (before its own step), summed; with ``train``, a
+    gradient step of size ``alpha`` on it (``alpha / (m · N_S)`` per weight, as the TD learner's)."""
+    step = alpha / (idx.shape[0] * idx.shape[1])
+    total = 0.0
+    for k in order:
+        board_indices(net, boards[k], idx)
+        v = value(net, movers[k], 0, idx, tanh_output)
+        err = targets[k] - v
+        total += err * err
+        if train:
+            grad = 1.0 - v * v if tanh_output else 1.0
+            apply_change(net, movers[k], 0, idx, step, err * grad, False, 0.0, skip)
+    return total
+
+
+def squared_error(agent: NTupleAgent, boards, movers, targets, order=None, alpha: float = 0.0) -> float:
+    """The mean squared error of ``agent``'s tables on the samples (in table units; the shaping term cancels);
+    with ``alpha > 0`` it also trains on them, in ``order``, and the error is each sample's before its step."""
+    if len(targets) == 0:
+        return float("nan")
+    order = np.arange(len(targets)) if order is None else order
+    own = np.array([td_farl.table_of(agent.params, agent.game.n_players, int(m), int(m)) for m in range(
+        agent.game.n_players)], dtype=np.int64)
+    idx = np.empty(agent.net.sym_cells.shape[:2], dtype=np.int64)
+    skip = np.zeros((0, 0), dtype=np.bool_)
+    total = fit_pass(agent.net, boards, own[movers], targets, order, float(alpha), agent.params.tanh_output, idx,
+                     skip, alpha > 0.0)
+    return total / len(targets) / agent.config.reward_scale ** 2
+
+
+def fit(args) -> int:
+    data, out = Path(args.data), Path(args.out)
+    settings = read_json(data / "settings.json")
+    chunks = sorted(int(p.stem.split("-")[1]) for p in data.glob("chunk-*.npz"))
+    held = [c for c in chunks if c % 10 == HELD_OUT_DIGIT]
+    train = [c for c in chunks if c % 10 != HELD_OUT_DIGIT]
+    if not train:
+        raise SystemExit(f"{data} has no training chunks (chunks ending in {HELD_OUT_DIGIT} are held out)")
+    agent = NTupleAgent.load(agent_file(args.agent))
+    if agent.config.algo != "td" or agent.net.weights.shape[0] != 1:
+        raise SystemExit("fit takes a TD agent (one output per weight set)")
+    if not 0.0 < args.tanh_clip < 1.0:
+        raise SystemExit(f"--tanh-clip must be in (0, 1), got {args.tanh_clip}")
+    afters, movers_train, raw_train = load_samples(data, train)
+    boards_train, targets_train = table_inputs(agent, afters, movers_train, raw_train)
+    afters, movers_held, raw_held = load_samples(data, held)
+    boards_held, targets_held = table_inputs(agent, afters, movers_held, raw_held)
+    if agent.params.tanh_output:
+        targets_train = np.clip(targets_train, -args.tanh_clip, args.tanh_clip)
+        targets_held = np.clip(targets_held, -args.tanh_clip, args.tanh_clip)
+    before = squared_error(agent, boards_held, movers_held, targets_held)
+    train_before = squared_error(agent, boards_train, movers_train, targets_train)
+    print(f"{len(targets_train):,} training samples ({len(train)} chunks), {len(targets_held):,} held out "
+          f"({len(held)} chunks); held-out MSE before {before:.5f}, training MSE before {train_before:.5f}", flush=True)
+    order_rng = np.random.default_rng(args.seed)
+    epochs = []
+    for e in range(args.epochs):
+        order = order_rng.permutation(len(targets_train))
+        during = squared_error(agent, boards_train, movers_train, targets_train, order, args.alpha)
+        after = squared_error(agent, boards_held, movers_held, targets_held)
+        epochs.append({"epoch": e + 1, "training_mse_during": round(during, 6), "held_out_mse": round(after, 6)})
+        print(f"epoch {e + 1}: training MSE during the pass {during:.5f}, held-out MSE {after:.5f}", flush=True)
+    agent.save(out / "agent.npz")
+    atomic_write_json(out / "fit.json", {
+        "agent": str(args.agent), "data": str(data), "data_settings": settings, "alpha": args.alpha,
+        "epochs": args.epochs, "seed": args.seed, "tanh_clip": args.tanh_clip, "training_chunks": len(train),
+        "held_out_chunks": len(held), "training_samples": int(len(targets_train)),
+        "held_out_samples": int(len(targets_held)), "held_out_mse_before": round(before, 6),
+        "training_mse_before": round(train_before, 6), "passes": epochs})
+    print(f"wrote {out / 'agent.npz'} and {out / 'fit.json'}", flush=True)
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------- CLI
+def chunk_range(text: str) -> list[int]:
+    """``"0-39"`` or ``"3,5"`` as a list of chunk numbers."""
+    try:
+        if "-" in text:
+            low, high = (int(x) for x in text.split("-"))
+            chunks = list(range(low, high + 1))
+        else:
+            chunks = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"chunks look like 0-39 or 3,5, got {text!r}") from None
+    if not chunks or min(chunks) < 0:
+        raise argparse.ArgumentTypeError(f"chunks must be numbers >= 0, got {text!r}")
+    return chunks
+
+
+def positive_int(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return n
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="step", required=True)
+    gen = sub.add_parser("generate", help="play searched games and keep the search's values (resumable)")
+    gen.add_argument("--agent", required=True, help="agent file or run folder (a TD n-tuple agent)")
+    gen.add_argument("--iterations", type=positive_int, default=10000, help="PUCT iterations per move")
+    gen.add_argument("--chunks", type=chunk_range, required=True, help="chunk numbers to play, e.g. 0-39")
+    gen.add_argument("--chunk-games", type=positive_int, default=25, help="games per chunk")
+    gen.add_argument("--min-visits", type=positive_int, default=200, help="a move's visits for it to be a sample")
+    gen.add_argument("--explore-plies", type=int, default=4, help="plies whose move is drawn by the visits")
+    gen.add_argument("--seed", type=int, default=0)
+    gen.add_argument("--jobs", type=positive_int, default=1)
+    gen.add_argument("--quiet", action="store_true")
+    gen.add_argument("--out", required=True, help="folder for the chunks and settings.json")
+    fitp = sub.add_parser("fit", help="fit the agent's tables to the samples")
+    fitp.add_argument("--agent", required=True, help="the agent to start from (file or run folder)")
+    fitp.add_argument("--data", required=True, help="a folder written by generate")
+    fitp.add_argument("--alpha", type=float, default=0.05, help="step size (as the TD learners' alpha)")
+    fitp.add_argument("--epochs", type=positive_int, default=2)
+    fitp.add_argument("--tanh-clip", type=float, default=0.99, help="targets clipped to ±this for a tanh output")
+    fitp.add_argument("--seed", type=int, default=0, help="seed of the passes' order")
+    fitp.add_argument("--out", required=True, help="folder for agent.npz and fit.json")
+    args = parser.parse_args(argv)
+    if args.step == "generate" and args.explore_plies < 0:
+        parser.error("--explore-plies must be >= 0")
+    if args.step == "fit" and not (np.isfinite(args.alpha) and args.alpha > 0):
+        parser.error(f"--alpha must be > 0, got {args.alpha}")
+    return generate(args) if args.step == "generate" else fit(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,150 @@
+"""Search-distilled values (studies/nplayer/distill.py): the samples are the search's values from the mover's side,
+the chunks resume, and the fit moves the tables towards the targets net of the agent's shaping term."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import farl_envs
+from farl_agents.learners import NTupleAgent
+from farl_agents.learners.config import LearnerConfig
+from farl_agents.opponents.puct import PUCT
+from farl_envs.core.rng import make_rng
+from farl_envs.core.spec import TERMINAL, TO_MOVE
+from studies.nplayer import distill
+
+EWN = ("einstein_wurfelt_nicht", {"players": 2, "size": 5, "cell_coding": 3})
+
+
+def _agent(game="tictactoe", params=None, **settings) -> NTupleAgent:
+    spec = farl_envs.game_spec(game, **(params or {}))
+    config = LearnerConfig(ntuples="random-walk", ntuple_count=4, ntuple_length=3, seed=3, **settings)
+    agent = NTupleAgent(spec, config)
+    agent.train(200)
+    return agent
+
+
+def _tictactoe(cells: str) -> np.ndarray:
+    """A tic-tac-toe position from 9 characters (x, o, .), x to move when the counts are equal."""
+    spec = farl_envs.game_spec("tictactoe")
+    s = np.array(spec.initial_state(spec.p, make_rng(0)), dtype=np.int32)
+    rewards = np.zeros(2)
+    xs = [i for i, c in enumerate(cells) if c == "x"]
+    os_ = [i for i, c in enumerate(cells) if c == "o"]
+    for k in range(len(xs) + len(os_)):
+        cell = xs[k // 2] if k % 2 == 0 else os_[k // 2]
+        spec.afterstate(spec.p, s, cell, s, rewards)
+    assert not s[TERMINAL]
+    return s
+
+
+def test_samples_are_the_movers_values_of_the_searched_moves():
+    # o to move must block x's row 0-1-2 at cell 2; every other reply loses at once to x's win
+    spec = farl_envs.game_spec("tictactoe")
+    state = _tictactoe("xx..o....")
+    assert state[TO_MOVE] == 1
+    search = PUCT(_agent(), 3000)
+    samples, visits = distill.search_samples(spec, search, state, make_rng(5), min_visits=1)
+    legal = np.zeros(spec.n_actions, dtype=np.int8)
+    spec.legal_actions(spec.p, state, legal)
+    assert set(np.flatnonzero(visits)) <= set(np.flatnonzero(legal))
+    by_cell = {}
+    for after, mover, target in samples:
+        assert mover == 1
+        changed = np.flatnonzero(after[3:] != state[3:])
+        assert len(changed) >= 1 and not after[TERMINAL]
+        by_cell[int(np.flatnonzero(legal)[[np.array_equal(after, _after(spec, state, a))
+                                          for a in np.flatnonzero(legal)]][0])] = target
+    assert 2 in by_cell and len(by_cell) >= 4
+    # the block holds the game; every other move loses: their values for o are near -1
+    others = [v for c, v in by_cell.items() if c != 2]
+    assert by_cell[2] > -0.3
+    assert max(others) < -0.7
+
+
+def _after(spec, state, a):
+    after = np.array(state, copy=True)
+    spec.afterstate(spec.p, after, int(a), after, np.zeros(spec.n_players))
+    return after
+
+
+def test_generate_resumes_and_refuses_other_settings(tmp_path, capsys):
+    agent_path = tmp_path / "agent.npz"
+    _agent().save(agent_path)
+    out = tmp_path / "data"
+    argv = ["generate", "--agent", str(agent_path), "--iterations", "50", "--min-visits", "5", "--chunks", "0,9",
+            "--chunk-games", "3", "--quiet", "--out", str(out)]
+    assert distill.main(argv) == 0
+    files = sorted(p.name for p in out.glob("chunk-*.npz"))
+    assert files == ["chunk-00000.npz", "chunk-00009.npz"]
+    stamp = (out / "chunk-00000.npz").stat().st_mtime_ns
+    capsys.readouterr()
+    assert distill.main(argv) == 0
+    assert "2 chunks on disk, 0 to play" in capsys.readouterr().out
+    assert (out / "chunk-00000.npz").stat().st_mtime_ns == stamp
+    with np.load(out / "chunk-00000.npz", allow_pickle=False) as z:
+        assert len(z["targets"]) > 0 and np.all(np.abs(z["targets"]) <= 1.0)
+        assert set(np.unique(z["movers"])) <= {0, 1}
+        assert not z["afterstates"][:, TERMINAL].any()
+    with pytest.raises(SystemExit, match="other settings"):
+        distill.main([*argv[:4], "60", *argv[5:]])
+
+
+def test_table_targets_are_the_targets_less_the_shaping_term():
+    game, params = EWN
+    agent = _agent(game, params, shaping=0.5, tanh_output=True)
+    spec = agent.game
+    rng = np.random.default_rng(1)
+    env_rng = make_rng(2)
+    afters, movers = [], []
+    s = np.array(spec.initial_state(spec.p, env_rng), dtype=np.int32)
+    mask = np.zeros(spec.n_actions, dtype=np.int8)
+    while len(afters) < 30:
+        if s[TERMINAL]:
+            s = np.array(spec.initial_state(spec.p, env_rng), dtype=np.int32)
+        spec.legal_actions(spec.p, s, mask)
+        mover = int(s[TO_MOVE])
+        spec.afterstate(spec.p, s, int(rng.choice(np.flatnonzero(mask))), s, np.zeros(2))
+        if not s[TERMINAL]:
+            afters.append(s.copy())
+            movers.append(mover)
+            spec.chance(spec.p, s, env_rng)
+    afters, movers = np.array(afters), np.array(movers)
+    targets = rng.uniform(-0.8, 0.8, len(afters))
+    boards, table_targets = distill.table_inputs(agent, afters, movers, targets)
+    # the agent values x as tables + w·Φ: so tables(x) - table_target = value(x) - target, sample by sample
+    errors = [(agent.afterstate_value(a, m) - t) ** 2 for a, m, t in zip(afters, movers, targets)]
+    assert distill.squared_error(agent, boards, movers, table_targets) == pytest.approx(np.mean(errors), rel=1e-9)
+    assert not np.allclose(table_targets, targets)  # the shaping term is there to take off
+
+
+def test_fit_moves_the_values_towards_the_targets(tmp_path):
+    agent = _agent()
+    agent_path = tmp_path / "agent.npz"
+    agent.save(agent_path)
+    data = tmp_path / "data"
+    assert distill.main(["generate", "--agent", str(agent_path), "--iterations", "200", "--min-visits", "10",
+                         "--chunks", "0,1,9", "--chunk-games", "4", "--quiet", "--out", str(data)]) == 0
+    out = tmp_path / "fitted"
+    assert distill.main(["fit", "--agent", str(agent_path), "--data", str(data), "--alpha", "0.5", "--epochs", "5",
+                         "--out", str(out)]) == 0
+    page = json.loads((out / "fit.json").read_text())
+    fitted = NTupleAgent.load(out / "agent.npz")
+    afters, movers, targets = distill.load_samples(data, [0, 1])
+    boards, table_targets = distill.table_inputs(fitted, afters, movers, np.clip(targets, -0.99, 0.99))
+    after_fit = distill.squared_error(fitted, boards, movers, table_targets)
+    assert page["training_samples"] == len(targets) and page["held_out_chunks"] == 1
+    assert after_fit < 0.5 * page["training_mse_before"]
+    assert page["passes"][-1]["held_out_mse"] != page["held_out_mse_before"]
+
+
+def test_fit_refuses_a_folder_without_training_chunks(tmp_path):
+    agent_path = tmp_path / "agent.npz"
+    _agent().save(agent_path)
+    data = tmp_path / "data"
+    assert distill.main(["generate", "--agent", str(agent_path), "--iterations", "20", "--min-visits", "2",
+                         "--chunks", "9", "--chunk-games", "1", "--quiet", "--out", str(data)]) == 0
+    with pytest.raises(SystemExit, match="no training chunks"):
+        distill.main(["fit", "--agent", str(agent_path), "--data", str(data), "--out", str(tmp_path / "f")])
