@@ -148,3 +148,42 @@ def test_fit_refuses_a_folder_without_training_chunks(tmp_path):
                          "--chunks", "9", "--chunk-games", "1", "--quiet", "--out", str(data)]) == 0
     with pytest.raises(SystemExit, match="no training chunks"):
         distill.main(["fit", "--agent", str(agent_path), "--data", str(data), "--out", str(tmp_path / "f")])
+
+
+class FirstGreedy:
+    """The agent's greedy move, ties to the lowest action (as PUCT's selection takes the first of equal scores)."""
+
+    def __init__(self, agent):
+        self.agent = agent
+
+    def act(self, game, state, rng):
+        mask = np.zeros(game.n_actions, dtype=np.int8)
+        game.legal_actions(game.p, state, mask)
+        mover = int(state[TO_MOVE])
+        scores = []
+        for a in np.flatnonzero(mask):
+            after, rewards = np.array(state, copy=True), np.zeros(game.n_players)
+            game.afterstate(game.p, after, int(a), after, rewards)
+            later = 0.0 if after[TERMINAL] else self.agent.afterstate_value(after, mover)
+            scores.append(rewards[mover] + later)
+        return int(np.flatnonzero(mask)[int(np.argmax(scores))])
+
+
+def test_agreement_with_a_two_iteration_search_is_the_agents_own_choice(tmp_path):
+    # PUCT's second iteration visits the root move of the largest prior, the agent's greedy choice (softmax of its
+    # values, the first of equals); so that choice agrees with the search everywhere at no cost, and an untrained
+    # agent (all values 0, ties drawn at random) does not
+    game, params = EWN
+    trained = _agent(game, params, tanh_output=True)
+    untrained = NTupleAgent(trained.game, trained.config)
+    result = distill.agreement(trained, [FirstGreedy(trained), untrained], iterations=2, positions=60, seed=1)
+    assert result["positions"] == 60
+    assert result["agreement"][0] == 1.0 and result["mean_cost"][0] == 0.0
+    assert result["agreement"][1] < 0.9
+    out = tmp_path / "agree.json"
+    path = tmp_path / "a.npz"
+    trained.save(path)
+    assert distill.main(["agree", "--search-agent", str(path), "--agents", str(path), "--iterations", "2",
+                         "--positions", "10", "--out", str(out)]) == 0
+    page = json.loads(out.read_text())
+    assert page["positions"] == 10 and 0.5 <= page["agreement"][0] <= 1.0

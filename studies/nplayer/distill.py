@@ -21,6 +21,10 @@ Two steps, each resumable:
    seeded random order. Each chunk whose number ends in 9 is held out; the page of the run (``fit.json``) gives
    the mean squared error on the held-out samples before and after, so an over-fitted step size shows.
 
+3. ``agree`` (a diagnostic): on positions of an agent's own greedy games, how often bare agents play the move the
+   search around it visits most, and what their choices cost by the search's values: a low-noise proxy for how
+   close a fitted agent has come to its searched self.
+
 The targets are in the game's reward units; the tables learn them less the agent's shaping term (an agent
 trained with progress shaping values a position as its tables plus ``w·Φ``), as the TD learner's tables do.
 
@@ -30,6 +34,9 @@ Run::
         --iterations 10000 --chunks 0-39 --chunk-games 25 --jobs 2 --out runs/nplayer/distill-ens8-p10k
     python -m studies.nplayer.distill fit --agent runs/nplayer/ewn2-c3-exp-len7-1m-ens8 \\
         --data runs/nplayer/distill-ens8-p10k --alpha 0.05 --epochs 2 --out runs/nplayer/ewn2-distilled
+
+    python -m studies.nplayer.distill agree --search-agent runs/nplayer/ewn2-c3-exp-len7-1m-ens8 \
+        --agents runs/nplayer/ewn2-c3-exp-len7-1m-ens8 runs/nplayer/ewn2-distilled --positions 300
 
 The fitted agent is an ordinary farl agent (``<out>/agent.npz``): ``farl eval <out> --vs mcts1000``.
 """
@@ -274,6 +281,61 @@ def fit(args) -> int:
     return 0
 
 
+# ----------------------------------------------------------------------------------------------- agree
+def agreement(search_agent: NTupleAgent, agents: list, iterations: int, positions: int, seed: int) -> dict:
+    """How often each of ``agents`` (bare, greedy) plays the move PUCT ``iterations`` around ``search_agent``
+    visits most, and what each choice costs by the search's own values, on the positions of ``search_agent``'s
+    own greedy games (from ``seed``) where two or more moves are legal.
+
+    The cost of a choice is the search's mean return of its most visited move less that of the chosen move, for
+    the mover (0 when they agree; a move the search never tried counts as the worst move it tried). A cheap, low-noise
+    proxy for how far a bare agent plays from its searched self, where a win rate needs thousands of games."""
+    game = search_agent.game
+    search = PUCT(search_agent, iterations)
+    agree = np.zeros(len(agents))
+    cost = np.zeros(len(agents))
+    seen = g = 0
+    rewards = np.zeros(game.n_players)
+    mask = np.zeros(game.n_actions, dtype=np.int8)
+    while seen < positions:
+        env_rng, rng = seeded_rng(seed, g, _ENV), seeded_rng(seed, g, _PLAYER)
+        g += 1
+        s = game.initial_state(game.p, env_rng)
+        while not s[TERMINAL] and seen < positions:
+            game.legal_actions(game.p, s, mask)
+            if mask.sum() > 1:
+                visits, returns = search.search(game, s, rng)
+                mover = int(s[TO_MOVE])
+                best = int(np.argmax(visits))
+                q = np.where(visits > 0, returns[:, mover], np.nan)
+                for k, agent in enumerate(agents):
+                    a = agent.act(game, s.copy(), rng)
+                    agree[k] += a == best
+                    cost[k] += q[best] - (q[a] if visits[a] > 0 else np.nanmin(q))
+                seen += 1
+            game.afterstate(game.p, s, search_agent.act(game, s.copy(), rng), s, rewards)
+            if game.has_chance and not s[TERMINAL]:
+                game.chance(game.p, s, env_rng)
+    return {"positions": seen, "games": g, "iterations": iterations, "seed": seed,
+            "agreement": (agree / seen).round(4).tolist(), "mean_cost": (cost / seen).round(5).tolist()}
+
+
+def agree(args) -> int:
+    search_agent = NTupleAgent.load(agent_file(args.search_agent))
+    agents = [NTupleAgent.load(agent_file(a)) for a in args.agents]
+    for path, agent in zip(args.agents, agents):
+        if not agent.game.same_rules(search_agent.game):
+            raise SystemExit(f"{path} plays {agent.game.id}, the search agent {search_agent.game.id}")
+    result = agreement(search_agent, agents, args.iterations, args.positions, args.seed)
+    result.update(search_agent=str(args.search_agent), agents=[str(a) for a in args.agents])
+    for path, share, cost in zip(args.agents, result["agreement"], result["mean_cost"]):
+        print(f"{path}: plays the search's move in {100 * share:.1f} % of {result['positions']} positions, "
+              f"mean cost {cost:.4f}", flush=True)
+    if args.out:
+        atomic_write_json(args.out, result)
+    return 0
+
+
 # ----------------------------------------------------------------------------------------------- CLI
 def chunk_range(text: str) -> list[int]:
     """``"0-39"`` or ``"3,5"`` as a list of chunk numbers."""
@@ -322,12 +384,19 @@ def main(argv: list[str] | None = None) -> int:
     fitp.add_argument("--tanh-clip", type=float, default=0.99, help="targets clipped to ±this for a tanh output")
     fitp.add_argument("--seed", type=int, default=0, help="seed of the passes' order")
     fitp.add_argument("--out", required=True, help="folder for agent.npz and fit.json")
+    agr = sub.add_parser("agree", help="how often bare agents play the move of a PUCT search around an agent")
+    agr.add_argument("--search-agent", required=True, help="the agent inside the search; its games give the positions")
+    agr.add_argument("--agents", nargs="+", required=True, help="bare agents to compare with the search's choice")
+    agr.add_argument("--iterations", type=positive_int, default=10000)
+    agr.add_argument("--positions", type=positive_int, default=300)
+    agr.add_argument("--seed", type=int, default=777)
+    agr.add_argument("--out", help="a JSON file for the figures")
     args = parser.parse_args(argv)
     if args.step == "generate" and args.explore_plies < 0:
         parser.error("--explore-plies must be >= 0")
     if args.step == "fit" and not (np.isfinite(args.alpha) and args.alpha > 0):
         parser.error(f"--alpha must be > 0, got {args.alpha}")
-    return generate(args) if args.step == "generate" else fit(args)
+    return {"generate": generate, "fit": fit, "agree": agree}[args.step](args)
 
 
 if __name__ == "__main__":
