@@ -136,8 +136,40 @@ def test_fit_moves_the_values_towards_the_targets(tmp_path):
     boards, table_targets = distill.table_inputs(fitted, afters, movers, np.clip(targets, -0.99, 0.99))
     after_fit = distill.squared_error(fitted, boards, movers, table_targets)
     assert page["training_samples"] == len(targets) and page["held_out_chunks"] == 1
-    assert after_fit < 0.5 * page["training_mse_before"]
-    assert page["passes"][-1]["held_out_mse"] != page["held_out_mse_before"]
+    assert after_fit == pytest.approx(page["after"]["training"]["mse"], abs=1e-6)
+    assert after_fit < 0.5 * page["before"]["training"]["mse"]
+    assert page["after"]["held_out"]["mse"] != page["before"]["held_out"]["mse"]
+    # fitting the differences only: the centred error falls, the mean of each position's values is kept
+    starts = distill.position_groups(afters, movers)
+    again = tmp_path / "relative"
+    assert distill.main(["fit", "--agent", str(agent_path), "--data", str(data), "--alpha", "0.5", "--epochs", "5",
+                         "--relative", "--out", str(again)]) == 0
+    rel = json.loads((again / "fit.json").read_text())
+    assert rel["after"]["training"]["relative_mse"] < 0.5 * rel["before"]["training"]["relative_mse"]
+    before_agent, after_agent = NTupleAgent.load(agent_path), NTupleAgent.load(again / "agent.npz")
+    moved = 0
+    for lo, hi in zip(starts[:-1], starts[1:]):
+        if hi - lo < 2:
+            continue
+        old_values = [before_agent.afterstate_value(a, int(m)) for a, m in zip(afters[lo:hi], movers[lo:hi])]
+        new_values = [after_agent.afterstate_value(a, int(m)) for a, m in zip(afters[lo:hi], movers[lo:hi])]
+        moved += not np.allclose(old_values, new_values)
+    assert moved > 0
+
+
+def test_position_groups_are_the_searched_positions():
+    spec = farl_envs.game_spec("tictactoe")
+    search = PUCT(_agent(), 100)
+    rng = make_rng(2)
+    chunks, sizes = [], []
+    for cells in ("x........", "xo.......", "xo..x....", "x...o....", "xx..o...."):
+        samples, _ = distill.search_samples(spec, search, _tictactoe(cells), rng, min_visits=1)
+        chunks += samples
+        sizes.append(len(samples))
+    afters = np.array([a for a, _, _ in chunks])
+    movers = np.array([m for _, m, _ in chunks])
+    # as in generated data, a position of a new game after a later one (the fourth) has a smaller ply count
+    assert np.diff(distill.position_groups(afters, movers)).tolist() == sizes
 
 
 def test_fit_refuses_a_folder_without_training_chunks(tmp_path):

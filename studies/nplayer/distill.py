@@ -18,8 +18,11 @@ Two steps, each resumable:
    chunk already on disk is not played again, so a stopped run continues where it was.
 2. ``fit``: the agent's weights move towards the samples' targets by plain stochastic gradient steps on the
    squared error (the TD learner's own update rule, with the target given), for ``--epochs`` passes in a
-   seeded random order. Each chunk whose number ends in 9 is held out; the page of the run (``fit.json``) gives
-   the mean squared error on the held-out samples before and after, so an over-fitted step size shows.
+   seeded random order. With ``--relative`` only the differences between one position's moves are fitted
+   (each value towards its target less the position's mean target plus its mean value): a greedy agent's choice
+   depends on those alone, and an error common to all of a position's moves costs nothing. Each chunk whose
+   number ends in 9 is held out; the page of the run (``fit.json``) gives the mean squared error, plain and
+   centred on each position's mean, on the held-out samples before and after, so an over-fitted step size shows.
 
 3. ``agree`` (a diagnostic): on positions of an agent's own greedy games, how often bare agents play the move the
    search around it visits most, and what their choices cost by the search's values: a low-noise proxy for how
@@ -58,7 +61,7 @@ from farl_agents.ntuple.network import apply_change, board_indices, value
 from farl_agents.openings import seeded_rng
 from farl_agents.opponents.puct import PUCT
 from farl_agents.safe_files import read_json
-from farl_envs.core.spec import TERMINAL, TO_MOVE
+from farl_envs.core.spec import PLY, TERMINAL, TO_MOVE
 
 SETTINGS = ("agent", "iterations", "chunk_games", "min_visits", "explore_plies", "seed")
 """What a data folder's chunks depend on (``settings.json``): a resumed run must repeat them."""
@@ -223,6 +226,48 @@ def fit_pass(net, boards, movers, targets, order, alpha, tanh_output, idx, skip,
     return total
 
 
+def position_groups(afters: np.ndarray, movers: np.ndarray) -> np.ndarray:
+    """``int64[n_groups + 1]``: where each searched position's samples start (and the end). ``generate`` writes a
+    position's samples one after another, and they share the mover and the afterstate's ply count, which the next
+    searched position does not (its ply count is larger, or a new game's is smaller)."""
+    if len(movers) == 0:
+        return np.zeros(1, dtype=np.int64)
+    key = afters[:, PLY].astype(np.int64) * 64 + movers
+    breaks = np.flatnonzero(key[1:] != key[:-1]) + 1
+    return np.concatenate([[0], breaks, [len(movers)]]).astype(np.int64)
+
+
+@njit(cache=True)
+def fit_relative_pass(net, boards, movers, targets, starts, order, alpha, tanh_output, idx, skip, values, train):
+    """One pass over the positions in ``order`` fitting the *differences* between a position's moves: each move's
+    value moves towards its target less the position's mean target plus the position's mean value (the exact
+    gradient of the squared error of the centred values). Returns the summed squared error of the centred values
+    (before each position's steps); positions with one sample carry no difference and are skipped."""
+    step = alpha / (idx.shape[0] * idx.shape[1])
+    total = 0.0
+    for g in order:
+        lo, hi = starts[g], starts[g + 1]
+        n = hi - lo
+        if n < 2:
+            continue
+        mean_v = 0.0
+        mean_t = 0.0
+        for k in range(lo, hi):
+            board_indices(net, boards[k], idx)
+            values[k - lo] = value(net, movers[k], 0, idx, tanh_output)
+            mean_v += values[k - lo] / n
+            mean_t += targets[k] / n
+        for k in range(lo, hi):
+            err = (targets[k] - mean_t) - (values[k - lo] - mean_v)
+            total += err * err
+            if train:
+                v = values[k - lo]
+                grad = 1.0 - v * v if tanh_output else 1.0
+                board_indices(net, boards[k], idx)
+                apply_change(net, movers[k], 0, idx, step, err * grad, False, 0.0, skip)
+    return total
+
+
 def squared_error(agent: NTupleAgent, boards, movers, targets, order=None, alpha: float = 0.0) -> float:
     """The mean squared error of ``agent``'s tables on the samples (in table units; the shaping term cancels);
     with ``alpha > 0`` it also trains on them, in ``order``, and the error is each sample's before its step."""
@@ -238,6 +283,24 @@ def squared_error(agent: NTupleAgent, boards, movers, targets, order=None, alpha
     return total / len(targets) / agent.config.reward_scale ** 2
 
 
+def relative_error(agent: NTupleAgent, boards, movers, targets, starts, order=None, alpha: float = 0.0) -> float:
+    """:func:`squared_error` of the values centred on their position's mean against the targets centred alike (the
+    error that decides which move a greedy agent picks), per sample of positions with two or more; with ``alpha
+    > 0`` also a :func:`fit_relative_pass` in ``order`` (of positions)."""
+    sizes = np.diff(starts)
+    counted = int(sizes[sizes >= 2].sum())
+    if counted == 0:
+        return float("nan")
+    order = np.arange(len(sizes)) if order is None else order
+    own = np.array([td_farl.table_of(agent.params, agent.game.n_players, m, m)
+                    for m in range(agent.game.n_players)], dtype=np.int64)
+    idx = np.empty(agent.net.sym_cells.shape[:2], dtype=np.int64)
+    values = np.zeros(max(int(sizes.max()), 1))
+    total = fit_relative_pass(agent.net, boards, own[movers], targets, starts, order, float(alpha),
+                              agent.params.tanh_output, idx, np.zeros((0, 0), dtype=np.bool_), values, alpha > 0.0)
+    return total / counted / agent.config.reward_scale ** 2
+
+
 def fit(args) -> int:
     data, out = Path(args.data), Path(args.out)
     settings = read_json(data / "settings.json")
@@ -251,32 +314,43 @@ def fit(args) -> int:
         raise SystemExit("fit takes a TD agent (one output per weight set)")
     if not 0.0 < args.tanh_clip < 1.0:
         raise SystemExit(f"--tanh-clip must be in (0, 1), got {args.tanh_clip}")
-    afters, movers_train, raw_train = load_samples(data, train)
-    boards_train, targets_train = table_inputs(agent, afters, movers_train, raw_train)
+    afters_train, movers_train, raw_train = load_samples(data, train)
+    boards_train, targets_train = table_inputs(agent, afters_train, movers_train, raw_train)
     afters, movers_held, raw_held = load_samples(data, held)
     boards_held, targets_held = table_inputs(agent, afters, movers_held, raw_held)
     if agent.params.tanh_output:
         targets_train = np.clip(targets_train, -args.tanh_clip, args.tanh_clip)
         targets_held = np.clip(targets_held, -args.tanh_clip, args.tanh_clip)
-    before = squared_error(agent, boards_held, movers_held, targets_held)
-    train_before = squared_error(agent, boards_train, movers_train, targets_train)
-    print(f"{len(targets_train):,} training samples ({len(train)} chunks), {len(targets_held):,} held out "
-          f"({len(held)} chunks); held-out MSE before {before:.5f}, training MSE before {train_before:.5f}", flush=True)
+    starts_train = position_groups(afters_train, movers_train)
+    starts_held = position_groups(afters, movers_held)
+
+    def errors(boards, movers, targets, starts) -> dict:
+        return {"mse": round(squared_error(agent, boards, movers, targets), 6),
+                "relative_mse": round(relative_error(agent, boards, movers, targets, starts), 6)}
+
+    before = {"training": errors(boards_train, movers_train, targets_train, starts_train),
+              "held_out": errors(boards_held, movers_held, targets_held, starts_held)}
+    print(f"{len(targets_train):,} training samples ({len(train)} chunks, {len(starts_train) - 1:,} positions), "
+          f"{len(targets_held):,} held out ({len(held)} chunks); before: {before}", flush=True)
     order_rng = np.random.default_rng(args.seed)
-    epochs = []
+    passes = []
     for e in range(args.epochs):
-        order = order_rng.permutation(len(targets_train))
-        during = squared_error(agent, boards_train, movers_train, targets_train, order, args.alpha)
-        after = squared_error(agent, boards_held, movers_held, targets_held)
-        epochs.append({"epoch": e + 1, "training_mse_during": round(during, 6), "held_out_mse": round(after, 6)})
-        print(f"epoch {e + 1}: training MSE during the pass {during:.5f}, held-out MSE {after:.5f}", flush=True)
+        if args.relative:
+            relative_error(agent, boards_train, movers_train, targets_train, starts_train,
+                           order_rng.permutation(len(starts_train) - 1), args.alpha)
+        else:
+            squared_error(agent, boards_train, movers_train, targets_train, order_rng.permutation(len(targets_train)),
+                          args.alpha)
+        passes.append({"epoch": e + 1, "held_out": errors(boards_held, movers_held, targets_held, starts_held)})
+        print(f"epoch {e + 1}: held out {passes[-1]['held_out']}", flush=True)
     agent.save(out / "agent.npz")
     atomic_write_json(out / "fit.json", {
         "agent": str(args.agent), "data": str(data), "data_settings": settings, "alpha": args.alpha,
-        "epochs": args.epochs, "seed": args.seed, "tanh_clip": args.tanh_clip, "training_chunks": len(train),
-        "held_out_chunks": len(held), "training_samples": int(len(targets_train)),
-        "held_out_samples": int(len(targets_held)), "held_out_mse_before": round(before, 6),
-        "training_mse_before": round(train_before, 6), "passes": epochs})
+        "epochs": args.epochs, "relative": args.relative, "seed": args.seed, "tanh_clip": args.tanh_clip,
+        "training_chunks": len(train), "held_out_chunks": len(held), "training_samples": int(len(targets_train)),
+        "held_out_samples": int(len(targets_held)), "before": before,
+        "after": {"training": errors(boards_train, movers_train, targets_train, starts_train),
+                  "held_out": passes[-1]["held_out"]}, "passes": passes})
     print(f"wrote {out / 'agent.npz'} and {out / 'fit.json'}", flush=True)
     return 0
 
@@ -381,6 +455,8 @@ def main(argv: list[str] | None = None) -> int:
     fitp.add_argument("--data", required=True, help="a folder written by generate")
     fitp.add_argument("--alpha", type=float, default=0.05, help="step size (as the TD learners' alpha)")
     fitp.add_argument("--epochs", type=positive_int, default=2)
+    fitp.add_argument("--relative", action="store_true",
+                      help="fit the differences between a position's moves (their order), not the values themselves")
     fitp.add_argument("--tanh-clip", type=float, default=0.99, help="targets clipped to ±this for a tanh output")
     fitp.add_argument("--seed", type=int, default=0, help="seed of the passes' order")
     fitp.add_argument("--out", required=True, help="folder for agent.npz and fit.json")
