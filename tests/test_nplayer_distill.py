@@ -3,11 +3,13 @@ the chunks resume, and the fit moves the tables towards the targets net of the a
 from __future__ import annotations
 
 import json
+import threading
 
 import numpy as np
 import pytest
 
 import farl_envs
+from farl_agents import safety
 from farl_agents.learners import NTupleAgent
 from farl_agents.learners.config import LearnerConfig
 from farl_agents.opponents.puct import PUCT
@@ -219,3 +221,18 @@ def test_agreement_with_a_two_iteration_search_is_the_agents_own_choice(tmp_path
                          "--positions", "10", "--out", str(out)]) == 0
     page = json.loads(out.read_text())
     assert page["positions"] == 10 and 0.5 <= page["agreement"][0] <= 1.0
+
+
+def test_a_stop_request_leaves_the_chunk_for_the_next_run(tmp_path, monkeypatch):
+    agent_path = tmp_path / "agent.npz"
+    _agent().save(agent_path)
+    stop = threading.Event()
+    stop.set()
+    monkeypatch.setattr(safety, "_parent_stop", stop)  # as in a worker whose parent was asked to stop
+    task = {"agent": str(agent_path), "iterations": 20, "chunk_games": 2, "min_visits": 2, "explore_plies": 0,
+            "seed": 0, "chunk": 3, "out": str(tmp_path / "data")}
+    assert distill.play_chunk(task)["status"] == "interrupted"
+    assert not distill.chunk_path(tmp_path / "data", 3).exists()
+    monkeypatch.setattr(safety, "_parent_stop", None)
+    assert distill.play_chunk(task)["status"] == "done"
+    assert distill.chunk_path(tmp_path / "data", 3).exists()

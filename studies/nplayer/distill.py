@@ -61,6 +61,7 @@ from farl_agents.ntuple.network import apply_change, board_indices, value
 from farl_agents.openings import seeded_rng
 from farl_agents.opponents.puct import PUCT
 from farl_agents.safe_files import read_json
+from farl_agents.safety import StopRequest
 from farl_envs.core.spec import PLY, TERMINAL, TO_MOVE
 
 SETTINGS = ("agent", "iterations", "chunk_games", "min_visits", "explore_plies", "seed")
@@ -101,8 +102,42 @@ def search_samples(game, search, state, rng, min_visits: int):
     return samples, np.where(mask != 0, visits, 0.0)
 
 
+def play_game(game, search, task: dict, g: int, afters: list, movers: list, targets: list) -> tuple[int, int]:
+    """Play game ``g`` of ``task``'s chunk with ``search`` in both seats, appending its samples to the lists;
+    return ``(plies, positions searched)``."""
+    env_rng = seeded_rng(task["seed"], task["chunk"], g, _ENV)
+    rng = seeded_rng(task["seed"], task["chunk"], g, _PLAYER)
+    choose = np.random.default_rng([task["seed"], task["chunk"], g])
+    s = game.initial_state(game.p, env_rng)
+    rewards = np.zeros(game.n_players)
+    mask = np.zeros(game.n_actions, dtype=np.int8)
+    ply = positions = 0
+    while not s[TERMINAL]:
+        game.legal_actions(game.p, s, mask)
+        legal = np.flatnonzero(mask)
+        if legal.size == 1:
+            a = int(legal[0])
+        else:
+            samples, visits = search_samples(game, search, s, rng, task["min_visits"])
+            positions += 1
+            for after, mover, target in samples:
+                afters.append(after)
+                movers.append(mover)
+                targets.append(target)
+            if ply < task["explore_plies"]:
+                a = int(choose.choice(game.n_actions, p=visits / visits.sum()))
+            else:
+                a = int(np.argmax(visits))
+        game.afterstate(game.p, s, a, s, rewards)
+        if game.has_chance and not s[TERMINAL]:
+            game.chance(game.p, s, env_rng)
+        ply += 1
+    return ply, positions
+
+
 def play_chunk(task: dict) -> dict:
-    """Play one chunk's games (see the module docstring) and write its samples; a worker's task."""
+    """Play one chunk's games (see the module docstring) and write its samples; a worker's task. A stop request
+    (Ctrl-C, or the parent's) ends it before its next game without a file: the next run plays it again."""
     out = Path(task["out"])
     path = chunk_path(out, task["chunk"])
     if path.exists():
@@ -111,43 +146,21 @@ def play_chunk(task: dict) -> dict:
     game = agent.game
     search = PUCT(agent, task["iterations"])
     afters, movers, targets = [], [], []
-    positions = plies_total = 0
+    positions = plies = 0
     started = time.time()
-    for g in range(task["chunk_games"]):
-        env_rng = seeded_rng(task["seed"], task["chunk"], g, _ENV)
-        rng = seeded_rng(task["seed"], task["chunk"], g, _PLAYER)
-        choose = np.random.default_rng([task["seed"], task["chunk"], g])
-        s = game.initial_state(game.p, env_rng)
-        rewards = np.zeros(game.n_players)
-        mask = np.zeros(game.n_actions, dtype=np.int8)
-        ply = 0
-        while not s[TERMINAL]:
-            game.legal_actions(game.p, s, mask)
-            legal = np.flatnonzero(mask)
-            if legal.size == 1:
-                a = int(legal[0])
-            else:
-                samples, visits = search_samples(game, search, s, rng, task["min_visits"])
-                positions += 1
-                for after, mover, target in samples:
-                    afters.append(after)
-                    movers.append(mover)
-                    targets.append(target)
-                if ply < task["explore_plies"]:
-                    a = int(choose.choice(game.n_actions, p=visits / visits.sum()))
-                else:
-                    a = int(np.argmax(visits))
-            game.afterstate(game.p, s, a, s, rewards)
-            if game.has_chance and not s[TERMINAL]:
-                game.chance(game.p, s, env_rng)
-            ply += 1
-        plies_total += ply
+    with StopRequest() as stop:
+        for g in range(task["chunk_games"]):
+            if stop.requested:
+                return {"status": "interrupted", "chunk": task["chunk"]}
+            game_plies, game_positions = play_game(game, search, task, g, afters, movers, targets)
+            plies += game_plies
+            positions += game_positions
     arrays = {"afterstates": np.array(afters, dtype=np.int32).reshape(-1, game.state_size),
               "movers": np.array(movers, dtype=np.int8), "targets": np.array(targets, dtype=np.float64)}
     with atomic_file(path, "wb") as fh:
         np.savez(fh, **arrays)
     return {"status": "done", "chunk": task["chunk"], "samples": len(targets), "positions": positions,
-            "plies": plies_total, "seconds": round(time.time() - started, 1)}
+            "plies": plies, "seconds": round(time.time() - started, 1)}
 
 
 def check_settings(out: Path, settings: dict) -> None:
@@ -172,6 +185,8 @@ def generate(args) -> int:
     print(f"{len(args.chunks) - len(tasks)} chunks on disk, {len(tasks)} to play", flush=True)
 
     def report(r: dict) -> None:
+        if r["status"] == "interrupted":
+            print(f"chunk {r['chunk']}: stopped, to be played on the next run", flush=True)
         if r["status"] == "done":
             print(f"chunk {r['chunk']}: {r['samples']} samples from {r['positions']} positions, "
                   f"{r['plies']} plies, {r['seconds']} s", flush=True)
