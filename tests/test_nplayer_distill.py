@@ -236,3 +236,11 @@ def test_a_stop_request_leaves_the_chunk_for_the_next_run(tmp_path, monkeypatch)
     monkeypatch.setattr(safety, "_parent_stop", None)
     assert distill.play_chunk(task)["status"] == "done"
     assert distill.chunk_path(tmp_path / "data", 3).exists()
+
+
+@pytest.mark.parametrize("flag", ["--iterations", "--chunk-games", "--min-visits", "--jobs"])
+def test_generate_refuses_counts_below_one(flag, tmp_path, capsys):
+    argv = ["generate", "--agent", "a.npz", "--chunks", "0", "--out", str(tmp_path / "d"), flag, "0"]
+    with pytest.raises(SystemExit):
+        distill.main(argv)
+    assert f"{flag} must be >= 1" in capsys.readouterr().err

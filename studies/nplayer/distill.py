@@ -441,35 +441,25 @@ def chunk_range(text: str) -> list[int]:
     return chunks
 
 
-def positive_int(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
-    return n
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="step", required=True)
     gen = sub.add_parser("generate", help="play searched games and keep the search's values (resumable)")
     gen.add_argument("--agent", required=True, help="agent file or run folder (a TD n-tuple agent)")
-    gen.add_argument("--iterations", type=positive_int, default=10000, help="PUCT iterations per move")
+    gen.add_argument("--iterations", type=int, default=10000, help="PUCT iterations per move")
     gen.add_argument("--chunks", type=chunk_range, required=True, help="chunk numbers to play, e.g. 0-39")
-    gen.add_argument("--chunk-games", type=positive_int, default=25, help="games per chunk")
-    gen.add_argument("--min-visits", type=positive_int, default=200, help="a move's visits for it to be a sample")
+    gen.add_argument("--chunk-games", type=int, default=25, help="games per chunk")
+    gen.add_argument("--min-visits", type=int, default=200, help="a move's visits for it to be a sample")
     gen.add_argument("--explore-plies", type=int, default=4, help="plies whose move is drawn by the visits")
     gen.add_argument("--seed", type=int, default=0)
-    gen.add_argument("--jobs", type=positive_int, default=1)
+    gen.add_argument("--jobs", type=int, default=1)
     gen.add_argument("--quiet", action="store_true")
     gen.add_argument("--out", required=True, help="folder for the chunks and settings.json")
     fitp = sub.add_parser("fit", help="fit the agent's tables to the samples")
     fitp.add_argument("--agent", required=True, help="the agent to start from (file or run folder)")
     fitp.add_argument("--data", required=True, help="a folder written by generate")
     fitp.add_argument("--alpha", type=float, default=0.05, help="step size (as the TD learners' alpha)")
-    fitp.add_argument("--epochs", type=positive_int, default=2)
+    fitp.add_argument("--epochs", type=int, default=2)
     fitp.add_argument("--relative", action="store_true",
                       help="fit the differences between a position's moves (their order), not the values themselves")
     fitp.add_argument("--tanh-clip", type=float, default=0.99, help="targets clipped to ±this for a tanh output")
@@ -478,11 +468,14 @@ def main(argv: list[str] | None = None) -> int:
     agr = sub.add_parser("agree", help="how often bare agents play the move of a PUCT search around an agent")
     agr.add_argument("--search-agent", required=True, help="the agent inside the search; its games give the positions")
     agr.add_argument("--agents", nargs="+", required=True, help="bare agents to compare with the search's choice")
-    agr.add_argument("--iterations", type=positive_int, default=10000)
-    agr.add_argument("--positions", type=positive_int, default=300)
+    agr.add_argument("--iterations", type=int, default=10000)
+    agr.add_argument("--positions", type=int, default=300)
     agr.add_argument("--seed", type=int, default=777)
     agr.add_argument("--out", help="a JSON file for the figures")
     args = parser.parse_args(argv)
+    for name in ("iterations", "chunk_games", "min_visits", "jobs", "epochs", "positions"):
+        if getattr(args, name, 1) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
     if args.step == "generate" and args.explore_plies < 0:
         parser.error("--explore-plies must be >= 0")
     if args.step == "fit" and not (np.isfinite(args.alpha) and args.alpha > 0):
