@@ -36,7 +36,8 @@ def run_local(fn, tasks: list, jobs: int, report, log, start_method: str = "spaw
     workers as an event every :class:`~farl_agents.safety.StopRequest` in them
     reads, which stops the running tasks at their next safe point and a task
     that starts afterwards (the executor may have handed it to a worker
-    already) at its first. ``report(result)`` is called as each result arrives.
+    already) at its first. A second Ctrl-C aborts: the workers are ended at once and ``KeyboardInterrupt``
+    propagates. ``report(result)`` is called as each result arrives.
     """
     results = []
     workers = local_workers(jobs, len(tasks))
@@ -59,19 +60,33 @@ def run_local(fn, tasks: list, jobs: int, report, log, start_method: str = "spaw
                                     initargs=(parent_stop,)) as pool:
             futures = {pool.submit(fn, t): t for t in tasks}
             pending = set(futures)
-            while pending:
-                done, pending = cf.wait(pending, timeout=POLL_SECONDS, return_when=cf.FIRST_COMPLETED)
-                for f in done:
-                    if f.cancelled():
-                        continue
-                    try:
-                        r = f.result()
-                    except Exception as exc:  # a worker died (e.g. killed): report the task as failed
-                        r = {**futures[f], "status": "failed", "error": f"worker died: {exc}"}
-                    results.append(r)
-                    report(r)
-                if stop is not None and stop.requested:
-                    parent_stop.set()
-                    for f in pending:
-                        f.cancel()
+            try:
+                while pending:
+                    done, pending = cf.wait(pending, timeout=POLL_SECONDS, return_when=cf.FIRST_COMPLETED)
+                    for f in done:
+                        if f.cancelled():
+                            continue
+                        try:
+                            r = f.result()
+                        except Exception as exc:  # a worker died (e.g. killed): report the task as failed
+                            r = {**futures[f], "status": "failed", "error": f"worker died: {exc}"}
+                        results.append(r)
+                        report(r)
+                    if stop is not None and stop.requested:
+                        parent_stop.set()
+                        for f in pending:
+                            f.cancel()
+            except KeyboardInterrupt:  # a second Ctrl-C: abort now, not when the running tasks end
+                _terminate_workers(pool)
+                raise
     return results
+
+
+def _terminate_workers(pool: cf.ProcessPoolExecutor) -> None:
+    """End ``pool``'s worker processes at once (the tasks they run are lost, as an abort means; farl's files are
+    written atomically, so none is left half-written), so that leaving the executor does not wait for them."""
+    workers = list((pool._processes or {}).values())  # no public way before Python 3.14; shutdown forgets them
+    for process in workers:
+        if process.is_alive():
+            process.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
