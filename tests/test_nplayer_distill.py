@@ -244,3 +244,8 @@ def test_generate_refuses_counts_below_one(flag, tmp_path, capsys):
     with pytest.raises(SystemExit):
         distill.main(argv)
     assert f"{flag} must be >= 1" in capsys.readouterr().err
+
+
+def test_a_missing_agent_is_refused_with_its_path(tmp_path):
+    with pytest.raises(SystemExit, match="no agent file or run folder"):
+        distill.main(["generate", "--agent", str(tmp_path / "none"), "--chunks", "0", "--out", str(tmp_path / "d")])

@@ -57,6 +57,7 @@ from farl_agents.backend import run_tasks
 from farl_agents.learners import td_farl
 from farl_agents.learners.agent import NTupleAgent
 from farl_agents.learners.kernels import potential
+from farl_agents.loading import agent_file
 from farl_agents.ntuple.network import apply_change, board_indices, value
 from farl_agents.openings import seeded_rng
 from farl_agents.opponents.puct import PUCT
@@ -71,10 +72,12 @@ HELD_OUT_DIGIT = 9
 _ENV, _PLAYER = 0, 1
 
 
-def agent_file(path) -> Path:
-    """An agent file, or a run folder's ``agent.npz``."""
-    path = Path(path)
-    return path / "agent.npz" if path.is_dir() else path
+def load_agent(path) -> NTupleAgent:
+    """The agent of an agent file or run folder; ``SystemExit`` with the reason when there is none to load."""
+    try:
+        return NTupleAgent.load(agent_file(str(path)))
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
 
 
 def chunk_path(out: Path, chunk: int) -> Path:
@@ -142,7 +145,7 @@ def play_chunk(task: dict) -> dict:
     path = chunk_path(out, task["chunk"])
     if path.exists():
         return {"status": "kept", "chunk": task["chunk"]}
-    agent = NTupleAgent.load(agent_file(task["agent"]))
+    agent = load_agent(task["agent"])
     game = agent.game
     search = PUCT(agent, task["iterations"])
     afters, movers, targets = [], [], []
@@ -179,7 +182,7 @@ def generate(args) -> int:
     out = Path(args.out)
     settings = {"agent": str(args.agent), "iterations": args.iterations, "chunk_games": args.chunk_games,
                 "min_visits": args.min_visits, "explore_plies": args.explore_plies, "seed": args.seed}
-    NTupleAgent.load(agent_file(args.agent))  # a clear error now, not in every worker
+    load_agent(args.agent)  # a clear error now, not in every worker
     check_settings(out, settings)
     tasks = [dict(settings, chunk=c, out=str(out)) for c in args.chunks if not chunk_path(out, c).exists()]
     print(f"{len(args.chunks) - len(tasks)} chunks on disk, {len(tasks)} to play", flush=True)
@@ -254,11 +257,12 @@ def position_groups(afters: np.ndarray, movers: np.ndarray) -> np.ndarray:
 
 @njit(cache=True)
 def fit_relative_pass(net, boards, movers, targets, starts, order, alpha, tanh_output, idx, skip, values, train):
+    # idx: int64[largest position, n_sym, m], each move's indices, read once for its value and its step
     """One pass over the positions in ``order`` fitting the *differences* between a position's moves: each move's
     value moves towards its target less the position's mean target plus the position's mean value (the exact
     gradient of the squared error of the centred values). Returns the summed squared error of the centred values
     (before each position's steps); positions with one sample carry no difference and are skipped."""
-    step = alpha / (idx.shape[0] * idx.shape[1])
+    step = alpha / (idx.shape[1] * idx.shape[2])
     total = 0.0
     for g in order:
         lo, hi = starts[g], starts[g + 1]
@@ -268,8 +272,8 @@ def fit_relative_pass(net, boards, movers, targets, starts, order, alpha, tanh_o
         mean_v = 0.0
         mean_t = 0.0
         for k in range(lo, hi):
-            board_indices(net, boards[k], idx)
-            values[k - lo] = value(net, movers[k], 0, idx, tanh_output)
+            board_indices(net, boards[k], idx[k - lo])
+            values[k - lo] = value(net, movers[k], 0, idx[k - lo], tanh_output)
             mean_v += values[k - lo] / n
             mean_t += targets[k] / n
         for k in range(lo, hi):
@@ -278,9 +282,14 @@ def fit_relative_pass(net, boards, movers, targets, starts, order, alpha, tanh_o
             if train:
                 v = values[k - lo]
                 grad = 1.0 - v * v if tanh_output else 1.0
-                board_indices(net, boards[k], idx)
-                apply_change(net, movers[k], 0, idx, step, err * grad, False, 0.0, skip)
+                apply_change(net, movers[k], 0, idx[k - lo], step, err * grad, False, 0.0, skip)
     return total
+
+
+def own_tables(agent: NTupleAgent) -> np.ndarray:
+    """``int64[n_players]``: the weight set in which each player values its own afterstates."""
+    n = agent.game.n_players
+    return np.array([td_farl.table_of(agent.params, n, m, m) for m in range(n)], dtype=np.int64)
 
 
 def squared_error(agent: NTupleAgent, boards, movers, targets, order=None, alpha: float = 0.0) -> float:
@@ -289,12 +298,10 @@ def squared_error(agent: NTupleAgent, boards, movers, targets, order=None, alpha
     if len(targets) == 0:
         return float("nan")
     order = np.arange(len(targets)) if order is None else order
-    own = np.array([td_farl.table_of(agent.params, agent.game.n_players, int(m), int(m)) for m in range(
-        agent.game.n_players)], dtype=np.int64)
     idx = np.empty(agent.net.sym_cells.shape[:2], dtype=np.int64)
     skip = np.zeros((0, 0), dtype=np.bool_)
-    total = fit_pass(agent.net, boards, own[movers], targets, order, float(alpha), agent.params.tanh_output, idx,
-                     skip, alpha > 0.0)
+    total = fit_pass(agent.net, boards, own_tables(agent)[movers], targets, order, float(alpha),
+                     agent.params.tanh_output, idx, skip, alpha > 0.0)
     return total / len(targets) / agent.config.reward_scale ** 2
 
 
@@ -307,11 +314,10 @@ def relative_error(agent: NTupleAgent, boards, movers, targets, starts, order=No
     if counted == 0:
         return float("nan")
     order = np.arange(len(sizes)) if order is None else order
-    own = np.array([td_farl.table_of(agent.params, agent.game.n_players, m, m)
-                    for m in range(agent.game.n_players)], dtype=np.int64)
-    idx = np.empty(agent.net.sym_cells.shape[:2], dtype=np.int64)
-    values = np.zeros(max(int(sizes.max()), 1))
-    total = fit_relative_pass(agent.net, boards, own[movers], targets, starts, order, float(alpha),
+    largest = max(int(sizes.max()), 1)
+    idx = np.empty((largest, *agent.net.sym_cells.shape[:2]), dtype=np.int64)
+    values = np.zeros(largest)
+    total = fit_relative_pass(agent.net, boards, own_tables(agent)[movers], targets, starts, order, float(alpha),
                               agent.params.tanh_output, idx, np.zeros((0, 0), dtype=np.bool_), values, alpha > 0.0)
     return total / counted / agent.config.reward_scale ** 2
 
@@ -324,7 +330,7 @@ def fit(args) -> int:
     train = [c for c in chunks if c % 10 != HELD_OUT_DIGIT]
     if not train:
         raise SystemExit(f"{data} has no training chunks (chunks ending in {HELD_OUT_DIGIT} are held out)")
-    agent = NTupleAgent.load(agent_file(args.agent))
+    agent = load_agent(args.agent)
     if agent.config.algo != "td" or agent.net.weights.shape[0] != 1:
         raise SystemExit("fit takes a TD agent (one output per weight set)")
     if not 0.0 < args.tanh_clip < 1.0:
@@ -410,8 +416,8 @@ def agreement(search_agent: NTupleAgent, agents: list, iterations: int, position
 
 
 def agree(args) -> int:
-    search_agent = NTupleAgent.load(agent_file(args.search_agent))
-    agents = [NTupleAgent.load(agent_file(a)) for a in args.agents]
+    search_agent = load_agent(args.search_agent)
+    agents = [load_agent(a) for a in args.agents]
     for path, agent in zip(args.agents, agents):
         if not agent.game.same_rules(search_agent.game):
             raise SystemExit(f"{path} plays {agent.game.id}, the search agent {search_agent.game.id}")
