@@ -59,27 +59,33 @@ def run_local(fn, tasks: list, jobs: int, report, log, start_method: str = "spaw
         with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
                                     initargs=(parent_stop,)) as pool:
             futures = {pool.submit(fn, t): t for t in tasks}
-            pending = set(futures)
             try:
-                while pending:
-                    done, pending = cf.wait(pending, timeout=POLL_SECONDS, return_when=cf.FIRST_COMPLETED)
-                    for f in done:
-                        if f.cancelled():
-                            continue
-                        try:
-                            r = f.result()
-                        except Exception as exc:  # a worker died (e.g. killed): report the task as failed
-                            r = {**futures[f], "status": "failed", "error": f"worker died: {exc}"}
-                        results.append(r)
-                        report(r)
-                    if stop is not None and stop.requested:
-                        parent_stop.set()
-                        for f in pending:
-                            f.cancel()
+                _collect(futures, stop, parent_stop, report, results)
             except KeyboardInterrupt:  # a second Ctrl-C: abort now, not when the running tasks end
                 _terminate_workers(pool)
                 raise
     return results
+
+
+def _collect(futures: dict, stop, parent_stop, report, results: list) -> None:
+    """Wait for ``futures`` (future -> task), appending and reporting each result; on a stop request, pass it to
+    the workers (``parent_stop``) and cancel the tasks not started."""
+    pending = set(futures)
+    while pending:
+        done, pending = cf.wait(pending, timeout=POLL_SECONDS, return_when=cf.FIRST_COMPLETED)
+        for f in done:
+            if f.cancelled():
+                continue
+            try:
+                r = f.result()
+            except Exception as exc:  # a worker died (e.g. killed): report the task as failed
+                r = {**futures[f], "status": "failed", "error": f"worker died: {exc}"}
+            results.append(r)
+            report(r)
+        if stop is not None and stop.requested:
+            parent_stop.set()
+            for f in pending:
+                f.cancel()
 
 
 def _terminate_workers(pool: cf.ProcessPoolExecutor) -> None:
